@@ -1,0 +1,3 @@
+module github.com/rvplay/rvplay
+
+go 1.26
