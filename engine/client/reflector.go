@@ -1,0 +1,607 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Step kinds: what a Reflector just did. Together they are the
+// list-then-watch algorithm as a UI can show it.
+const (
+	StepList             = "list"               // a LIST page request (RV, limit, continue)
+	StepListed           = "listed"             // a LIST page answered (items, list RV, continue)
+	StepReplace          = "replace"            // the store was replaced with a complete state at RV
+	StepWatch            = "watch"              // a WATCH was opened from RV
+	StepEvent            = "event"              // ADDED/MODIFIED/DELETED applied; RV is the object's
+	StepBookmark         = "bookmark"           // a BOOKMARK advanced RV without an object change
+	StepInitialEventsEnd = "initial-events-end" // the watch-list's initial state is complete
+	StepWatchClosed      = "watch-closed"       // the server ended the stream cleanly; resume from RV
+	StepExpired          = "expired"            // 410: RV no longer served; relist
+	StepTooLarge         = "too-large"          // 504: RV not reached yet; relist from ""
+	StepFallback         = "fallback"           // watch-list failed; use LIST then WATCH
+	StepError            = "error"              // something else failed; relist after backoff
+	StepBackoff          = "backoff"            // waiting before the next list-and-watch round
+)
+
+// Step is one observable step of a Reflector.
+type Step struct {
+	Seq     int
+	Time    time.Time
+	Kind    string
+	RV      string // the resourceVersion this step used or produced
+	Type    string // event type, for StepEvent
+	Key     string // object key, for StepEvent
+	Items   int    // items listed or replaced
+	Initial bool   // event belongs to a watch-list's initial state (not progress)
+	Request string // the request path and query, for StepList/StepWatch
+	Wait    time.Duration
+	Err     error
+}
+
+func (s Step) String() string {
+	out := fmt.Sprintf("#%d %s", s.Seq, s.Kind)
+	if s.Type != "" {
+		out += " " + s.Type
+	}
+	if s.Key != "" {
+		out += " " + s.Key
+	}
+	if s.RV != "" {
+		out += " rv=" + s.RV
+	}
+	if s.Kind == StepListed || s.Kind == StepReplace {
+		out += " items=" + strconv.Itoa(s.Items)
+	}
+	if s.Initial {
+		out += " (initial)"
+	}
+	if s.Request != "" {
+		out += " " + s.Request
+	}
+	if s.Wait > 0 {
+		out += " wait=" + s.Wait.String()
+	}
+	if s.Err != nil {
+		out += " err=" + s.Err.Error()
+	}
+	return out
+}
+
+// Clock is the time source of a Reflector (fake in tests).
+type Clock interface {
+	Now() time.Time
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                                   { return time.Now() }
+func (realClock) Sleep(ctx context.Context, d time.Duration) error { return SleepContext(ctx, d) }
+
+// Reflector keeps a Store in step with one resource the way client-go's
+// reflector does: LIST (in pages of 500), Replace the store, then WATCH
+// from the list's resourceVersion with bookmarks; when the server closes
+// the stream cleanly it watches again from the last resourceVersion it
+// saw; when that revision is gone (410 Expired/Gone, as HTTP error or as an
+// in-stream ERROR event) it lists again. In WatchList mode the LIST is
+// replaced by one watch with sendInitialEvents=true that streams the
+// current state, marks its end with the k8s.io/initial-events-end bookmark
+// and then carries on as the ordinary watch.
+type Reflector struct {
+	Name   string
+	Client ResourceClient
+	Store  *Store
+
+	LabelSelector string
+	FieldSelector string
+
+	// PageSize is the LIST page size (client-go's pager: 500).
+	PageSize int64
+	// WatchList selects watch-list mode (default in client-go >= 0.35).
+	WatchList bool
+	// MinWatchTimeout: each watch asks for timeoutSeconds in
+	// [MinWatchTimeout, 2*MinWatchTimeout) (client-go: 5 minutes).
+	MinWatchTimeout time.Duration
+
+	// Backoff between list-and-watch rounds: BackoffInit doubling up to
+	// BackoffMax, plus up to 100% jitter, reset after BackoffReset without
+	// a round (client-go: 800ms, 30s, 2m).
+	BackoffInit  time.Duration
+	BackoffMax   time.Duration
+	BackoffReset time.Duration
+
+	// OnStep, if set, is called with every step, synchronously.
+	OnStep func(Step)
+	// MaxSteps bounds the step log kept for Steps (default 1000).
+	MaxSteps int
+
+	Clock Clock
+	Rand  func() float64
+
+	mu            sync.Mutex
+	lastSyncRV    string
+	rvUnavailable bool
+	paginated     bool
+	seq           int
+	steps         []Step
+	backoffCur    time.Duration
+	backoffAt     time.Time
+}
+
+// NewReflector returns a reflector for rc that fills store, with
+// client-go's defaults (list+watch mode; set WatchList for watch-list).
+func NewReflector(rc ResourceClient, store *Store) *Reflector {
+	return &Reflector{
+		Name:            rc.Resource().String(),
+		Client:          rc,
+		Store:           store,
+		PageSize:        500,
+		MinWatchTimeout: 5 * time.Minute,
+		BackoffInit:     800 * time.Millisecond,
+		BackoffMax:      30 * time.Second,
+		BackoffReset:    2 * time.Minute,
+		MaxSteps:        1000,
+	}
+}
+
+func (r *Reflector) clock() Clock {
+	if r.Clock == nil {
+		return realClock{}
+	}
+	return r.Clock
+}
+
+func (r *Reflector) rand() float64 {
+	if r.Rand == nil {
+		return randFloat()
+	}
+	return r.Rand()
+}
+
+func (r *Reflector) step(s Step) {
+	r.mu.Lock()
+	r.seq++
+	s.Seq = r.seq
+	s.Time = r.clock().Now()
+	max := r.MaxSteps
+	if max <= 0 {
+		max = 1000
+	}
+	r.steps = append(r.steps, s)
+	if len(r.steps) > max {
+		r.steps = append([]Step(nil), r.steps[len(r.steps)-max:]...)
+	}
+	cb := r.OnStep
+	r.mu.Unlock()
+	if cb != nil {
+		cb(s)
+	}
+}
+
+// Steps returns the most recent steps, oldest first.
+func (r *Reflector) Steps() []Step {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Step(nil), r.steps...)
+}
+
+// LastSyncResourceVersion is the revision the reflector has caught up to.
+func (r *Reflector) LastSyncResourceVersion() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastSyncRV
+}
+
+func (r *Reflector) setLastSyncRV(rv string) {
+	r.mu.Lock()
+	r.lastSyncRV = rv
+	r.mu.Unlock()
+	if r.Store != nil {
+		r.Store.SetResourceVersion(rv)
+	}
+}
+
+func (r *Reflector) setRVUnavailable(v bool) {
+	r.mu.Lock()
+	r.rvUnavailable = v
+	r.mu.Unlock()
+}
+
+// relistResourceVersion is the RV for the next LIST: "0" at first (any
+// state the cache has), then the last synced RV (not older than it), or ""
+// (the latest) when that RV turned out to be expired or too large.
+func (r *Reflector) relistResourceVersion() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.rvUnavailable {
+		return ""
+	}
+	if r.lastSyncRV == "" {
+		return "0"
+	}
+	return r.lastSyncRV
+}
+
+// rewatchResourceVersion is the RV a watch-list starts from.
+func (r *Reflector) rewatchResourceVersion() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.rvUnavailable {
+		return ""
+	}
+	return r.lastSyncRV
+}
+
+// Run lists and watches until ctx ends, backing off between rounds.
+func (r *Reflector) Run(ctx context.Context) {
+	for ctx.Err() == nil {
+		if err := r.ListAndWatch(ctx); err != nil && ctx.Err() == nil {
+			r.step(Step{Kind: StepError, RV: r.LastSyncResourceVersion(), Err: err})
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		d := r.nextBackoff()
+		r.step(Step{Kind: StepBackoff, RV: r.LastSyncResourceVersion(), Wait: d})
+		if r.clock().Sleep(ctx, d) != nil {
+			return
+		}
+	}
+}
+
+func (r *Reflector) nextBackoff() time.Duration {
+	now := r.clock().Now()
+	r.mu.Lock()
+	if r.backoffCur == 0 || (r.BackoffReset > 0 && now.Sub(r.backoffAt) > r.BackoffReset) {
+		r.backoffCur = r.BackoffInit
+	} else {
+		r.backoffCur *= 2
+		if r.BackoffMax > 0 && r.backoffCur > r.BackoffMax {
+			r.backoffCur = r.BackoffMax
+		}
+	}
+	r.backoffAt = now
+	cur := r.backoffCur
+	r.mu.Unlock()
+	return jitter(cur, 1.0, r.rand)
+}
+
+// ListAndWatch is one round: get a complete state (LIST, or the initial
+// events of a watch-list), then follow the watch until it fails. A clean
+// close of the stream is not a failure: the watch is reopened from the
+// last resourceVersion. It returns nil when the round ended in a way that
+// calls for a relist (410, other watch errors) and an error when the list
+// itself failed.
+func (r *Reflector) ListAndWatch(ctx context.Context) error {
+	var w *Watcher
+	if r.WatchList {
+		var err error
+		w, err = r.watchList(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			r.step(Step{Kind: StepFallback, RV: r.LastSyncResourceVersion(), Err: err})
+			w = nil
+		} else if w == nil {
+			return nil // ctx ended
+		}
+	}
+	if w == nil {
+		if err := r.list(ctx); err != nil {
+			return err
+		}
+	}
+	return r.watch(ctx, w)
+}
+
+func (r *Reflector) baseOptions() ListOptions {
+	return ListOptions{LabelSelector: r.LabelSelector, FieldSelector: r.FieldSelector}
+}
+
+func (r *Reflector) request(opts ListOptions, watch bool) string {
+	q := opts.Query()
+	if watch {
+		q.Set("watch", "true")
+	}
+	p := r.Client.Resource().Path(r.Client.NamespaceName(), "")
+	if enc := q.Encode(); enc != "" {
+		p += "?" + enc
+	}
+	return p
+}
+
+// list fetches a complete state in pages and replaces the store with it.
+func (r *Reflector) list(ctx context.Context) error {
+	opts := r.baseOptions()
+	opts.ResourceVersion = r.relistResourceVersion()
+	items, rv, err := r.pagedList(ctx, opts)
+	if err != nil && (isExpired(err) || IsTooLargeResourceVersion(err)) {
+		kind := StepExpired
+		if IsTooLargeResourceVersion(err) {
+			kind = StepTooLarge
+		}
+		r.step(Step{Kind: kind, RV: opts.ResourceVersion, Err: err})
+		r.setRVUnavailable(true)
+		opts.ResourceVersion = r.relistResourceVersion()
+		items, rv, err = r.pagedList(ctx, opts)
+	}
+	if err != nil {
+		return fmt.Errorf("list %s: %w", r.Name, err)
+	}
+	r.setRVUnavailable(false)
+	r.Store.Replace(items, rv)
+	r.setLastSyncRV(rv)
+	r.step(Step{Kind: StepReplace, RV: rv, Items: len(items)})
+	return nil
+}
+
+// pagedList is client-go's pager: limit=PageSize unless the RV is a
+// specific revision (a paged list at "N" would mean Exact N and could be
+// 410; unpaged it means not-older-than N and is served from the cache).
+// Continuation pages drop RV and RVM; a continuation that expired falls
+// back to one unpaged list at the requested RV.
+func (r *Reflector) pagedList(ctx context.Context, opts ListOptions) ([]Object, string, error) {
+	pageSize := r.PageSize
+	r.mu.Lock()
+	paginated := r.paginated
+	r.mu.Unlock()
+	if !paginated && opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+		pageSize = 0
+	}
+	requestedRV, requestedRVM := opts.ResourceVersion, opts.ResourceVersionMatch
+	opts.Limit = pageSize
+	var items []Object
+	for {
+		r.step(Step{Kind: StepList, RV: opts.ResourceVersion, Request: r.request(opts, false)})
+		page, err := r.Client.List(ctx, opts)
+		if err != nil {
+			if !IsResourceExpired(err) || opts.Continue == "" {
+				return nil, "", err
+			}
+			r.step(Step{Kind: StepExpired, RV: requestedRV, Err: err})
+			opts.Limit, opts.Continue = 0, ""
+			opts.ResourceVersion, opts.ResourceVersionMatch = requestedRV, requestedRVM
+			r.step(Step{Kind: StepList, RV: opts.ResourceVersion, Request: r.request(opts, false)})
+			page, err = r.Client.List(ctx, opts)
+			if err != nil {
+				return nil, "", err
+			}
+			r.step(Step{Kind: StepListed, RV: page.ResourceVersion, Items: len(page.Items)})
+			return page.Items, page.ResourceVersion, nil
+		}
+		r.step(Step{Kind: StepListed, RV: page.ResourceVersion, Items: len(page.Items)})
+		items = append(items, page.Items...)
+		if page.Continue == "" {
+			return items, page.ResourceVersion, nil
+		}
+		if requestedRV == "0" {
+			// The server paginated an RV="0" list; keep paging later
+			// relists too, as client-go does.
+			r.mu.Lock()
+			r.paginated = true
+			r.mu.Unlock()
+		}
+		opts.Continue = page.Continue
+		opts.ResourceVersion, opts.ResourceVersionMatch = "", ""
+	}
+}
+
+func (r *Reflector) watchTimeout() *int64 {
+	min := r.MinWatchTimeout
+	if min <= 0 {
+		min = 5 * time.Minute
+	}
+	s := int64(min.Seconds() * (r.rand() + 1.0))
+	if s < 1 {
+		s = 1
+	}
+	return &s
+}
+
+var errVeryShortWatch = errors.New("very short watch: Unexpected watch close - watch lasted less than a second and no items received")
+
+// watch follows the stream w (or new watches from the last RV) until one
+// fails. Clean closes reopen the watch; failures end the round.
+func (r *Reflector) watch(ctx context.Context, w *Watcher) error {
+	for ctx.Err() == nil {
+		if w == nil {
+			opts := r.baseOptions()
+			opts.ResourceVersion = r.LastSyncResourceVersion()
+			opts.AllowWatchBookmarks = true
+			opts.TimeoutSeconds = r.watchTimeout()
+			req := r.request(opts, true)
+			var err error
+			w, err = r.Client.Watch(ctx, opts)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				if IsTooManyRequests(err) {
+					r.step(Step{Kind: StepError, RV: opts.ResourceVersion, Request: req, Err: err})
+					d := r.nextBackoff()
+					r.step(Step{Kind: StepBackoff, Wait: d})
+					if r.clock().Sleep(ctx, d) != nil {
+						return nil
+					}
+					continue
+				}
+				r.noteWatchFailure(opts.ResourceVersion, err)
+				return err
+			}
+			r.step(Step{Kind: StepWatch, RV: opts.ResourceVersion, Request: req})
+		}
+		_, _, err := r.handleWatch(ctx, w, r.clock().Now(), nil)
+		w.Stop()
+		w = nil
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			if IsTooManyRequests(err) {
+				continue
+			}
+			r.noteWatchFailure(r.LastSyncResourceVersion(), err)
+			return nil
+		}
+		r.step(Step{Kind: StepWatchClosed, RV: r.LastSyncResourceVersion()})
+	}
+	return nil
+}
+
+func (r *Reflector) noteWatchFailure(rv string, err error) {
+	switch {
+	case isExpired(err):
+		r.step(Step{Kind: StepExpired, RV: rv, Err: err})
+	case IsTooLargeResourceVersion(err):
+		r.step(Step{Kind: StepTooLarge, RV: rv, Err: err})
+	default:
+		r.step(Step{Kind: StepError, RV: rv, Err: err})
+	}
+}
+
+// handleWatch applies w's events. With initial != nil it is collecting a
+// watch-list's initial state into that map and returns at the
+// initial-events-end bookmark with its RV; otherwise events go to the store
+// and advance the last synced RV. It returns nil when the server closed
+// the stream cleanly.
+func (r *Reflector) handleWatch(ctx context.Context, w *Watcher, start time.Time, initial map[string]Object) (string, bool, error) {
+	count := 0
+	for {
+		var ev Event
+		var ok bool
+		select {
+		case <-ctx.Done():
+			return "", false, ctx.Err()
+		case ev, ok = <-w.ResultChan():
+		}
+		if !ok {
+			if err := w.Err(); err != nil {
+				return "", false, err
+			}
+			if count == 0 && r.clock().Now().Sub(start) < time.Second {
+				return "", false, errVeryShortWatch
+			}
+			return "", false, nil
+		}
+		rv := ev.Object.ResourceVersion()
+		switch ev.Type {
+		case Error:
+			return "", false, ev.Err
+		case Bookmark:
+			if initial != nil && ev.IsInitialEventsEnd() {
+				r.step(Step{Kind: StepInitialEventsEnd, RV: rv, Items: len(initial)})
+				return rv, true, nil
+			}
+			r.step(Step{Kind: StepBookmark, RV: rv, Initial: initial != nil})
+		case Added, Modified, Deleted:
+			if initial != nil {
+				if ev.Type == Deleted {
+					delete(initial, ev.Object.Key())
+				} else {
+					initial[ev.Object.Key()] = ev.Object
+				}
+			} else {
+				switch ev.Type {
+				case Added:
+					r.Store.Add(ev.Object)
+				case Modified:
+					r.Store.Update(ev.Object)
+				case Deleted:
+					r.Store.Delete(ev.Object)
+				}
+			}
+			r.step(Step{Kind: StepEvent, Type: ev.Type, Key: ev.Object.Key(), RV: rv, Initial: initial != nil})
+		default:
+			r.step(Step{Kind: StepError, RV: rv, Err: fmt.Errorf("unexpected watch event type %q", ev.Type)})
+			continue
+		}
+		count++
+		// Initial events of a watch-list are not progress: they carry
+		// each object's own (older, unordered) RV. The bookmark ends them.
+		if initial == nil && rv != "" {
+			r.setLastSyncRV(rv)
+		}
+	}
+}
+
+// watchList gets the complete state through a watch with
+// sendInitialEvents=true and returns that watch, positioned after the
+// initial-events-end bookmark, for the caller to follow. It retries (from
+// "" when the RV expired or was too large) until it gets the bookmark; any
+// other failure is returned so the caller can fall back to LIST.
+func (r *Reflector) watchList(ctx context.Context) (*Watcher, error) {
+	for ctx.Err() == nil {
+		opts := r.baseOptions()
+		opts.ResourceVersion = r.rewatchResourceVersion()
+		opts.ResourceVersionMatch = "NotOlderThan"
+		send := true
+		opts.SendInitialEvents = &send
+		opts.AllowWatchBookmarks = true
+		opts.TimeoutSeconds = r.watchTimeout()
+		req := r.request(opts, true)
+		start := r.clock().Now()
+		w, err := r.Client.Watch(ctx, opts)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil
+			}
+			if r.retryWatchList(ctx, opts.ResourceVersion, err) {
+				continue
+			}
+			return nil, err
+		}
+		r.step(Step{Kind: StepWatch, RV: opts.ResourceVersion, Request: req})
+		initial := map[string]Object{}
+		rv, done, err := r.handleWatch(ctx, w, start, initial)
+		if ctx.Err() != nil {
+			w.Stop()
+			return nil, nil
+		}
+		if err != nil {
+			w.Stop()
+			if r.retryWatchList(ctx, opts.ResourceVersion, err) {
+				continue
+			}
+			return nil, err
+		}
+		if !done {
+			// The stream ended before the initial state was complete:
+			// start the watch-list again.
+			w.Stop()
+			r.step(Step{Kind: StepWatchClosed, RV: opts.ResourceVersion})
+			continue
+		}
+		objs := make([]Object, 0, len(initial))
+		for _, k := range sortedKeys(initial) {
+			objs = append(objs, initial[k])
+		}
+		r.setRVUnavailable(false)
+		r.Store.Replace(objs, rv)
+		r.setLastSyncRV(rv)
+		r.step(Step{Kind: StepReplace, RV: rv, Items: len(objs)})
+		return w, nil
+	}
+	return nil, nil
+}
+
+// retryWatchList decides whether a failed watch-list is retried (after
+// 429, or from "" after 410/too-large) rather than falling back to LIST.
+func (r *Reflector) retryWatchList(ctx context.Context, rv string, err error) bool {
+	switch {
+	case IsTooManyRequests(err):
+		r.step(Step{Kind: StepError, RV: rv, Err: err})
+		d := r.nextBackoff()
+		r.step(Step{Kind: StepBackoff, Wait: d})
+		return r.clock().Sleep(ctx, d) == nil
+	case isExpired(err) || IsTooLargeResourceVersion(err):
+		r.noteWatchFailure(rv, err)
+		r.setRVUnavailable(true)
+		return true
+	}
+	return false
+}
