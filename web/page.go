@@ -1,0 +1,38 @@
+// Package web is the playground's browser side: templ pages (landing, lab),
+// the plain ES-module JavaScript and CSS they load, and the WebAssembly
+// build of the engine (web/static/wasm, written by scripts/build-wasm.sh),
+// all embedded and served by Handler. It depends on net/http and templ only;
+// it must not import the engine: the pages talk to a session through its
+// public APIs, in the page (wasm) or over HTTP.
+package web
+
+// PageConfig says where a page lives and what it talks to. The same
+// components render for the server (absolute /static/ paths) and for the
+// static build (relative paths, no server section).
+type PageConfig struct {
+	// Static is the URL prefix of the static assets, ending in "/".
+	Static string
+	// Home is the landing page's URL; LabHref the offline lab's.
+	Home    string
+	LabHref string
+	// Standalone is true in the static build: there is no server to hold
+	// sessions, so the landing page offers only the offline lab.
+	Standalone bool
+}
+
+// LabConfig is handed to the lab's JavaScript as JSON.
+type LabConfig struct {
+	// Mode is "offline" (engine in the page) or "server" (a server session).
+	Mode string `json:"mode"`
+	// Session is the server session's name; APIBase the URL prefix of its
+	// APIs ("/s/demo"). Empty offline.
+	Session string `json:"session,omitempty"`
+	APIBase string `json:"apiBase,omitempty"`
+	// Static is the URL prefix of the static assets (the wasm lives under it).
+	Static string `json:"static"`
+	Home   string `json:"home"`
+}
+
+func serverPage() PageConfig {
+	return PageConfig{Static: "/static/", Home: "/", LabHref: "/lab"}
+}
