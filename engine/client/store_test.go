@@ -1,0 +1,109 @@
+package client
+
+import (
+	"context"
+	"reflect"
+	"testing"
+)
+
+func cm(ns, name, rv string) Object {
+	return Object{"kind": "ConfigMap", "apiVersion": "v1",
+		"metadata": map[string]any{"namespace": ns, "name": name, "resourceVersion": rv}}
+}
+
+type handlerLog []string
+
+func (l *handlerLog) handler() Handler {
+	return Handler{
+		OnAdd:    func(o Object) { *l = append(*l, "add "+o.Key()+"@"+o.ResourceVersion()) },
+		OnUpdate: func(old, o Object) { *l = append(*l, "update "+o.Key()+"@"+old.ResourceVersion()+"->"+o.ResourceVersion()) },
+		OnDelete: func(o Object) { *l = append(*l, "delete "+o.Key()+"@"+o.ResourceVersion()) },
+	}
+}
+
+func TestStoreReplaceAnnouncesOnlyTheDifference(t *testing.T) {
+	s := NewStore()
+	var log handlerLog
+	s.AddHandler(log.handler())
+	if s.HasSynced() {
+		t.Fatal("synced before the first Replace")
+	}
+	s.Replace([]Object{cm("ns", "a", "1"), cm("ns", "b", "2")}, "5")
+	if !s.HasSynced() || s.ResourceVersion() != "5" {
+		t.Fatalf("synced=%v rv=%s", s.HasSynced(), s.ResourceVersion())
+	}
+	s.Replace([]Object{cm("ns", "b", "6"), cm("ns", "c", "7"), cm("ns", "a", "1")}, "8")
+	want := handlerLog{"add ns/a@1", "add ns/b@2", "update ns/b@2->6", "add ns/c@7"}
+	if !reflect.DeepEqual(log, want) {
+		t.Fatalf("got %q want %q", log, want)
+	}
+	log = nil
+	s.Replace([]Object{cm("ns", "c", "7")}, "9")
+	if want := (handlerLog{"delete ns/a@1", "delete ns/b@6"}); !reflect.DeepEqual(log, want) {
+		t.Fatalf("got %q want %q", log, want)
+	}
+}
+
+func TestStoreAddUpdateDeleteByNamespaceNameKey(t *testing.T) {
+	s := NewStore()
+	var log handlerLog
+	s.AddHandler(log.handler())
+	s.Add(cm("x", "a", "1"))
+	s.Update(cm("x", "a", "2"))
+	s.Add(cm("y", "a", "3"))
+	if o, ok := s.Get("x/a"); !ok || o.ResourceVersion() != "2" {
+		t.Fatalf("x/a = %v %v", o, ok)
+	}
+	s.Delete(cm("x", "a", "4"))
+	s.Delete(cm("x", "zz", "5")) // unknown: no event
+	if s.Len() != 1 {
+		t.Fatalf("len %d", s.Len())
+	}
+	want := handlerLog{"add x/a@1", "update x/a@1->2", "add y/a@3", "delete x/a@4"}
+	if !reflect.DeepEqual(log, want) {
+		t.Fatalf("got %q want %q", log, want)
+	}
+}
+
+func TestLateHandlerSeesExistingObjectsAsAdds(t *testing.T) {
+	s := NewStore()
+	s.Replace([]Object{cm("ns", "a", "1")}, "1")
+	var log handlerLog
+	s.AddHandler(log.handler())
+	if want := (handlerLog{"add ns/a@1"}); !reflect.DeepEqual(log, want) {
+		t.Fatalf("got %q", log)
+	}
+	if !s.WaitForSync(context.Background()) {
+		t.Fatal("WaitForSync")
+	}
+}
+
+func TestWorkQueueDeduplicatesAndRequeuesKeysAddedWhileProcessing(t *testing.T) {
+	var q workQueue
+	q.init()
+	ctx := context.Background()
+	q.add("a")
+	q.add("b")
+	q.add("a")
+	k, _ := q.get(ctx)
+	if k != "a" {
+		t.Fatalf("got %s", k)
+	}
+	q.add("a") // while processing: must come back after done
+	k2, _ := q.get(ctx)
+	if k2 != "b" {
+		t.Fatalf("got %s", k2)
+	}
+	q.done("a")
+	q.done("b")
+	k3, _ := q.get(ctx)
+	if k3 != "a" {
+		t.Fatalf("got %s", k3)
+	}
+	q.done("a")
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, ok := q.get(cctx); ok {
+		t.Fatal("empty queue returned a key")
+	}
+}
