@@ -64,8 +64,9 @@ type Backend interface {
 	// SetCompactRevision durably records a logical compaction (Meta.CompactRevision).
 	SetCompactRevision(rev int64) error
 
-	// Remove physically deletes the given revisions and then durably records
-	// finished as Meta.FinishedCompactRevision.
+	// Remove physically deletes the given revisions and, when finished >= 0,
+	// durably records it as Meta.FinishedCompactRevision (a compaction is
+	// removed in several steps; only the last one finishes it).
 	Remove(revs []Revision, finished int64) error
 
 	Close() error

@@ -1,0 +1,16 @@
+// Package mvcc is etcd's multi-version key-value store: a global revision
+// that every write transaction advances by one, per-key create revision,
+// mod revision and version, generations ended by tombstones, reads at old
+// revisions, transactions with compares, compaction, and watches from a
+// revision. It reproduces etcd v3's semantics and error texts exactly (the
+// differential test in test/etcddiff holds it to a real etcd), because
+// kube-apiserver's resourceVersion is nothing but these revisions.
+//
+// All semantics live here, once. Storage is a Backend that only keeps
+// revision -> record; the key index is rebuilt from it at start-up, as etcd
+// rebuilds its keyIndex from bbolt. The memory backend is in this package
+// (the browser uses it); engine/sqlite provides the durable one.
+//
+// This package must not import net/http, syscall/js, SQLite or a websocket
+// library: it is compiled to WebAssembly.
+package mvcc

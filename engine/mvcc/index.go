@@ -1,0 +1,195 @@
+package mvcc
+
+import (
+	"bytes"
+
+	"github.com/google/btree"
+)
+
+// generation is one life of a key: from the put that created it to the
+// delete that ended it (the tombstone, kept as the last revision), or still
+// open. As in etcd, ver counts every revision appended to the generation,
+// the tombstone included, so that the version of an older revision is
+// ver minus the number of revisions after it.
+type generation struct {
+	ver     int64
+	created int64
+	revs    []Revision
+}
+
+func (g *generation) isEmpty() bool { return len(g.revs) == 0 }
+
+// keyIndex is the history of one key: its generations, oldest first. The
+// last generation is empty right after a delete. latest caches the value of
+// the newest put when it is the newest revision, so that reads of current
+// state do not go to the backend.
+type keyIndex struct {
+	key         []byte
+	generations []generation
+	latest      *KeyValue
+}
+
+func (ki *keyIndex) isEmpty() bool {
+	return len(ki.generations) == 1 && ki.generations[0].isEmpty()
+}
+
+func (ki *keyIndex) last() *generation { return &ki.generations[len(ki.generations)-1] }
+
+// put appends a revision written with kv (its CreateRevision and Version
+// open a new generation when the key does not currently exist, which also
+// restores generations correctly from a compacted backend).
+func (ki *keyIndex) put(rev Revision, kv *KeyValue) {
+	g := ki.last()
+	if g.isEmpty() {
+		g.created = kv.CreateRevision
+		g.ver = kv.Version - 1
+	}
+	g.revs = append(g.revs, rev)
+	g.ver++
+	ki.latest = kv
+}
+
+// tombstone ends the current generation with a delete at rev.
+func (ki *keyIndex) tombstone(rev Revision) {
+	g := ki.last()
+	g.revs = append(g.revs, rev)
+	g.ver++
+	ki.generations = append(ki.generations, generation{})
+	ki.latest = nil
+}
+
+// get finds the revision of the key visible at atRev: the newest revision
+// <= atRev in the generation that is alive at atRev. ok is false when the
+// key did not exist at atRev.
+func (ki *keyIndex) get(atRev int64) (mod Revision, created, ver int64, ok bool) {
+	for gi := len(ki.generations) - 1; gi >= 0; gi-- {
+		g := &ki.generations[gi]
+		if g.isEmpty() || g.revs[0].Main > atRev {
+			continue
+		}
+		// The generation began at or before atRev. If it ended (tombstone)
+		// at or before atRev, the key did not exist then.
+		if gi != len(ki.generations)-1 && g.revs[len(g.revs)-1].Main <= atRev {
+			return Revision{}, 0, 0, false
+		}
+		for n := len(g.revs) - 1; n >= 0; n-- {
+			if g.revs[n].Main <= atRev {
+				return g.revs[n], g.created, g.ver - int64(len(g.revs)-n-1), true
+			}
+		}
+	}
+	return Revision{}, 0, 0, false
+}
+
+// compact drops the history that compaction at atRev makes unreachable and
+// returns the revisions to remove from the backend: for each generation,
+// everything at or before atRev except the newest such revision; whole
+// generations whose tombstone is below atRev. A tombstone exactly at atRev
+// is kept (a watch from atRev must still see that delete).
+func (ki *keyIndex) compact(atRev int64, removed []Revision) []Revision {
+	gi := 0
+	for gi < len(ki.generations)-1 {
+		g := &ki.generations[gi]
+		if tomb := g.revs[len(g.revs)-1].Main; tomb >= atRev {
+			break
+		}
+		removed = append(removed, g.revs...)
+		gi++
+	}
+	g := &ki.generations[gi]
+	if !g.isEmpty() {
+		keep := -1
+		for n := len(g.revs) - 1; n >= 0; n-- {
+			if g.revs[n].Main <= atRev {
+				keep = n
+				break
+			}
+		}
+		if keep > 0 {
+			removed = append(removed, g.revs[:keep]...)
+			g.revs = append([]Revision(nil), g.revs[keep:]...)
+		}
+	}
+	if gi > 0 {
+		ki.generations = append([]generation(nil), ki.generations[gi:]...)
+	}
+	return removed
+}
+
+// keyIndexUndo restores a keyIndex to the state before a write txn touched
+// it, should the txn fail half way (it appends only, so lengths suffice).
+type keyIndexUndo struct {
+	ki       *keyIndex
+	existed  bool
+	gens     int
+	lastRevs int
+	lastVer  int64
+	lastCrt  int64
+	latest   *KeyValue
+}
+
+func (u *keyIndexUndo) restore(t *treeIndex) {
+	if !u.existed {
+		t.tree.Delete(u.ki)
+		return
+	}
+	ki := u.ki
+	ki.generations = ki.generations[:u.gens]
+	g := ki.last()
+	g.revs = g.revs[:u.lastRevs]
+	g.ver = u.lastVer
+	g.created = u.lastCrt
+	ki.latest = u.latest
+}
+
+// treeIndex maps keys, in byte order, to their keyIndex.
+type treeIndex struct {
+	tree *btree.BTreeG[*keyIndex]
+}
+
+func newTreeIndex() *treeIndex {
+	return &treeIndex{tree: btree.NewG(32, func(a, b *keyIndex) bool {
+		return bytes.Compare(a.key, b.key) < 0
+	})}
+}
+
+func (t *treeIndex) lookup(key []byte) *keyIndex {
+	ki, _ := t.tree.Get(&keyIndex{key: key})
+	return ki
+}
+
+// keyFor returns the keyIndex of key, creating it, and the undo record of
+// its state before the caller changes it.
+func (t *treeIndex) keyFor(key []byte) (*keyIndex, keyIndexUndo) {
+	if ki := t.lookup(key); ki != nil {
+		g := ki.last()
+		return ki, keyIndexUndo{ki: ki, existed: true, gens: len(ki.generations),
+			lastRevs: len(g.revs), lastVer: g.ver, lastCrt: g.created, latest: ki.latest}
+	}
+	ki := &keyIndex{key: append([]byte(nil), key...), generations: []generation{{}}}
+	t.tree.ReplaceOrInsert(ki)
+	return ki, keyIndexUndo{ki: ki}
+}
+
+// visit calls fn for the keyIndex of every key in the range: the single key
+// when end is nil, every key >= key when end is empty but not nil, else
+// [key, end). It stops when fn returns false.
+func (t *treeIndex) visit(key, end []byte, fn func(*keyIndex) bool) {
+	if end == nil {
+		if ki := t.lookup(key); ki != nil {
+			fn(ki)
+		}
+		return
+	}
+	pivot := &keyIndex{key: key}
+	if len(end) == 0 {
+		t.tree.AscendGreaterOrEqual(pivot, fn)
+		return
+	}
+	if bytes.Compare(key, end) >= 0 {
+		return
+	}
+	t.tree.AscendRange(pivot, &keyIndex{key: end}, fn)
+}
+
+func (t *treeIndex) len() int { return t.tree.Len() }

@@ -1,0 +1,605 @@
+package mvcc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+// Options configure a Store.
+type Options struct {
+	// CompactionBatch is how many revisions one physical-compaction step
+	// removes before letting queued writes commit (etcd: 1000).
+	CompactionBatch int
+}
+
+// Store is etcd's MVCC key-value store over a Backend.
+//
+// Writes are serialised under mu: a write txn reads and changes the key
+// index at the newest (possibly not yet committed) revision, takes the next
+// main revision, and queues its records for the committer. The committer
+// writes everything queued so far to the backend in one commit (group
+// commit), then publishes: it advances the visible revision and notifies
+// watchers, in revision order, and only then acknowledges the writers. Reads
+// outside a write txn happen at the visible revision, so nobody ever
+// observes a write that could still be lost.
+type Store struct {
+	backend Backend
+	opts    Options
+
+	mu         sync.RWMutex
+	index      *treeIndex
+	pendingRev int64 // the newest revision assigned to a write txn
+	pending    map[Revision]*Record
+
+	visibleRev atomic.Int64 // the newest committed and published revision
+	compactRev atomic.Int64 // -1 until the first compaction
+
+	queueMu sync.Mutex
+	queue   []*job
+	queued  chan struct{}
+	failed  error // a failed commit poisons the store (guarded by queueMu)
+
+	hub hub
+
+	closeOnce sync.Once
+	closing   chan struct{}
+	done      chan struct{}
+}
+
+// job is a unit of work for the committer.
+type job struct {
+	rev     int64
+	records []Record
+	events  []*Event
+	compact int64      // > 0 or == 0 with isCompact: record a logical compaction
+	remove  []Revision // physical compaction step
+	finish  int64      // with remove: the compaction this step completes, or -1
+	kind    jobKind
+	err     error
+	done    chan struct{}
+}
+
+type jobKind int
+
+const (
+	jobTxn jobKind = iota
+	jobCompact
+	jobRemove
+)
+
+// Open rebuilds the key index from b and returns a Store ready for use. A
+// new, empty store is at revision 1, as etcd's is.
+func Open(b Backend, opts Options) (*Store, error) {
+	if opts.CompactionBatch <= 0 {
+		opts.CompactionBatch = 1000
+	}
+	s := &Store{
+		backend: b,
+		opts:    opts,
+		index:   newTreeIndex(),
+		pending: map[Revision]*Record{},
+		queued:  make(chan struct{}, 1),
+		closing: make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	s.hub.init(s)
+	rev := int64(1)
+	meta, err := b.Load(func(r Record) error {
+		if r.Rev.Main > rev {
+			rev = r.Rev.Main
+		}
+		ki, _ := s.index.keyFor(r.KV.Key)
+		if r.Tombstone {
+			ki.tombstone(r.Rev)
+		} else {
+			kv := r.KV
+			ki.put(r.Rev, &kv)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if meta.CompactRevision > rev {
+		// Every record up to the compaction may be gone; the revision must
+		// still never go backwards.
+		rev = meta.CompactRevision
+	}
+	s.pendingRev = rev
+	s.visibleRev.Store(rev)
+	s.compactRev.Store(meta.CompactRevision)
+	var unfinished []Revision
+	if meta.CompactRevision > 0 {
+		// The index was built from everything the backend kept, which is a
+		// superset of what the compaction keeps: compact it again, and finish
+		// the physical removal if the crash interrupted it.
+		unfinished = s.compactIndex(meta.CompactRevision)
+	}
+	go s.commitLoop()
+	if meta.CompactRevision > meta.FinishedCompactRevision {
+		s.scheduleRemoval(unfinished, meta.CompactRevision)
+	}
+	return s, nil
+}
+
+// Rev is the current (visible) store revision.
+func (s *Store) Rev() int64 { return s.visibleRev.Load() }
+
+// CompactRev is the revision of the last compaction, -1 when there was none.
+func (s *Store) CompactRev() int64 { return s.compactRev.Load() }
+
+// Close stops the committer and every watcher, then closes the backend.
+// Writes still queued fail with ErrStopped.
+func (s *Store) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		<-s.done
+		s.hub.closeAll()
+		err = s.backend.Close()
+	})
+	return err
+}
+
+// rangeEnd turns a request's range_end into the index's form: nil for a
+// single key, empty for "every key >= key" ("\x00").
+func rangeEnd(end []byte) []byte {
+	if len(end) == 0 {
+		return nil
+	}
+	if len(end) == 1 && end[0] == 0 {
+		return []byte{}
+	}
+	return end
+}
+
+// Range reads keys at the visible revision or an older one.
+func (s *Store) Range(ctx context.Context, r *RangeRequest) (*RangeResponse, error) {
+	if err := checkRange(r); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	cur := s.visibleRev.Load()
+	resp, err := s.rangeAt(r, cur)
+	s.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	resp.Header.Revision = cur
+	return resp, nil
+}
+
+func checkRange(r *RangeRequest) error {
+	if len(r.Key) == 0 {
+		return ErrEmptyKey
+	}
+	if r.SortOrder < SortNone || r.SortOrder > SortDescend || r.SortTarget < SortByKey || r.SortTarget > SortByValue {
+		return ErrInvalidSortOpt
+	}
+	return nil
+}
+
+// rangeAt executes a range as etcd's applier does, reading the index as of
+// cur (the txn's view). The caller holds mu.
+func (s *Store) rangeAt(r *RangeRequest, cur int64) (*RangeResponse, error) {
+	rev := r.Revision
+	if rev > cur {
+		return nil, ErrFutureRev
+	}
+	if rev <= 0 {
+		rev = cur
+	}
+	if rev < s.compactRev.Load() {
+		return nil, ErrCompacted
+	}
+	// Sorting and the min/max filters need every key before the limit is
+	// applied; otherwise read one more than the limit to learn "more".
+	limit := r.Limit
+	if r.SortOrder != SortNone || r.MinModRevision != 0 || r.MaxModRevision != 0 ||
+		r.MinCreateRevision != 0 || r.MaxCreateRevision != 0 {
+		limit = 0
+	}
+	if limit > 0 {
+		limit++
+	}
+	resp := &RangeResponse{}
+	var kvs []*KeyValue
+	var count int64
+	var lookupErr error
+	s.index.visit(r.Key, rangeEnd(r.RangeEnd), func(ki *keyIndex) bool {
+		mod, created, ver, ok := ki.get(rev)
+		if !ok {
+			return true
+		}
+		count++
+		if r.CountOnly || (limit > 0 && int64(len(kvs)) >= limit) {
+			return true
+		}
+		kv, err := s.valueAt(ki, mod, created, ver)
+		if err != nil {
+			lookupErr = err
+			return false
+		}
+		kvs = append(kvs, kv)
+		return true
+	})
+	if lookupErr != nil {
+		return nil, lookupErr
+	}
+	resp.Count = count
+	kvs = filterKVs(kvs, r)
+	sortKVs(kvs, r)
+	if r.Limit > 0 && int64(len(kvs)) > r.Limit {
+		kvs = kvs[:r.Limit]
+		resp.More = true
+	}
+	if r.KeysOnly {
+		for i, kv := range kvs {
+			c := *kv
+			c.Value = nil
+			kvs[i] = &c
+		}
+	}
+	resp.Kvs = kvs
+	return resp, nil
+}
+
+// valueAt returns the key-value the key had at revision mod. The newest put
+// is cached in the index; older revisions come from the pending writes or
+// the backend. The returned value is shared and must not be modified.
+func (s *Store) valueAt(ki *keyIndex, mod Revision, created, ver int64) (*KeyValue, error) {
+	if l := ki.latest; l != nil && l.ModRevision == mod.Main {
+		return l, nil
+	}
+	if rec, ok := s.pending[mod]; ok {
+		return &rec.KV, nil
+	}
+	rec, ok, err := s.backend.Get(mod)
+	if err != nil {
+		return nil, &Error{CodeInternal, err.Error()}
+	}
+	if !ok {
+		// Removed by a physical compaction that overtook this read.
+		return nil, ErrCompacted
+	}
+	kv := rec.KV
+	kv.CreateRevision, kv.Version = created, ver
+	return &kv, nil
+}
+
+func filterKVs(kvs []*KeyValue, r *RangeRequest) []*KeyValue {
+	if r.MinModRevision == 0 && r.MaxModRevision == 0 && r.MinCreateRevision == 0 && r.MaxCreateRevision == 0 {
+		return kvs
+	}
+	out := kvs[:0]
+	for _, kv := range kvs {
+		switch {
+		case r.MaxModRevision != 0 && kv.ModRevision > r.MaxModRevision:
+		case r.MinModRevision != 0 && kv.ModRevision < r.MinModRevision:
+		case r.MaxCreateRevision != 0 && kv.CreateRevision > r.MaxCreateRevision:
+		case r.MinCreateRevision != 0 && kv.CreateRevision < r.MinCreateRevision:
+		default:
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// sortKVs sorts as etcd does, with sort.Sort (not stable), so that ties
+// come out in the same order as etcd's.
+func sortKVs(kvs []*KeyValue, r *RangeRequest) {
+	order := r.SortOrder
+	if r.SortTarget != SortByKey && order == SortNone {
+		order = SortAscend
+	} else if r.SortTarget == SortByKey && order == SortAscend {
+		// Already in key order.
+		order = SortNone
+	}
+	if order == SortNone {
+		return
+	}
+	var sorter sort.Interface
+	switch r.SortTarget {
+	case SortByKey:
+		sorter = kvSort{kvs, func(a, b *KeyValue) bool { return bytes.Compare(a.Key, b.Key) < 0 }}
+	case SortByVersion:
+		sorter = kvSort{kvs, func(a, b *KeyValue) bool { return a.Version < b.Version }}
+	case SortByCreate:
+		sorter = kvSort{kvs, func(a, b *KeyValue) bool { return a.CreateRevision < b.CreateRevision }}
+	case SortByMod:
+		sorter = kvSort{kvs, func(a, b *KeyValue) bool { return a.ModRevision < b.ModRevision }}
+	case SortByValue:
+		sorter = kvSort{kvs, func(a, b *KeyValue) bool { return bytes.Compare(a.Value, b.Value) < 0 }}
+	}
+	if order == SortDescend {
+		sorter = sort.Reverse(sorter)
+	}
+	sort.Sort(sorter)
+}
+
+type kvSort struct {
+	kvs  []*KeyValue
+	less func(a, b *KeyValue) bool
+}
+
+func (s kvSort) Len() int           { return len(s.kvs) }
+func (s kvSort) Swap(i, j int)      { s.kvs[i], s.kvs[j] = s.kvs[j], s.kvs[i] }
+func (s kvSort) Less(i, j int) bool { return s.less(s.kvs[i], s.kvs[j]) }
+
+// Put writes one key.
+func (s *Store) Put(ctx context.Context, r *PutRequest) (*PutResponse, error) {
+	if err := checkPut(r); err != nil {
+		return nil, err
+	}
+	resp, err := s.Txn(ctx, &TxnRequest{Success: []RequestOp{{Put: r}}})
+	if err != nil {
+		return nil, err
+	}
+	put := resp.Responses[0].Put
+	put.Header.Revision = resp.Header.Revision
+	return put, nil
+}
+
+// DeleteRange deletes every key in the range.
+func (s *Store) DeleteRange(ctx context.Context, r *DeleteRangeRequest) (*DeleteRangeResponse, error) {
+	if len(r.Key) == 0 {
+		return nil, ErrEmptyKey
+	}
+	resp, err := s.Txn(ctx, &TxnRequest{Success: []RequestOp{{DeleteRange: r}}})
+	if err != nil {
+		return nil, err
+	}
+	del := resp.Responses[0].DeleteRange
+	del.Header.Revision = resp.Header.Revision
+	return del, nil
+}
+
+func checkPut(r *PutRequest) error {
+	if len(r.Key) == 0 {
+		return ErrEmptyKey
+	}
+	if r.IgnoreValue && len(r.Value) != 0 {
+		return ErrValueProvided
+	}
+	if r.IgnoreLease && r.Lease != 0 {
+		return ErrLeaseProvided
+	}
+	return nil
+}
+
+var errStoreFailed = errors.New("mvcc: store failed")
+
+// enqueue hands a job to the committer and waits for it to be done.
+func (s *Store) enqueue(ctx context.Context, j *job) error {
+	j.done = make(chan struct{})
+	s.queueMu.Lock()
+	if s.failed != nil {
+		err := s.failed
+		s.queueMu.Unlock()
+		return err
+	}
+	s.queue = append(s.queue, j)
+	s.queueMu.Unlock()
+	select {
+	case s.queued <- struct{}{}:
+	default:
+	}
+	select {
+	case <-j.done:
+		return j.err
+	case <-ctx.Done():
+		// The write may still commit, as an etcd request that timed out may.
+		return ctx.Err()
+	}
+}
+
+// commitLoop is the single writer: it commits every queued write txn in one
+// backend commit, then publishes them in order.
+func (s *Store) commitLoop() {
+	defer close(s.done)
+	for {
+		select {
+		case <-s.queued:
+		case <-s.closing:
+			s.queueMu.Lock()
+			jobs := s.queue
+			s.queue = nil
+			s.failed = ErrStopped
+			s.queueMu.Unlock()
+			for _, j := range jobs {
+				j.err = ErrStopped
+				close(j.done)
+			}
+			return
+		}
+		for {
+			s.queueMu.Lock()
+			jobs := s.queue
+			s.queue = nil
+			s.queueMu.Unlock()
+			if len(jobs) == 0 {
+				break
+			}
+			s.run(jobs)
+		}
+	}
+}
+
+func (s *Store) run(jobs []*job) {
+	// Consecutive txn jobs form one group commit; compaction steps commit
+	// on their own, in order with the writes around them.
+	for len(jobs) > 0 {
+		n := 0
+		var records []Record
+		for n < len(jobs) && jobs[n].kind == jobTxn {
+			records = append(records, jobs[n].records...)
+			n++
+		}
+		if n > 0 {
+			var err error
+			if len(records) > 0 {
+				err = s.backend.Commit(records)
+			}
+			s.finishTxns(jobs[:n], err)
+			jobs = jobs[n:]
+			continue
+		}
+		j := jobs[0]
+		jobs = jobs[1:]
+		switch j.kind {
+		case jobCompact:
+			j.err = s.backend.SetCompactRevision(j.compact)
+		case jobRemove:
+			j.err = s.backend.Remove(j.remove, j.finish)
+		}
+		if j.err != nil {
+			s.fail(j.err)
+		}
+		close(j.done)
+	}
+}
+
+func (s *Store) finishTxns(jobs []*job, err error) {
+	if err != nil {
+		s.fail(err)
+		for _, j := range jobs {
+			j.err = &Error{CodeInternal, "etcdserver: " + err.Error()}
+			close(j.done)
+		}
+		return
+	}
+	s.mu.Lock()
+	for _, j := range jobs {
+		for i := range j.records {
+			delete(s.pending, j.records[i].Rev)
+		}
+	}
+	s.mu.Unlock()
+	for _, j := range jobs {
+		if len(j.events) > 0 {
+			s.hub.publish(j.rev, j.events)
+		}
+		close(j.done)
+	}
+}
+
+// fail poisons the store after a backend write failed: the index may now
+// hold revisions the backend does not, so no further write is accepted.
+func (s *Store) fail(err error) {
+	s.queueMu.Lock()
+	if s.failed == nil {
+		s.failed = &Error{CodeInternal, "etcdserver: " + err.Error()}
+	}
+	s.queueMu.Unlock()
+}
+
+// Compact discards history before rev: reads below it fail from now on
+// (logical), and the superseded records are removed from the backend in
+// batches (physical; waited for when r.Physical).
+func (s *Store) Compact(ctx context.Context, r *CompactionRequest) (*CompactionResponse, error) {
+	rev := r.Revision
+	s.mu.Lock()
+	if rev <= s.compactRev.Load() {
+		s.mu.Unlock()
+		return nil, ErrCompacted
+	}
+	cur := s.visibleRev.Load()
+	if rev > cur {
+		s.mu.Unlock()
+		return nil, ErrFutureRev
+	}
+	s.compactRev.Store(rev)
+	removed := s.compactIndex(rev)
+	logical := &job{kind: jobCompact, compact: rev}
+	// Queue the logical record before releasing mu so it is ordered with
+	// the writes around it.
+	s.queueMu.Lock()
+	if s.failed != nil {
+		err := s.failed
+		s.queueMu.Unlock()
+		s.mu.Unlock()
+		return nil, err
+	}
+	logical.done = make(chan struct{})
+	s.queue = append(s.queue, logical)
+	s.queueMu.Unlock()
+	s.mu.Unlock()
+	select {
+	case s.queued <- struct{}{}:
+	default:
+	}
+	last := s.scheduleRemoval(removed, rev)
+	select {
+	case <-logical.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if logical.err != nil {
+		return nil, &Error{CodeInternal, "etcdserver: " + logical.err.Error()}
+	}
+	// Compacted watchers that are catching up must learn about it.
+	s.hub.compacted()
+	if r.Physical {
+		select {
+		case <-last.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return &CompactionResponse{Header: ResponseHeader{Revision: cur}}, nil
+}
+
+// compactIndex compacts the key index at rev and returns the revisions the
+// backend may remove. The caller holds mu (or has exclusive access).
+func (s *Store) compactIndex(rev int64) []Revision {
+	var removed []Revision
+	var empty []*keyIndex
+	s.index.tree.Ascend(func(ki *keyIndex) bool {
+		removed = ki.compact(rev, removed)
+		if ki.isEmpty() {
+			empty = append(empty, ki)
+		}
+		return true
+	})
+	for _, ki := range empty {
+		s.index.tree.Delete(ki)
+	}
+	sort.Slice(removed, func(i, j int) bool { return removed[i].Less(removed[j]) })
+	return removed
+}
+
+// scheduleRemoval queues the physical removal in batches, so that writes
+// queued meanwhile commit between them. It returns the last step.
+func (s *Store) scheduleRemoval(revs []Revision, compactRev int64) *job {
+	batch := s.opts.CompactionBatch
+	var last *job
+	for {
+		n := min(batch, len(revs))
+		finish := int64(-1)
+		if n == len(revs) {
+			finish = compactRev
+		}
+		last = &job{kind: jobRemove, remove: revs[:n], finish: finish, done: make(chan struct{})}
+		s.queueMu.Lock()
+		if s.failed != nil {
+			s.queueMu.Unlock()
+			last.err = s.failed
+			close(last.done)
+			return last
+		}
+		s.queue = append(s.queue, last)
+		s.queueMu.Unlock()
+		select {
+		case s.queued <- struct{}{}:
+		default:
+		}
+		revs = revs[n:]
+		if finish >= 0 {
+			return last
+		}
+	}
+}

@@ -1,0 +1,15 @@
+package mvcc_test
+
+import (
+	"testing"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+	"github.com/rvplay/rvplay/engine/mvcc/mvcctest"
+)
+
+func TestStoreOnMemoryBackend(t *testing.T) {
+	mvcctest.Run(t, func(t *testing.T) func() mvcc.Backend {
+		b := mvcc.NewMemoryBackend()
+		return func() mvcc.Backend { return b }
+	})
+}

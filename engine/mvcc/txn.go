@@ -1,0 +1,576 @@
+package mvcc
+
+import (
+	"bytes"
+	"context"
+)
+
+// Txn runs a transaction as etcd's applier does: the request is validated
+// first (op counts, empty keys, overlapping writes, revisions of ranges,
+// ignore_value on missing keys, leases), the compares of the whole txn tree
+// are evaluated against the state before the txn, and the chosen branches
+// then run in order, seeing their own writes. All writes share one new
+// main revision; a txn that changes nothing takes no revision.
+func (s *Store) Txn(ctx context.Context, r *TxnRequest) (*TxnResponse, error) {
+	if err := checkTxn(r, MaxTxnOps); err != nil {
+		return nil, err
+	}
+	if _, _, err := checkIntervals(r.Success); err != nil {
+		return nil, err
+	}
+	if _, _, err := checkIntervals(r.Failure); err != nil {
+		return nil, err
+	}
+	if !txnHasWrites(r) {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		return s.execTxn(r, s.visibleRev.Load(), nil)
+	}
+	s.mu.Lock()
+	tx := &writeTxn{s: s, begin: s.pendingRev}
+	resp, err := s.execTxn(r, s.pendingRev, tx)
+	if err != nil {
+		tx.rollback()
+		s.mu.Unlock()
+		return nil, err
+	}
+	j := &job{kind: jobTxn, records: tx.records, events: tx.events}
+	if len(tx.records) > 0 {
+		s.pendingRev++
+		j.rev = s.pendingRev
+		for i := range tx.records {
+			s.pending[tx.records[i].Rev] = &tx.records[i]
+		}
+	}
+	resp.Header.Revision = s.pendingRev
+	// Queue while still holding mu, so the committer sees txns in revision
+	// order. A txn that wrote nothing still waits its turn: its compares
+	// may have observed writes that are not yet committed.
+	s.queueMu.Lock()
+	if s.failed != nil {
+		err := s.failed
+		s.queueMu.Unlock()
+		tx.rollback()
+		if len(tx.records) > 0 {
+			s.pendingRev--
+			for i := range tx.records {
+				delete(s.pending, tx.records[i].Rev)
+			}
+		}
+		s.mu.Unlock()
+		return nil, err
+	}
+	j.done = make(chan struct{})
+	s.queue = append(s.queue, j)
+	s.queueMu.Unlock()
+	s.mu.Unlock()
+	select {
+	case s.queued <- struct{}{}:
+	default:
+	}
+	select {
+	case <-j.done:
+		if j.err != nil {
+			return nil, j.err
+		}
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return resp, nil
+}
+
+// checkTxn is etcd's checkTxnRequest: the widest of compare, success and
+// failure counts against the op limit, nested txns against what is left.
+func checkTxn(r *TxnRequest, maxOps int) error {
+	opc := max(len(r.Compare), len(r.Success), len(r.Failure))
+	if opc > maxOps {
+		return ErrTooManyOps
+	}
+	for i := range r.Compare {
+		if len(r.Compare[i].Key) == 0 {
+			return ErrEmptyKey
+		}
+	}
+	for _, ops := range [][]RequestOp{r.Success, r.Failure} {
+		for i := range ops {
+			if err := checkOp(&ops[i], maxOps-opc); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func checkOp(op *RequestOp, maxOps int) error {
+	switch {
+	case op.Range != nil:
+		return checkRange(op.Range)
+	case op.Put != nil:
+		return checkPut(op.Put)
+	case op.DeleteRange != nil:
+		if len(op.DeleteRange.Key) == 0 {
+			return ErrEmptyKey
+		}
+		return nil
+	case op.Txn != nil:
+		return checkTxn(op.Txn, maxOps)
+	}
+	// An op with no request: etcd answers this, oddly, with "key not found".
+	return ErrKeyNotFound
+}
+
+// interval is a half-open key interval [begin, end), compared as etcd's
+// interval tree compares string-affine intervals: an end that sorts before
+// the begin (such as "\x00") makes an interval that contains nothing.
+type interval struct{ begin, end []byte }
+
+func (iv interval) contains(k []byte) bool {
+	return bytes.Compare(iv.begin, k) <= 0 && (iv.end == nil || bytes.Compare(k, iv.end) < 0)
+}
+
+// checkIntervals is etcd's duplicate-key rule: within the ops that may run
+// together, no key is put twice or put inside a deleted range. Puts in the
+// then and else branches of a nested txn may repeat each other.
+func checkIntervals(ops []RequestOp) (map[string]struct{}, []interval, error) {
+	var dels []interval
+	for i := range ops {
+		d := ops[i].DeleteRange
+		if d == nil {
+			continue
+		}
+		if len(d.RangeEnd) != 0 {
+			dels = append(dels, interval{d.Key, d.RangeEnd})
+		} else {
+			dels = append(dels, interval{d.Key, append(append([]byte(nil), d.Key...), 0)})
+		}
+	}
+	intersects := func(dels []interval, k string) bool {
+		for _, iv := range dels {
+			if iv.contains([]byte(k)) {
+				return true
+			}
+		}
+		return false
+	}
+	puts := map[string]struct{}{}
+	for i := range ops {
+		t := ops[i].Txn
+		if t == nil {
+			continue
+		}
+		putsThen, delsThen, err := checkIntervals(t.Success)
+		if err != nil {
+			return nil, dels, err
+		}
+		putsElse, delsElse, err := checkIntervals(t.Failure)
+		if err != nil {
+			return nil, dels, err
+		}
+		for k := range putsThen {
+			if _, ok := puts[k]; ok || intersects(dels, k) {
+				return nil, dels, ErrDuplicateKey
+			}
+			puts[k] = struct{}{}
+		}
+		for k := range putsElse {
+			if _, ok := puts[k]; ok {
+				if _, safe := putsThen[k]; !safe {
+					return nil, dels, ErrDuplicateKey
+				}
+			}
+			if intersects(dels, k) {
+				return nil, dels, ErrDuplicateKey
+			}
+			puts[k] = struct{}{}
+		}
+		dels = append(dels, delsThen...)
+		dels = append(dels, delsElse...)
+	}
+	for i := range ops {
+		p := ops[i].Put
+		if p == nil {
+			continue
+		}
+		k := string(p.Key)
+		if _, ok := puts[k]; ok || intersects(dels, k) {
+			return nil, dels, ErrDuplicateKey
+		}
+		puts[k] = struct{}{}
+	}
+	return puts, dels, nil
+}
+
+func txnHasWrites(r *TxnRequest) bool {
+	for _, ops := range [][]RequestOp{r.Success, r.Failure} {
+		for i := range ops {
+			if ops[i].Put != nil || ops[i].DeleteRange != nil || (ops[i].Txn != nil && txnHasWrites(ops[i].Txn)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// writeTxn collects the changes of one write txn and can undo its index
+// changes if the txn fails half way.
+type writeTxn struct {
+	s       *Store
+	begin   int64
+	records []Record
+	events  []*Event
+	undo    []keyIndexUndo
+	touched map[*keyIndex]bool
+}
+
+func (tx *writeTxn) rev() int64 {
+	if len(tx.records) > 0 {
+		return tx.begin + 1
+	}
+	return tx.begin
+}
+
+func (tx *writeTxn) touch(key []byte) *keyIndex {
+	ki, u := tx.s.index.keyFor(key)
+	if tx.touched == nil {
+		tx.touched = map[*keyIndex]bool{}
+	}
+	if !tx.touched[ki] {
+		tx.touched[ki] = true
+		tx.undo = append(tx.undo, u)
+	}
+	return ki
+}
+
+func (tx *writeTxn) rollback() {
+	for i := len(tx.undo) - 1; i >= 0; i-- {
+		tx.undo[i].restore(tx.s.index)
+	}
+	tx.undo = nil
+}
+
+func (tx *writeTxn) put(key, value []byte, lease int64) {
+	rev := Revision{Main: tx.begin + 1, Sub: int64(len(tx.records))}
+	ki := tx.touch(key)
+	kv := &KeyValue{Key: ki.key, ModRevision: rev.Main, Value: append([]byte(nil), value...), Lease: lease}
+	if _, created, ver, ok := ki.get(tx.begin + 1); ok {
+		kv.CreateRevision, kv.Version = created, ver+1
+	} else {
+		kv.CreateRevision, kv.Version = rev.Main, 1
+	}
+	ki.put(rev, kv)
+	tx.records = append(tx.records, Record{Rev: rev, KV: *kv})
+	tx.events = append(tx.events, &Event{Type: EventPut, Kv: kv})
+}
+
+func (tx *writeTxn) tombstone(ki *keyIndex) {
+	rev := Revision{Main: tx.begin + 1, Sub: int64(len(tx.records))}
+	tx.touch(ki.key)
+	ki.tombstone(rev)
+	kv := &KeyValue{Key: ki.key, ModRevision: rev.Main}
+	tx.records = append(tx.records, Record{Rev: rev, Tombstone: true, KV: *kv})
+	tx.events = append(tx.events, &Event{Type: EventDelete, Kv: kv})
+}
+
+// execTxn evaluates compares against the view before the txn (cur), checks
+// the chosen paths, and applies them. tx is nil for a read-only txn.
+func (s *Store) execTxn(r *TxnRequest, cur int64, tx *writeTxn) (*TxnResponse, error) {
+	path, err := s.comparePath(r, cur)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkPath(r, path, cur, tx != nil); err != nil {
+		return nil, err
+	}
+	resp := &TxnResponse{}
+	if _, err := s.applyTxn(r, path, cur, tx, resp); err != nil {
+		return nil, err
+	}
+	resp.Header.Revision = cur
+	return resp, nil
+}
+
+// comparePath evaluates the compares of the txn and of every nested txn on
+// the chosen branches, all against the state before the txn, as etcd does.
+func (s *Store) comparePath(r *TxnRequest, cur int64) ([]bool, error) {
+	ok, err := s.compareAll(r.Compare, cur)
+	if err != nil {
+		return nil, err
+	}
+	path := []bool{ok}
+	ops := r.Success
+	if !ok {
+		ops = r.Failure
+	}
+	for i := range ops {
+		if ops[i].Txn == nil {
+			continue
+		}
+		sub, err := s.comparePath(ops[i].Txn, cur)
+		if err != nil {
+			return nil, err
+		}
+		path = append(path, sub...)
+	}
+	return path, nil
+}
+
+func (s *Store) compareAll(cs []Compare, cur int64) (bool, error) {
+	for i := range cs {
+		ok, err := s.compare(&cs[i], cur)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// compare is etcd's applyCompare: over a range, every existing key must
+// pass; a missing key compares as a zero KeyValue, except that a VALUE
+// compare on missing keys always fails.
+func (s *Store) compare(c *Compare, cur int64) (bool, error) {
+	var kvs []*KeyValue
+	var err error
+	s.index.visit(c.Key, rangeEnd(c.RangeEnd), func(ki *keyIndex) bool {
+		mod, created, ver, ok := ki.get(cur)
+		if !ok {
+			return true
+		}
+		var kv *KeyValue
+		if kv, err = s.valueAt(ki, mod, created, ver); err != nil {
+			return false
+		}
+		kvs = append(kvs, kv)
+		return true
+	})
+	if err != nil {
+		return false, err
+	}
+	if len(kvs) == 0 {
+		if c.Target == CompareValue {
+			return false, nil
+		}
+		return compareKV(c, &KeyValue{}), nil
+	}
+	for _, kv := range kvs {
+		if !compareKV(c, kv) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func compareKV(c *Compare, kv *KeyValue) bool {
+	var result int
+	switch c.Target {
+	case CompareValue:
+		v := c.Value
+		if v == nil {
+			v = []byte{}
+		}
+		result = bytes.Compare(kv.Value, v)
+	case CompareCreate:
+		result = cmpInt64(kv.CreateRevision, c.CreateRevision)
+	case CompareMod:
+		result = cmpInt64(kv.ModRevision, c.ModRevision)
+	case CompareVersion:
+		result = cmpInt64(kv.Version, c.Version)
+	case CompareLease:
+		result = cmpInt64(kv.Lease, c.Lease)
+	}
+	switch c.Result {
+	case CompareEqual:
+		return result == 0
+	case CompareNotEqual:
+		return result != 0
+	case CompareGreater:
+		return result > 0
+	case CompareLess:
+		return result < 0
+	}
+	return true
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// checkPath validates the ops on the chosen path before anything is
+// applied: puts that need an existing key or a lease, ranges at revisions
+// the txn cannot read.
+func (s *Store) checkPath(r *TxnRequest, path []bool, cur int64, write bool) error {
+	_, err := s.walkPath(r, path, func(op *RequestOp) error {
+		if write && op.Put != nil {
+			p := op.Put
+			if p.IgnoreValue || p.IgnoreLease {
+				ki := s.index.lookup(p.Key)
+				if ki == nil {
+					return ErrKeyNotFound
+				}
+				if _, _, _, ok := ki.get(cur); !ok {
+					return ErrKeyNotFound
+				}
+			}
+			if p.Lease != 0 {
+				// This store has no leases, so every lease is unknown.
+				return ErrLeaseNotFound
+			}
+		}
+		if op.Range != nil {
+			switch rev := op.Range.Revision; {
+			case rev == 0:
+			case rev > cur:
+				return ErrFutureRev
+			case rev < s.compactRev.Load():
+				return ErrCompacted
+			}
+		}
+		return nil
+	})
+	return err
+}
+
+// walkPath calls fn for every non-txn op on the chosen path, depth first,
+// and returns how many nested txns it consumed from path.
+func (s *Store) walkPath(r *TxnRequest, path []bool, fn func(*RequestOp) error) (int, error) {
+	ops := r.Success
+	if !path[0] {
+		ops = r.Failure
+	}
+	used := 0
+	for i := range ops {
+		if t := ops[i].Txn; t != nil {
+			n, err := s.walkPath(t, path[1+used:], fn)
+			if err != nil {
+				return 0, err
+			}
+			used += n + 1
+			continue
+		}
+		if err := fn(&ops[i]); err != nil {
+			return 0, err
+		}
+	}
+	return used, nil
+}
+
+// applyTxn runs the chosen branch. Responses of ops inside the txn carry
+// only a revision in their header (the txn's view at that op); nested txn
+// responses carry an empty header, as etcd's do.
+func (s *Store) applyTxn(r *TxnRequest, path []bool, cur int64, tx *writeTxn, resp *TxnResponse) (int, error) {
+	ops := r.Success
+	resp.Succeeded = path[0]
+	if !path[0] {
+		ops = r.Failure
+	}
+	resp.Responses = make([]ResponseOp, len(ops))
+	used := 0
+	view := func() int64 {
+		if tx != nil {
+			return tx.rev()
+		}
+		return cur
+	}
+	for i := range ops {
+		op := &ops[i]
+		switch {
+		case op.Range != nil:
+			rr, err := s.rangeAt(op.Range, view())
+			if err != nil {
+				return 0, err
+			}
+			rr.Header.Revision = view()
+			resp.Responses[i].Range = rr
+		case op.Put != nil:
+			pr, err := s.applyPut(op.Put, tx)
+			if err != nil {
+				return 0, err
+			}
+			resp.Responses[i].Put = pr
+		case op.DeleteRange != nil:
+			dr, err := s.applyDelete(op.DeleteRange, tx)
+			if err != nil {
+				return 0, err
+			}
+			resp.Responses[i].DeleteRange = dr
+		case op.Txn != nil:
+			sub := &TxnResponse{}
+			n, err := s.applyTxn(op.Txn, path[1+used:], cur, tx, sub)
+			if err != nil {
+				return 0, err
+			}
+			used += n + 1
+			resp.Responses[i].Txn = sub
+		}
+	}
+	return used, nil
+}
+
+func (s *Store) applyPut(p *PutRequest, tx *writeTxn) (*PutResponse, error) {
+	resp := &PutResponse{}
+	value, lease := p.Value, p.Lease
+	if p.IgnoreValue || p.IgnoreLease || p.PrevKv {
+		var prev *KeyValue
+		if ki := s.index.lookup(p.Key); ki != nil {
+			if mod, created, ver, ok := ki.get(tx.rev()); ok {
+				var err error
+				if prev, err = s.valueAt(ki, mod, created, ver); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if (p.IgnoreValue || p.IgnoreLease) && prev == nil {
+			return nil, ErrKeyNotFound
+		}
+		if p.IgnoreValue {
+			value = prev.Value
+		}
+		if p.IgnoreLease {
+			lease = prev.Lease
+		}
+		if p.PrevKv && prev != nil {
+			resp.PrevKv = prev.Clone()
+		}
+	}
+	tx.put(p.Key, value, lease)
+	resp.Header.Revision = tx.rev()
+	return resp, nil
+}
+
+func (s *Store) applyDelete(d *DeleteRangeRequest, tx *writeTxn) (*DeleteRangeResponse, error) {
+	resp := &DeleteRangeResponse{}
+	view := tx.rev()
+	var victims []*keyIndex
+	var err error
+	s.index.visit(d.Key, rangeEnd(d.RangeEnd), func(ki *keyIndex) bool {
+		mod, created, ver, ok := ki.get(view)
+		if !ok {
+			return true
+		}
+		if d.PrevKv {
+			var kv *KeyValue
+			if kv, err = s.valueAt(ki, mod, created, ver); err != nil {
+				return false
+			}
+			resp.PrevKvs = append(resp.PrevKvs, kv.Clone())
+		}
+		victims = append(victims, ki)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Tombstone after the walk: the index must not change under the B-tree
+	// iteration.
+	for _, ki := range victims {
+		tx.tombstone(ki)
+	}
+	resp.Deleted = int64(len(victims))
+	resp.Header.Revision = tx.rev()
+	return resp, nil
+}

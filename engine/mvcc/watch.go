@@ -1,0 +1,414 @@
+package mvcc
+
+import (
+	"bytes"
+	"context"
+	"sync"
+)
+
+// Watch delivery follows etcd's watchable store, without its timers:
+//
+//   - A synced watcher is handed the events of each committed revision by
+//     the committer (publish), which only appends to the watcher's queue and
+//     never waits: a slow watcher cannot block writers.
+//   - When a watcher's queue is full, or it starts from an old revision, it
+//     is lagging: its own goroutine reads the missed revisions back from the
+//     backend, in batches of whole revisions, then rejoins the synced set
+//     under the publish lock so that no revision is missed or repeated.
+//   - A lagging watcher whose next revision has been compacted gets one
+//     response with CompactRevision set and ends.
+
+const (
+	// watchQueueLimit is how many undelivered revisions a synced watcher
+	// may hold before it falls back to catching up from the backend (etcd's
+	// chanBufLen).
+	watchQueueLimit = 128
+	// watchBatchMaxRevs bounds the revisions in one catch-up response, never
+	// splitting a revision (etcd's watchBatchMaxRevs).
+	watchBatchMaxRevs = 1000
+)
+
+type hub struct {
+	s        *Store
+	mu       sync.Mutex // held while publishing a revision
+	watchers map[*Watcher]struct{}
+	closed   bool
+}
+
+func (h *hub) init(s *Store) {
+	h.s = s
+	h.watchers = map[*Watcher]struct{}{}
+}
+
+// publish makes rev visible and offers its events to every watcher.
+func (h *hub) publish(rev int64, events []*Event) {
+	h.mu.Lock()
+	h.s.visibleRev.Store(rev)
+	for w := range h.watchers {
+		w.offer(rev, events)
+	}
+	h.mu.Unlock()
+}
+
+// compacted wakes lagging watchers so they notice a compaction promptly.
+func (h *hub) compacted() {
+	h.mu.Lock()
+	for w := range h.watchers {
+		w.mu.Lock()
+		if w.lagging {
+			w.wake()
+		}
+		w.mu.Unlock()
+	}
+	h.mu.Unlock()
+}
+
+func (h *hub) closeAll() {
+	h.mu.Lock()
+	h.closed = true
+	ws := make([]*Watcher, 0, len(h.watchers))
+	for w := range h.watchers {
+		ws = append(ws, w)
+	}
+	h.mu.Unlock()
+	for _, w := range ws {
+		w.Cancel()
+	}
+}
+
+// Watcher delivers WatchResponses on Chan until it is cancelled, the store
+// closes, the context given to Watch ends, or its next revision is compacted
+// (after a final response with CompactRevision set); then Chan is closed.
+type Watcher struct {
+	s            *Store
+	key, end     []byte // end: nil for one key, empty for every key >= key
+	prevKV       bool
+	noPut, noDel bool
+	minRev       int64 // events below it are not wanted (future start)
+
+	ch       chan WatchResponse
+	stop     chan struct{}
+	stopOnce sync.Once
+	signal   chan struct{}
+
+	mu      sync.Mutex
+	queue   []queued
+	lagging bool
+	nextRev int64 // with lagging: the first revision not yet delivered
+}
+
+type queued struct {
+	rev      int64
+	events   []*Event
+	progress bool
+}
+
+// Watch starts a watcher. StartRevision is inclusive; 0 means after the
+// current revision; a revision beyond the current one waits for it. An
+// empty range is refused with an *Error whose Message is
+// ReasonEmptyWatchRange; a negative start with ErrCompacted.
+func (s *Store) Watch(ctx context.Context, r *WatchRequest) (*Watcher, error) {
+	key := r.Key
+	if len(key) == 0 {
+		key = []byte{0}
+	}
+	end := rangeEnd(r.RangeEnd)
+	if len(end) > 0 && bytes.Compare(key, end) >= 0 {
+		return nil, &Error{CodeInvalidArgument, ReasonEmptyWatchRange}
+	}
+	if r.StartRevision < 0 {
+		return nil, ErrCompacted
+	}
+	w := &Watcher{
+		s:      s,
+		key:    append([]byte(nil), key...),
+		end:    end,
+		prevKV: r.PrevKv,
+		ch:     make(chan WatchResponse, 16),
+		stop:   make(chan struct{}),
+		signal: make(chan struct{}, 1),
+	}
+	if end != nil {
+		w.end = append([]byte{}, end...)
+	}
+	for _, f := range r.Filters {
+		switch f {
+		case FilterNoPut:
+			w.noPut = true
+		case FilterNoDelete:
+			w.noDel = true
+		}
+	}
+	h := &s.hub
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil, ErrStopped
+	}
+	cur := s.visibleRev.Load()
+	if r.StartRevision == 0 || r.StartRevision > cur {
+		w.minRev = max(r.StartRevision, cur+1)
+	} else {
+		w.lagging = true
+		w.nextRev = r.StartRevision
+		w.wake()
+	}
+	h.watchers[w] = struct{}{}
+	h.mu.Unlock()
+	go w.run(ctx)
+	return w, nil
+}
+
+// Chan is where the watcher's responses arrive.
+func (w *Watcher) Chan() <-chan WatchResponse { return w.ch }
+
+// Cancel stops the watcher; Chan is closed soon after.
+func (w *Watcher) Cancel() { w.stopOnce.Do(func() { close(w.stop) }) }
+
+// Synced reports whether the watcher is at the head of the store (not
+// catching up from history).
+func (w *Watcher) Synced() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return !w.lagging
+}
+
+// RequestProgress queues a progress notification (no events, header
+// revision = current revision) if the watcher is synced, and reports
+// whether it did. Queued behind pending events, it never overtakes them.
+func (w *Watcher) RequestProgress() bool {
+	h := &w.s.hub
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.lagging {
+		return false
+	}
+	w.queue = append(w.queue, queued{rev: w.s.visibleRev.Load(), progress: true})
+	w.wake()
+	return true
+}
+
+func (w *Watcher) wake() {
+	select {
+	case w.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (w *Watcher) contains(key []byte) bool {
+	if w.end == nil {
+		return bytes.Equal(key, w.key)
+	}
+	if bytes.Compare(key, w.key) < 0 {
+		return false
+	}
+	return len(w.end) == 0 || bytes.Compare(key, w.end) < 0
+}
+
+// match returns the events of one revision this watcher wants.
+func (w *Watcher) match(events []*Event) []*Event {
+	var out []*Event
+	for _, ev := range events {
+		if (ev.Type == EventPut && w.noPut) || (ev.Type == EventDelete && w.noDel) {
+			continue
+		}
+		if w.contains(ev.Kv.Key) {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// offer is called by publish with the hub lock held; it must not block.
+func (w *Watcher) offer(rev int64, events []*Event) {
+	if rev < w.minRev {
+		return
+	}
+	evs := w.match(events)
+	if len(evs) == 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.lagging {
+		return
+	}
+	if len(w.queue) >= watchQueueLimit {
+		w.lagging = true
+		w.nextRev = rev
+		for _, q := range w.queue {
+			if !q.progress {
+				w.nextRev = q.rev
+				break
+			}
+		}
+		w.queue = nil
+	} else {
+		w.queue = append(w.queue, queued{rev: rev, events: evs})
+	}
+	w.wake()
+}
+
+func (w *Watcher) run(ctx context.Context) {
+	defer func() {
+		h := &w.s.hub
+		h.mu.Lock()
+		delete(h.watchers, w)
+		h.mu.Unlock()
+		close(w.ch)
+	}()
+	for {
+		select {
+		case <-w.signal:
+		case <-w.stop:
+			return
+		case <-ctx.Done():
+			return
+		}
+		for {
+			w.mu.Lock()
+			if w.lagging {
+				from := w.nextRev
+				w.mu.Unlock()
+				if !w.catchUp(ctx, from) {
+					return
+				}
+				continue
+			}
+			items := w.queue
+			w.queue = nil
+			w.mu.Unlock()
+			if len(items) == 0 {
+				break
+			}
+			for _, it := range items {
+				resp := WatchResponse{Header: ResponseHeader{Revision: it.rev}, ProgressNotify: it.progress}
+				if !it.progress {
+					resp.Events = w.withPrevKV(it.events)
+				}
+				if !w.send(ctx, resp) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func (w *Watcher) send(ctx context.Context, resp WatchResponse) bool {
+	select {
+	case w.ch <- resp:
+		return true
+	case <-w.stop:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+// catchUp delivers the history from `from` to the visible revision, then
+// rejoins the synced set. It returns false when the watcher has ended.
+func (w *Watcher) catchUp(ctx context.Context, from int64) bool {
+	s := w.s
+	for {
+		if cr := s.compactRev.Load(); from < cr {
+			w.send(ctx, WatchResponse{CompactRevision: cr})
+			return false
+		}
+		to := s.visibleRev.Load()
+		if from <= to {
+			batches, err := w.history(from, to)
+			// A compaction that overtook the scan may have removed records
+			// it needed; only a scan that began at or after the compact
+			// revision is complete.
+			if cr := s.compactRev.Load(); from < cr {
+				w.send(ctx, WatchResponse{CompactRevision: cr})
+				return false
+			}
+			if err != nil {
+				// The backend failed; the watcher cannot continue reliably.
+				return false
+			}
+			for _, evs := range batches {
+				if !w.send(ctx, WatchResponse{Header: ResponseHeader{Revision: to}, Events: w.withPrevKV(evs)}) {
+					return false
+				}
+			}
+			from = to + 1
+		}
+		h := &s.hub
+		h.mu.Lock()
+		if s.visibleRev.Load() == from-1 {
+			w.mu.Lock()
+			w.lagging = false
+			w.mu.Unlock()
+			h.mu.Unlock()
+			return true
+		}
+		h.mu.Unlock()
+		select {
+		case <-w.stop:
+			return false
+		case <-ctx.Done():
+			return false
+		default:
+		}
+	}
+}
+
+// history reads the watcher's events in [from, to] from the backend, in
+// batches of at most watchBatchMaxRevs whole revisions.
+func (w *Watcher) history(from, to int64) ([][]*Event, error) {
+	var batches [][]*Event
+	var cur []*Event
+	revs, last := 0, int64(0)
+	err := w.s.backend.Scan(from, to, func(rec Record) bool {
+		kv := rec.KV
+		ev := &Event{Type: EventPut, Kv: &kv}
+		if rec.Tombstone {
+			ev.Type = EventDelete
+			ev.Kv = &KeyValue{Key: kv.Key, ModRevision: rec.Rev.Main}
+		}
+		if len(w.match([]*Event{ev})) == 0 {
+			return true
+		}
+		if rec.Rev.Main != last {
+			if revs == watchBatchMaxRevs {
+				batches = append(batches, cur)
+				cur, revs = nil, 0
+			}
+			revs++
+			last = rec.Rev.Main
+		}
+		cur = append(cur, ev)
+		return true
+	})
+	if len(cur) > 0 {
+		batches = append(batches, cur)
+	}
+	return batches, err
+}
+
+// withPrevKV attaches, when asked for, the key-value each event replaced,
+// read at the revision before the event (omitted for creates and when that
+// revision is compacted, as etcd does).
+func (w *Watcher) withPrevKV(evs []*Event) []*Event {
+	if !w.prevKV {
+		return evs
+	}
+	out := make([]*Event, len(evs))
+	s := w.s
+	for i, ev := range evs {
+		e := *ev
+		if !ev.IsCreate() {
+			s.mu.RLock()
+			rr, err := s.rangeAt(&RangeRequest{Key: ev.Kv.Key, Revision: ev.Kv.ModRevision - 1}, s.visibleRev.Load())
+			s.mu.RUnlock()
+			if err == nil && len(rr.Kvs) > 0 {
+				e.PrevKv = rr.Kvs[0].Clone()
+			}
+		}
+		out[i] = &e
+	}
+	return out
+}
