@@ -1,0 +1,416 @@
+// Package apply implements server-side apply and field ownership
+// (metadata.managedFields) for rvplay's Kubernetes layer, with
+// sigs.k8s.io/structured-merge-diff over the schemas of package schema.
+//
+// It is pure: no storage, no clock (the caller passes the time), no HTTP.
+// The storage layer calls UpdateManagedFields on every non-apply write
+// (create, update, JSON/merge/strategic patch) and Apply for
+// application/apply-patch+yaml requests.
+//
+// Objects are JSON objects as decoded by encoding/json into map[string]any,
+// with or without UseNumber. Objects returned (and managedFields written)
+// hold numbers as int64 (integral values) or float64, which encoding/json
+// marshals as kube does.
+//
+// It must not import net/http, syscall/js or k8s.io/*.
+package apply
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/kube/schema"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/merge"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+)
+
+// Operation values of managedFields entries.
+const (
+	OperationApply  = "Apply"
+	OperationUpdate = "Update"
+)
+
+// Write says who writes and when.
+type Write struct {
+	// Manager is the field manager: the fieldManager query parameter, or
+	// the User-Agent up to its first "/" when absent.
+	Manager string
+	// Subresource is "", "status" or "scale".
+	Subresource string
+	// Now is the write time from the session clock; managedFields times are
+	// truncated to seconds (RFC 3339, UTC).
+	Now time.Time
+}
+
+// ConflictError is an apply that would change fields owned by other
+// managers (without force). The REST layer answers 409 Conflict with
+// Error() as message and Causes() as details.causes (details has no name
+// or kind).
+type ConflictError struct {
+	Conflicts []Conflict // sorted by manager, then field path
+}
+
+// Conflict is one conflicting field.
+type Conflict struct {
+	// Manager is the conflicting manager as kube prints it: `"alice"` for
+	// an applier, `"kubectl-client-side-apply" using apps/v1` for an updater,
+	// with ` with subresource "status"` for subresource writers.
+	Manager string
+	// Field is the field path, e.g. `.data.owner` or
+	// `.spec.template.spec.containers[name="nginx"].image`.
+	Field string
+}
+
+// Cause is a Status cause (JSON: reason, message, field).
+type Cause struct {
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+	Field   string `json:"field"`
+}
+
+func (e *ConflictError) Error() string {
+	n := len(e.Conflicts)
+	if n == 1 {
+		c := e.Conflicts[0]
+		return fmt.Sprintf("Apply failed with 1 conflict: conflict with %s: %s", c.Manager, c.Field)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Apply failed with %d conflicts: ", n)
+	last := ""
+	for i, c := range e.Conflicts {
+		if i == 0 || c.Manager != last {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			fmt.Fprintf(&b, "conflicts with %s:", c.Manager)
+			last = c.Manager
+		}
+		fmt.Fprintf(&b, "\n- %s", c.Field)
+	}
+	return b.String()
+}
+
+// Causes returns the Status causes: reason FieldManagerConflict, message
+// `conflict with <manager>`, field the path.
+func (e *ConflictError) Causes() []Cause {
+	out := make([]Cause, len(e.Conflicts))
+	for i, c := range e.Conflicts {
+		out[i] = Cause{Reason: "FieldManagerConflict", Message: "conflict with " + c.Manager, Field: c.Field}
+	}
+	return out
+}
+
+// BadRequestError is a malformed apply configuration: the REST layer
+// answers 400 BadRequest with Message.
+type BadRequestError struct{ Message string }
+
+func (e *BadRequestError) Error() string { return e.Message }
+
+// Apply merges the apply configuration config (the decoded body of an
+// application/apply-patch+yaml request) into live, the stored object, or
+// nil when the object does not exist (apply creates it). It returns the
+// object to store, with metadata.managedFields updated, or a
+// *ConflictError, a *BadRequestError, or another error (answer 500).
+//
+// apiVersion is the API version of the URL ("v1", "apps/v1"), checked
+// against the configuration. If the configuration carries
+// metadata.resourceVersion, the returned object carries it too, so the
+// caller's usual resourceVersion precondition applies. Fields the
+// subresource does not own (status on the main resource, spec on /status)
+// are merged but not owned; the caller resets them as for any write.
+func Apply(t *schema.Type, apiVersion string, live, config map[string]any, w Write, force bool) (map[string]any, error) {
+	if av, _ := config["apiVersion"].(string); av != apiVersion {
+		return nil, &BadRequestError{fmt.Sprintf("Incorrect version specified in apply patch. Specified patch version: %s, expected: %s", av, apiVersion)}
+	}
+	if md, ok := config["metadata"].(map[string]any); ok {
+		if mf, present := md["managedFields"]; present && mf != nil {
+			return nil, &BadRequestError{"metadata.managedFields must be nil"}
+		}
+	}
+	cfg := normalize(config).(map[string]any)
+	var liveObj map[string]any
+	if live == nil {
+		liveObj = normalize(schema.Zero(t)).(map[string]any)
+	} else {
+		liveObj = normalize(live).(map[string]any)
+	}
+	managed, err := decodeManagedFields(liveObj)
+	if err != nil {
+		managed = newManaged()
+	}
+	removeManagedFields(liveObj)
+
+	pt := parseableType(t)
+	liveTV, err := pt.FromUnstructured(liveObj, typed.AllowDuplicates)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create typed live object (%s): %v", objectID(liveObj, t), err)
+	}
+	cfgTV, err := pt.FromUnstructured(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create typed patch object (%s): %v", objectID(cfg, t), err)
+	}
+	key := managerKey(w.Manager, OperationApply, apiVersion, w.Subresource)
+	up := updater(t, apiVersion, w.Subresource)
+	newTV, fields, err := up.Apply(liveTV, cfgTV, fieldpath.APIVersion(apiVersion), managed.fields, key, force)
+	if err != nil {
+		if cs, ok := err.(merge.Conflicts); ok {
+			return nil, conflictError(cs)
+		}
+		if c, ok := err.(merge.Conflict); ok {
+			return nil, conflictError(merge.Conflicts{c})
+		}
+		return nil, err
+	}
+	managed.fields = stripMeta(fields)
+	out, _ := newTV.AsValue().Unstructured().(map[string]any)
+	if out == nil {
+		out = map[string]any{}
+	}
+	if !value.Equals(liveTV.AsValue(), newTV.AsValue()) || live == nil {
+		managed.times[key] = stamp(w.Now)
+	}
+	delete(managed.times, "")
+	if err := encodeManagedFields(out, managed); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// UpdateManagedFields records a non-apply write by w.Manager: newObj (the
+// object about to be stored) replaces oldObj (nil on create). It sets
+// newObj's metadata.managedFields in place: the manager's Update entry
+// (apiVersion, subresource) gains the fields this write added or changed,
+// other managers lose them, and every manager loses removed fields. The
+// entry's time moves only when its field set changed, so a no-op write
+// leaves managedFields byte-identical.
+//
+// As kube does, managedFields sent by the client in newObj replace the
+// stored ones (an explicit empty list clears them); subresource writes
+// always start from the stored ones. If tracking fails (an object the
+// schema cannot type), the write must still succeed: newObj's
+// managedFields are removed and the error is returned for logging only.
+func UpdateManagedFields(t *schema.Type, apiVersion string, oldObj, newObj map[string]any, w Write) error {
+	md, _ := newObj["metadata"].(map[string]any)
+	if md == nil {
+		return nil // nothing to record on
+	}
+	var managed *managedSet
+	var err error
+	sent, present := md["managedFields"]
+	if l, isList := sent.([]any); present && isList && len(l) == 0 && w.Subresource == "" {
+		delete(md, "managedFields") // explicit reset
+		return nil
+	}
+	if present && w.Subresource == "" {
+		managed, err = decodeManagedFields(newObj)
+		if err != nil || len(managed.fields) == 0 {
+			managed = nil
+		}
+	}
+	if managed == nil && oldObj != nil {
+		managed, err = decodeManagedFields(oldObj)
+	}
+	if managed == nil || err != nil {
+		managed = newManaged()
+	}
+	err = updateManaged(t, apiVersion, oldObj, newObj, w, managed)
+	if err != nil {
+		delete(md, "managedFields")
+		return err
+	}
+	return encodeManagedFields(newObj, managed)
+}
+
+func updateManaged(t *schema.Type, apiVersion string, oldObj, newObj map[string]any, w Write, managed *managedSet) error {
+	var liveObj map[string]any
+	if oldObj == nil {
+		// kube compares a create against the empty typed object, whose
+		// encoding already has spec, template, ... (but not labels).
+		liveObj = normalize(schema.Zero(t)).(map[string]any)
+	} else {
+		liveObj = normalize(oldObj).(map[string]any)
+	}
+	removeManagedFields(liveObj)
+	nObj := normalize(newObj).(map[string]any)
+	removeManagedFields(nObj)
+	pt := parseableType(t)
+	liveTV, err := pt.FromUnstructured(liveObj, typed.AllowDuplicates)
+	if err != nil {
+		return fmt.Errorf("failed to create typed live object (%s): %v", objectID(liveObj, t), err)
+	}
+	newTV, err := pt.FromUnstructured(nObj, typed.AllowDuplicates)
+	if err != nil {
+		return fmt.Errorf("failed to create typed new object (%s): %v", objectID(nObj, t), err)
+	}
+	key := managerKey(w.Manager, OperationUpdate, apiVersion, w.Subresource)
+	// The write runs as a temporary manager so we can tell whether it took
+	// any field; only then does the manager's entry (and its time) change.
+	const current = "current-operation"
+	up := updater(t, apiVersion, w.Subresource)
+	_, fields, err := up.Update(liveTV, newTV, fieldpath.APIVersion(apiVersion), managed.fields, current)
+	if err != nil {
+		return err
+	}
+	if vs, ok := fields[current]; ok {
+		delete(fields, current)
+		set := vs.Set()
+		if prev, ok := fields[key]; ok {
+			set = set.Union(prev.Set())
+		}
+		fields[key] = fieldpath.NewVersionedSet(set, fieldpath.APIVersion(apiVersion), false)
+		if w.Subresource == "scale" {
+			// kube rebuilds the parent's entries from the Scale object's
+			// managedFields and the scale entry ends up without a time.
+			delete(managed.times, key)
+		} else {
+			managed.times[key] = stamp(w.Now)
+		}
+	}
+	managed.fields = stripMeta(fields)
+	return nil
+}
+
+type converter struct{}
+
+func (converter) Convert(o *typed.TypedValue, _ fieldpath.APIVersion) (*typed.TypedValue, error) {
+	return o, nil // one version per type: nothing to convert
+}
+func (converter) IsMissingVersionError(error) bool { return false }
+
+func updater(t *schema.Type, apiVersion, subresource string) *merge.Updater {
+	b := merge.UpdaterBuilder{Converter: converter{}, ReturnInputOnNoop: true}
+	if reset := schema.ResetFields(t, subresource); len(reset) > 0 {
+		s := fieldpath.NewSet()
+		for _, f := range reset {
+			s.Insert(fieldpath.MakePathOrDie(f))
+		}
+		b.IgnoreFilter = map[fieldpath.APIVersion]fieldpath.Filter{fieldpath.APIVersion(apiVersion): fieldpath.NewExcludeSetFilter(s)}
+	}
+	return b.BuildUpdater()
+}
+
+// stripSet lists the fields nobody owns: identity and server-set metadata.
+var stripSet = fieldpath.NewSet(
+	fieldpath.MakePathOrDie("apiVersion"),
+	fieldpath.MakePathOrDie("kind"),
+	fieldpath.MakePathOrDie("metadata"),
+	fieldpath.MakePathOrDie("metadata", "name"),
+	fieldpath.MakePathOrDie("metadata", "namespace"),
+	fieldpath.MakePathOrDie("metadata", "creationTimestamp"),
+	fieldpath.MakePathOrDie("metadata", "selfLink"),
+	fieldpath.MakePathOrDie("metadata", "uid"),
+	fieldpath.MakePathOrDie("metadata", "clusterName"),
+	fieldpath.MakePathOrDie("metadata", "generation"),
+	fieldpath.MakePathOrDie("metadata", "managedFields"),
+	fieldpath.MakePathOrDie("metadata", "resourceVersion"),
+)
+
+func stripMeta(f fieldpath.ManagedFields) fieldpath.ManagedFields {
+	for k, vs := range f {
+		s := vs.Set().Difference(stripSet)
+		if s.Empty() {
+			delete(f, k)
+			continue
+		}
+		f[k] = fieldpath.NewVersionedSet(s, vs.APIVersion(), vs.Applied())
+	}
+	return f
+}
+
+func conflictError(cs merge.Conflicts) *ConflictError {
+	sorted := append(merge.Conflicts(nil), cs...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].Manager != sorted[j].Manager {
+			return sorted[i].Manager < sorted[j].Manager
+		}
+		return sorted[i].Path.Compare(sorted[j].Path) < 0
+	})
+	e := &ConflictError{}
+	for _, c := range sorted {
+		e.Conflicts = append(e.Conflicts, Conflict{Manager: printManager(c.Manager), Field: c.Path.String()})
+	}
+	return e
+}
+
+func stamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format(time.RFC3339) }
+
+func objectID(obj map[string]any, t *schema.Type) string {
+	md, _ := obj["metadata"].(map[string]any)
+	ns, _ := md["namespace"].(string)
+	name, _ := md["name"].(string)
+	g := schema.GVK{}
+	if len(t.GVKs) > 0 {
+		g = t.GVKs[0]
+	}
+	gv := g.APIVersion()
+	if g.Group == "" {
+		gv = "/" + gv
+	}
+	id := fmt.Sprintf("%s, Kind=%s", gv, g.Kind)
+	if name != "" {
+		if ns != "" {
+			return ns + "/" + name + "; " + id
+		}
+		return name + "; " + id
+	}
+	return id
+}
+
+// normalize deep-copies a JSON value, turning json.Number and integral
+// float64 into int64 so structured-merge-diff compares numbers by value.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = normalize(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = normalize(e)
+		}
+		return l
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int64(x)
+		}
+		return x
+	case int:
+		return int64(x)
+	}
+	return v
+}
+
+func removeManagedFields(obj map[string]any) {
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		delete(md, "managedFields")
+	}
+}
+
+// decodeJSON turns a FieldsV1 trie (as a JSON value) into a Set.
+func decodeFieldsV1(v any) (*fieldpath.Set, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	s := &fieldpath.Set{}
+	if err := s.FromJSON(bytes.NewReader(b)); err != nil {
+		return nil, err
+	}
+	return s, nil
+}

@@ -1,0 +1,341 @@
+package apply
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/kube/schema"
+)
+
+// exchange is one request/response pair recorded from kube-apiserver
+// v1.36.3 (testdata/exchanges.jsonl, copied from spec/kube-golden).
+type exchange struct {
+	Note     string         `json:"note"`
+	Sent     any            `json:"sent"`
+	Status   int            `json:"status"`
+	Received map[string]any `json:"received"`
+}
+
+func golden(t testing.TB, note string) exchange {
+	t.Helper()
+	f, err := os.Open("testdata/exchanges.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var e exchange
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.Note == note {
+			return e
+		}
+	}
+	t.Fatalf("no golden exchange %q", note)
+	return exchange{}
+}
+
+var (
+	configMap  = schema.ForGVK("v1", "ConfigMap")
+	deployment = schema.ForGVK("apps/v1", "Deployment")
+	at06       = time.Date(2026, 11, 22, 1, 45, 6, 0, time.UTC)
+	at07       = time.Date(2026, 11, 22, 1, 45, 7, 400e6, time.UTC)
+)
+
+// roundTrip gives v the shape encoding/json gives it (float64 numbers).
+func roundTrip(t testing.TB, v any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func managedFieldsOf(t testing.TB, obj map[string]any) any {
+	t.Helper()
+	md, _ := obj["metadata"].(map[string]any)
+	return roundTrip(t, map[string]any{"mf": md["managedFields"]})["mf"]
+}
+
+func withoutManagedFields(t testing.TB, obj map[string]any) map[string]any {
+	c := roundTrip(t, obj)
+	delete(c["metadata"].(map[string]any), "managedFields")
+	return c
+}
+
+// withoutStorageFields drops what the storage layer, not apply, sets.
+func withoutStorageFields(t testing.TB, obj map[string]any) map[string]any {
+	c := withoutManagedFields(t, obj)
+	delete(c["metadata"].(map[string]any), "resourceVersion")
+	return c
+}
+
+func assertJSONEqual(t *testing.T, what string, got, want any) {
+	t.Helper()
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(want)
+	if string(g) != string(w) {
+		t.Errorf("%s:\n got %s\nwant %s", what, g, w)
+	}
+}
+
+func cmApply(name, key, val string) map[string]any {
+	return map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name}, "data": map[string]any{key: val}}
+}
+
+func TestApplyByNewManagerAddsApplyEntryBeforeUpdateEntries(t *testing.T) {
+	live := golden(t, "strategic merge patch").Received
+	want := golden(t, "apply by alice").Received
+	got, err := Apply(configMap, "v1", live, cmApply("demo", "owner", "alice"), Write{Manager: "alice", Now: at07}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertJSONEqual(t, "object", withoutStorageFields(t, got), withoutStorageFields(t, want))
+	assertJSONEqual(t, "managedFields", managedFieldsOf(t, got), managedFieldsOf(t, want))
+}
+
+func TestApplyConflictNamesManagerAndFields(t *testing.T) {
+	live := golden(t, "apply by alice").Received
+	want := golden(t, "conflicting apply by bob").Received
+	_, err := Apply(configMap, "v1", live, cmApply("demo", "owner", "bob"), Write{Manager: "bob", Now: at07}, false)
+	ce, ok := err.(*ConflictError)
+	if !ok {
+		t.Fatalf("want *ConflictError, got %T %v", err, err)
+	}
+	if ce.Error() != want["message"] {
+		t.Errorf("message %q, want %q", ce.Error(), want["message"])
+	}
+	assertJSONEqual(t, "causes", roundTrip(t, map[string]any{"c": ce.Causes()}), map[string]any{"c": want["details"].(map[string]any)["causes"]})
+}
+
+func TestApplyConflictsWithSeveralManagersAreGroupedAndSorted(t *testing.T) {
+	live := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "m"}}
+	var err error
+	live, err = Apply(configMap, "v1", live, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "m"}, "data": map[string]any{"b": "1", "c": "1"}}, Write{Manager: "zed", Now: at06}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upd := roundTrip(t, live)
+	upd["data"].(map[string]any)["a"] = "2"
+	if err := UpdateManagedFields(configMap, "v1", live, upd, Write{Manager: "kubectl-edit", Now: at06}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Apply(configMap, "v1", upd, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "m"}, "data": map[string]any{"a": "3", "b": "3", "c": "3"}}, Write{Manager: "me", Now: at07}, false)
+	ce, ok := err.(*ConflictError)
+	if !ok {
+		t.Fatalf("want conflict, got %v", err)
+	}
+	want := "Apply failed with 3 conflicts: conflicts with \"kubectl-edit\" using v1:\n- .data.a\nconflicts with \"zed\":\n- .data.b\n- .data.c"
+	if ce.Error() != want {
+		t.Errorf("got %q\nwant %q", ce.Error(), want)
+	}
+}
+
+func TestApplyForceTakesOwnership(t *testing.T) {
+	live := golden(t, "apply by alice").Received
+	want := golden(t, "forced apply by bob").Received
+	got, err := Apply(configMap, "v1", live, cmApply("demo", "owner", "bob"), Write{Manager: "bob", Now: at07}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertJSONEqual(t, "object", withoutStorageFields(t, got), withoutStorageFields(t, want))
+	assertJSONEqual(t, "managedFields", managedFieldsOf(t, got), managedFieldsOf(t, want))
+}
+
+func TestApplyCreatesMissingObject(t *testing.T) {
+	want := golden(t, "apply creates a missing object").Received
+	got, err := Apply(configMap, "v1", nil, cmApply("applied-new", "k", "v"), Write{Manager: "carol", Now: at07}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertJSONEqual(t, "managedFields", managedFieldsOf(t, got), managedFieldsOf(t, want))
+	assertJSONEqual(t, "data", got["data"], want["data"])
+}
+
+func TestApplyRejectsVersionMismatchAndManagedFields(t *testing.T) {
+	cfg := cmApply("x", "a", "b")
+	cfg["apiVersion"] = "v2"
+	_, err := Apply(configMap, "v1", nil, cfg, Write{Manager: "m", Now: at06}, false)
+	if be, ok := err.(*BadRequestError); !ok || be.Message != "Incorrect version specified in apply patch. Specified patch version: v2, expected: v1" {
+		t.Errorf("got %v", err)
+	}
+	cfg = cmApply("x", "a", "b")
+	cfg["metadata"].(map[string]any)["managedFields"] = []any{}
+	_, err = Apply(configMap, "v1", nil, cfg, Write{Manager: "m", Now: at06}, false)
+	if be, ok := err.(*BadRequestError); !ok || be.Message != "metadata.managedFields must be nil" {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestApplyPrunesFieldsTheApplierDropped(t *testing.T) {
+	live, err := Apply(configMap, "v1", nil, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "p"}, "data": map[string]any{"a": "1", "b": "2"}}, Write{Manager: "m", Now: at06}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Apply(configMap, "v1", live, cmApply("p", "a", "1"), Write{Manager: "m", Now: at07}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertJSONEqual(t, "data", got["data"], map[string]any{"a": "1"})
+}
+
+func TestApplyMergesContainersByNameAndKeepsOthersFields(t *testing.T) {
+	live := golden(t, "create deployment (defaulting shown)").Received
+	cfg := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "nginx"},
+		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": []any{
+			map[string]any{"name": "sidecar", "image": "busybox"}}}}}}
+	got, err := Apply(deployment, "apps/v1", live, cfg, Write{Manager: "sidecar-injector", Now: at07}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := got["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)
+	if len(cs) != 2 || cs[0].(map[string]any)["name"] != "nginx" || cs[1].(map[string]any)["name"] != "sidecar" {
+		t.Errorf("containers = %v", cs)
+	}
+	// Changing the nginx image conflicts with the creator, named with its apiVersion.
+	cfg = map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "nginx"},
+		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": []any{
+			map[string]any{"name": "nginx", "image": "nginx:1.27"}}}}}}
+	_, err = Apply(deployment, "apps/v1", got, cfg, Write{Manager: "kubectl", Now: at07}, false)
+	ce, ok := err.(*ConflictError)
+	if !ok {
+		t.Fatalf("want conflict, got %v", err)
+	}
+	want := `Apply failed with 1 conflict: conflict with "Python-urllib" using apps/v1: .spec.template.spec.containers[name="nginx"].image`
+	if ce.Error() != want {
+		t.Errorf("got %q\nwant %q", ce.Error(), want)
+	}
+}
+
+func TestUpdateRecordsCreateAsUpdateEntry(t *testing.T) {
+	for _, note := range []string{"create", "create deployment (defaulting shown)"} {
+		want := golden(t, note).Received
+		newObj := withoutManagedFields(t, want)
+		typ := configMap
+		av := "v1"
+		if want["kind"] == "Deployment" {
+			typ, av = deployment, "apps/v1"
+		}
+		if err := UpdateManagedFields(typ, av, nil, newObj, Write{Manager: "Python-urllib", Now: at06}); err != nil {
+			t.Fatal(err)
+		}
+		w := roundTrip(t, want)
+		for _, e := range w["metadata"].(map[string]any)["managedFields"].([]any) {
+			e.(map[string]any)["time"] = "2026-11-22T01:45:06Z"
+		}
+		assertJSONEqual(t, note, managedFieldsOf(t, newObj), managedFieldsOf(t, w))
+	}
+}
+
+func TestUpdateMovesTimeWhenTheWriteChangesFields(t *testing.T) {
+	old := golden(t, "get before patches").Received
+	want := golden(t, "merge patch with current resourceVersion").Received
+	newObj := withoutManagedFields(t, want)
+	newObj["metadata"].(map[string]any)["managedFields"] = old["metadata"].(map[string]any)["managedFields"]
+	if err := UpdateManagedFields(configMap, "v1", old, newObj, Write{Manager: "Python-urllib", Now: at07}); err != nil {
+		t.Fatal(err)
+	}
+	assertJSONEqual(t, "added field moves time", managedFieldsOf(t, newObj), managedFieldsOf(t, want))
+
+	// Changing a value the manager already owns keeps the set and moves the time.
+	again := roundTrip(t, want)
+	again["data"].(map[string]any)["a"] = "9"
+	if err := UpdateManagedFields(configMap, "v1", want, again, Write{Manager: "Python-urllib", Now: at07.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	w := roundTrip(t, want)
+	w["metadata"].(map[string]any)["managedFields"].([]any)[0].(map[string]any)["time"] = "2026-11-22T02:45:07Z"
+	assertJSONEqual(t, "owned value change", managedFieldsOf(t, again), managedFieldsOf(t, w))
+}
+
+func TestUpdateThroughScaleMovesReplicasToScaleEntry(t *testing.T) {
+	old := golden(t, "deployment update without resourceVersion").Received
+	want := golden(t, "deployment after scale: generation").Received
+	newObj := roundTrip(t, old)
+	newObj["spec"].(map[string]any)["replicas"] = 5
+	if err := UpdateManagedFields(deployment, "apps/v1", old, newObj, Write{Manager: "Python-urllib", Subresource: "scale", Now: at07}); err != nil {
+		t.Fatal(err)
+	}
+	assertJSONEqual(t, "managedFields", managedFieldsOf(t, newObj), managedFieldsOf(t, want))
+}
+
+func TestUpdateThroughStatusRecordsStatusEntry(t *testing.T) {
+	old := golden(t, "deployment after scale: generation").Received
+	want := golden(t, "deployment after status update").Received
+	newObj := withoutManagedFields(t, want)
+	if err := UpdateManagedFields(deployment, "apps/v1", old, newObj, Write{Manager: "Python-urllib", Subresource: "status", Now: at07}); err != nil {
+		t.Fatal(err)
+	}
+	assertJSONEqual(t, "managedFields", managedFieldsOf(t, newObj), managedFieldsOf(t, want))
+}
+
+func TestUpdateNoOpLeavesManagedFieldsIdentical(t *testing.T) {
+	old := golden(t, "deployment after status update").Received
+	newObj := roundTrip(t, old)
+	if err := UpdateManagedFields(deployment, "apps/v1", old, newObj, Write{Manager: "someone-else", Now: at07.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	assertJSONEqual(t, "managedFields", managedFieldsOf(t, newObj), managedFieldsOf(t, old))
+}
+
+func TestUpdateWithExplicitEmptyManagedFieldsResetsThem(t *testing.T) {
+	old := golden(t, "apply by alice").Received
+	newObj := roundTrip(t, old)
+	newObj["metadata"].(map[string]any)["managedFields"] = []any{}
+	if err := UpdateManagedFields(configMap, "v1", old, newObj, Write{Manager: "x", Now: at07}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := newObj["metadata"].(map[string]any)["managedFields"]; ok {
+		t.Errorf("managedFields not reset: %v", newObj["metadata"])
+	}
+}
+
+func TestConflictMessageShowsSubresourceManagers(t *testing.T) {
+	k := managerKey("ctrl", OperationUpdate, "apps/v1", "status")
+	if got, want := printManager(k), `"ctrl" with subresource "status" using apps/v1`; got != want {
+		t.Errorf("got %s want %s", got, want)
+	}
+	if !strings.HasPrefix(managerKey("a", OperationApply, "v1", ""), `{"manager":"a","operation":"Apply"}`) {
+		t.Error("apply key must not carry apiVersion")
+	}
+	_ = reflect.DeepEqual
+}
+
+func BenchmarkApplyDeployment(b *testing.B) {
+	live := golden(b, "create deployment (defaulting shown)").Received
+	cfg := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "nginx", "labels": map[string]any{"team": "a"}},
+		"spec": map[string]any{"replicas": 4, "template": map[string]any{"spec": map[string]any{"containers": []any{
+			map[string]any{"name": "sidecar", "image": "busybox", "env": []any{map[string]any{"name": "A", "value": "1"}}}}}}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Apply(deployment, "apps/v1", live, cfg, Write{Manager: "bench", Now: at07}, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkUpdateManagedFieldsDeployment(b *testing.B) {
+	old := golden(b, "create deployment (defaulting shown)").Received
+	newObj := roundTrip(b, old)
+	newObj["spec"].(map[string]any)["replicas"] = 7
+	b.ReportAllocs()
+	for b.Loop() {
+		n := roundTrip(b, newObj)
+		if err := UpdateManagedFields(deployment, "apps/v1", old, n, Write{Manager: "bench", Now: at07}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

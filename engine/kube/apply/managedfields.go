@@ -1,0 +1,205 @@
+package apply
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// managedSet is the decoded form of metadata.managedFields: field sets by
+// manager key, and the time of each entry (absent for entries without one).
+type managedSet struct {
+	fields fieldpath.ManagedFields
+	times  map[string]string
+}
+
+func newManaged() *managedSet {
+	return &managedSet{fields: fieldpath.ManagedFields{}, times: map[string]string{}}
+}
+
+// managerKey identifies an entry the way kube does: the JSON of the entry
+// without fields and time; appliers are keyed without apiVersion, so an
+// applier keeps one entry across versions. Sorting keys sorts by manager name.
+func managerKey(manager, operation, apiVersion, subresource string) string {
+	var b strings.Builder
+	b.WriteString(`{"manager":`)
+	b.WriteString(strconv.Quote(manager))
+	b.WriteString(`,"operation":`)
+	b.WriteString(strconv.Quote(operation))
+	if apiVersion != "" && operation != OperationApply {
+		b.WriteString(`,"apiVersion":`)
+		b.WriteString(strconv.Quote(apiVersion))
+	}
+	if subresource != "" {
+		b.WriteString(`,"subresource":`)
+		b.WriteString(strconv.Quote(subresource))
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+type keyParts struct {
+	Manager     string `json:"manager"`
+	Operation   string `json:"operation"`
+	APIVersion  string `json:"apiVersion"`
+	Subresource string `json:"subresource"`
+}
+
+func parseKey(k string) (keyParts, error) {
+	var p keyParts
+	err := json.Unmarshal([]byte(k), &p)
+	return p, err
+}
+
+// printManager renders a manager key as kube's conflict messages do.
+func printManager(key string) string {
+	p, err := parseKey(key)
+	if err != nil {
+		return strconv.Quote(key)
+	}
+	s := strconv.Quote(p.Manager)
+	if p.Subresource != "" {
+		s += " with subresource " + strconv.Quote(p.Subresource)
+	}
+	if p.Operation == OperationUpdate {
+		s += " using " + p.APIVersion
+	}
+	return s
+}
+
+func decodeManagedFields(obj map[string]any) (*managedSet, error) {
+	m := newManaged()
+	md, _ := obj["metadata"].(map[string]any)
+	raw, ok := md["managedFields"]
+	if !ok || raw == nil {
+		return m, nil
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		return nil, fmt.Errorf("metadata.managedFields must be a list")
+	}
+	for i, e := range list {
+		entry, ok := e.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("metadata.managedFields[%d] must be an object", i)
+		}
+		str := func(k string) string { s, _ := entry[k].(string); return s }
+		op := str("operation")
+		if op != OperationApply && op != OperationUpdate {
+			return nil, fmt.Errorf("metadata.managedFields[%d].operation: unknown operation %q", i, op)
+		}
+		if ft := str("fieldsType"); ft != "FieldsV1" {
+			return nil, fmt.Errorf("metadata.managedFields[%d].fieldsType: expected FieldsV1, got %q", i, ft)
+		}
+		set, err := decodeFieldsV1(entry["fieldsV1"])
+		if err != nil {
+			return nil, fmt.Errorf("metadata.managedFields[%d].fieldsV1: %v", i, err)
+		}
+		key := managerKey(str("manager"), op, str("apiVersion"), str("subresource"))
+		if _, dup := m.fields[key]; dup {
+			return nil, fmt.Errorf("metadata.managedFields: duplicate entry for %s", key)
+		}
+		m.fields[key] = fieldpath.NewVersionedSet(set, fieldpath.APIVersion(str("apiVersion")), op == OperationApply)
+		if t := str("time"); t != "" {
+			m.times[key] = t
+		}
+	}
+	return m, nil
+}
+
+type encodedEntry struct {
+	key, manager, operation, apiVersion, subresource, time string
+	fields                                                 any
+}
+
+// encodeManagedFields writes m into obj's metadata.managedFields, sorted as
+// kube sorts them: by operation (Apply before Update), time (entries without
+// time first), manager, apiVersion, subresource. An empty set removes the
+// field.
+func encodeManagedFields(obj map[string]any, m *managedSet) error {
+	md, _ := obj["metadata"].(map[string]any)
+	if md == nil {
+		if len(m.fields) == 0 {
+			return nil
+		}
+		md = map[string]any{}
+		obj["metadata"] = md
+	}
+	var entries []encodedEntry
+	for key, vs := range m.fields {
+		if vs.Set().Empty() {
+			continue
+		}
+		p, err := parseKey(key)
+		if err != nil {
+			return err
+		}
+		b, err := vs.Set().ToJSON()
+		if err != nil {
+			return err
+		}
+		var fields any
+		if err := json.Unmarshal(b, &fields); err != nil {
+			return err
+		}
+		entries = append(entries, encodedEntry{key, p.Manager, p.Operation, string(vs.APIVersion()), p.Subresource, m.times[key], fields})
+	}
+	if len(entries) == 0 {
+		delete(md, "managedFields")
+		return nil
+	}
+	sort.Slice(entries, func(i, j int) bool {
+		a, b := entries[i], entries[j]
+		if a.operation != b.operation {
+			return a.operation < b.operation
+		}
+		if a.time != b.time { // RFC 3339 UTC seconds sort as strings; "" first
+			return a.time < b.time
+		}
+		if a.manager != b.manager {
+			return a.manager < b.manager
+		}
+		if a.apiVersion != b.apiVersion {
+			return a.apiVersion < b.apiVersion
+		}
+		return a.subresource < b.subresource
+	})
+	out := make([]any, len(entries))
+	for i, e := range entries {
+		out[i] = ManagedFieldsEntry{
+			Manager: e.manager, Operation: e.operation, APIVersion: e.apiVersion, Time: e.time,
+			FieldsType: "FieldsV1", FieldsV1: e.fields, Subresource: e.subresource,
+		}.toMap()
+	}
+	md["managedFields"] = out
+	return nil
+}
+
+// ManagedFieldsEntry is one entry of metadata.managedFields.
+type ManagedFieldsEntry struct {
+	Manager     string
+	Operation   string
+	APIVersion  string
+	Time        string
+	FieldsType  string
+	FieldsV1    any
+	Subresource string
+}
+
+func (e ManagedFieldsEntry) toMap() map[string]any {
+	m := map[string]any{"manager": e.Manager, "operation": e.Operation, "fieldsType": e.FieldsType, "fieldsV1": e.FieldsV1}
+	if e.APIVersion != "" {
+		m["apiVersion"] = e.APIVersion
+	}
+	if e.Time != "" {
+		m["time"] = e.Time
+	}
+	if e.Subresource != "" {
+		m["subresource"] = e.Subresource
+	}
+	return m
+}

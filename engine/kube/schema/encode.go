@@ -1,0 +1,220 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+)
+
+// Zero returns the object kube's Go types encode for an empty value of t:
+// only the fields marked emit, as null, zero scalars or nested zero
+// objects. Structured-merge-diff compares against it when an object is
+// created, which is why created objects own "f:spec" children without
+// owning "f:spec" itself.
+func Zero(t *Type) map[string]any {
+	m := map[string]any{}
+	for _, f := range t.Fields {
+		if f.Emit {
+			m[f.Name] = zeroOf(f.Type)
+		}
+	}
+	return m
+}
+
+func zeroOf(r *TypeRef) any {
+	switch r.Kind {
+	case KindString, KindBytes:
+		return ""
+	case KindInteger, KindNumber:
+		return int64(0)
+	case KindBoolean:
+		return false
+	case KindObject:
+		switch r.Named.Scalar {
+		case "":
+			if r.Named.Untyped {
+				return nil
+			}
+			return Zero(r.Named)
+		case "intorstring":
+			return int64(0)
+		case "quantity":
+			return "0"
+		}
+	}
+	return nil // lists, maps, any, Time
+}
+
+// FillEmitted adds to obj, in place and recursively, the emit fields it
+// lacks, so the stored object and every answer look like kube's (for
+// example a Deployment always has "status":{} and every container
+// "resources":{}). Call it on every object before storing it.
+func FillEmitted(t *Type, obj map[string]any) {
+	if t == nil || !t.IsObject() || t.Untyped {
+		return
+	}
+	for _, f := range t.Fields {
+		v, ok := obj[f.Name]
+		if !ok {
+			if f.Emit {
+				obj[f.Name] = zeroOf(f.Type)
+			}
+			continue
+		}
+		fillValue(f.Type, v)
+	}
+}
+
+func fillValue(r *TypeRef, v any) {
+	switch r.Kind {
+	case KindObject:
+		if m, ok := v.(map[string]any); ok {
+			FillEmitted(r.Named, m)
+		}
+	case KindList:
+		if l, ok := v.([]any); ok {
+			for _, e := range l {
+				fillValue(r.Elem, e)
+			}
+		}
+	case KindMap:
+		if m, ok := v.(map[string]any); ok {
+			for _, e := range m {
+				fillValue(r.Elem, e)
+			}
+		}
+	}
+}
+
+// Marshal encodes obj as kube-apiserver does: "kind" and "apiVersion"
+// first, then the fields in the order of kube's Go types, map keys sorted;
+// fields t does not declare come last, sorted. Values are encoded by
+// encoding/json (numbers from json.Number keep their text). Together with
+// FillEmitted this makes stored objects and responses byte-compatible.
+func Marshal(t *Type, obj map[string]any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := encodeObject(&b, t, obj, true); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func encodeObject(b *bytes.Buffer, t *Type, obj map[string]any, top bool) error {
+	if obj == nil {
+		b.WriteString("null")
+		return nil
+	}
+	if t == nil || !t.IsObject() || t.Untyped {
+		return encodeAny(b, obj)
+	}
+	b.WriteByte('{')
+	first := true
+	field := func(name string, r *TypeRef, v any) error {
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		if err := encodeAny(b, name); err != nil {
+			return err
+		}
+		b.WriteByte(':')
+		return encodeValue(b, r, v)
+	}
+	done := map[string]bool{}
+	if top {
+		for _, k := range []string{"kind", "apiVersion"} {
+			if v, ok := obj[k]; ok {
+				if err := field(k, nil, v); err != nil {
+					return err
+				}
+				done[k] = true
+			}
+		}
+	}
+	for _, f := range t.Fields {
+		if done[f.Name] {
+			continue
+		}
+		if v, ok := obj[f.Name]; ok {
+			if err := field(f.Name, f.Type, v); err != nil {
+				return err
+			}
+			done[f.Name] = true
+		}
+	}
+	var rest []string
+	for k := range obj {
+		if !done[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	for _, k := range rest {
+		if err := field(k, nil, obj[k]); err != nil {
+			return err
+		}
+	}
+	b.WriteByte('}')
+	return nil
+}
+
+func encodeValue(b *bytes.Buffer, r *TypeRef, v any) error {
+	if r == nil || v == nil {
+		return encodeAny(b, v)
+	}
+	switch r.Kind {
+	case KindObject:
+		if m, ok := v.(map[string]any); ok {
+			return encodeObject(b, r.Named, m, false)
+		}
+	case KindList:
+		if l, ok := v.([]any); ok {
+			b.WriteByte('[')
+			for i, e := range l {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				if err := encodeValue(b, r.Elem, e); err != nil {
+					return err
+				}
+			}
+			b.WriteByte(']')
+			return nil
+		}
+	case KindMap:
+		if m, ok := v.(map[string]any); ok {
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			b.WriteByte('{')
+			for i, k := range keys {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				if err := encodeAny(b, k); err != nil {
+					return err
+				}
+				b.WriteByte(':')
+				if err := encodeValue(b, r.Elem, m[k]); err != nil {
+					return err
+				}
+			}
+			b.WriteByte('}')
+			return nil
+		}
+	}
+	return encodeAny(b, v)
+}
+
+// encodeAny uses encoding/json, which escapes <, > and & as kube's
+// encoder (also encoding/json) does.
+func encodeAny(b *bytes.Buffer, v any) error {
+	j, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b.Write(j)
+	return nil
+}

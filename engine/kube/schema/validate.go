@@ -1,0 +1,88 @@
+package schema
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// UnknownFields returns the paths of the fields in obj that t does not
+// declare, in kube's strict-decoding notation: "bogus", "spec.foo",
+// "spec.template.spec.containers[0].imagePullPolicyy". Maps accept any key
+// and "any" fields accept any content. Keys are visited in sorted order so
+// the result is deterministic. obj is a JSON object as decoded by
+// encoding/json (with or without UseNumber).
+func UnknownFields(t *Type, obj map[string]any) []string {
+	var out []string
+	walkUnknown(t, obj, "", &out)
+	return out
+}
+
+// StrictDecodingError renders unknown fields as kube's strict decoding error,
+// e.g. `strict decoding error: unknown field "bogus", unknown field "spec.x"`.
+// The REST layer prefixes it with `<Kind> in version "<v>" cannot be handled
+// as a <Kind>: ` and answers 400 BadRequest (fieldValidation=Strict); with
+// fieldValidation=Warn each `unknown field "<path>"` becomes a Warning header.
+func StrictDecodingError(unknown []string) string {
+	var b strings.Builder
+	b.WriteString("strict decoding error: ")
+	for i, p := range unknown {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(UnknownFieldWarning(p))
+	}
+	return b.String()
+}
+
+// UnknownFieldWarning is the text kube uses for one unknown field.
+func UnknownFieldWarning(path string) string { return "unknown field " + strconv.Quote(path) }
+
+func walkUnknown(t *Type, obj map[string]any, prefix string, out *[]string) {
+	if t == nil || t.Untyped || !t.IsObject() {
+		return
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p := k
+		if prefix != "" {
+			p = prefix + "." + k
+		}
+		f := t.Field(k)
+		if f == nil {
+			*out = append(*out, p)
+			continue
+		}
+		walkValue(f.Type, obj[k], p, out)
+	}
+}
+
+func walkValue(r *TypeRef, v any, path string, out *[]string) {
+	switch r.Kind {
+	case KindObject:
+		if m, ok := v.(map[string]any); ok {
+			walkUnknown(r.Named, m, path, out)
+		}
+	case KindList:
+		if l, ok := v.([]any); ok {
+			for i, e := range l {
+				walkValue(r.Elem, e, path+"["+strconv.Itoa(i)+"]", out)
+			}
+		}
+	case KindMap:
+		if m, ok := v.(map[string]any); ok {
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walkValue(r.Elem, m[k], path+"["+k+"]", out)
+			}
+		}
+	}
+}
