@@ -1,0 +1,326 @@
+//go:build !js
+
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+// backend is the mvcc.Backend of one session.
+type backend struct {
+	db     *DB
+	id     int64
+	name   string
+	closed atomic.Bool
+}
+
+var _ mvcc.Backend = (*backend)(nil)
+
+const (
+	getSQL = "SELECT tombstone, key, create_revision, mod_revision, version, value, lease FROM records WHERE session = ? AND main = ? AND sub = ?"
+	// loadSQL and scanSQL read the clustered primary key in order: no sort.
+	loadSQL = "SELECT main, sub, tombstone, key, create_revision, mod_revision, version, value, lease FROM records WHERE session = ? ORDER BY main, sub"
+	scanSQL = "SELECT main, sub, tombstone, key, create_revision, mod_revision, version, value, lease FROM records " +
+		"WHERE session = ?1 AND (main, sub) > (?2, ?3) AND main <= ?4 ORDER BY main, sub LIMIT ?5"
+	metaSQL = "SELECT compact_revision, finished_compact_revision FROM sessions WHERE id = ?"
+)
+
+// scanPage is how many records one query of Scan reads before calling fn on
+// them: fn (a watcher catching up) may be slow, and it must not hold a read
+// transaction open meanwhile, which would pin a pooled connection and keep
+// the WAL checkpoint from completing.
+const scanPage = 512
+
+func (b *backend) check() error {
+	if b.closed.Load() || b.db.isClosed() {
+		return ErrClosed
+	}
+	return nil
+}
+
+func (b *backend) wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if isForeignKeyError(err) {
+		err = ErrNoSession
+	}
+	if errors.Is(err, sql.ErrConnDone) || (b.db.isClosed() && !errors.Is(err, ErrClosed)) {
+		err = fmt.Errorf("%w (%v)", ErrClosed, err)
+	}
+	return fmt.Errorf("sqlite: session %q: %s: %w", b.name, op, err)
+}
+
+// Load streams the session's records in revision order inside one read
+// transaction, so the records and the Meta it returns are one snapshot.
+func (b *backend) Load(fn func(mvcc.Record) error) (mvcc.Meta, error) {
+	if err := b.check(); err != nil {
+		return mvcc.Meta{}, err
+	}
+	var meta mvcc.Meta
+	ctx := context.Background()
+	err := rawQuery(ctx, b.db.rdb, func(q driver.QueryerContext) (err error) {
+		ex := q.(driver.ExecerContext)
+		if _, err := ex.ExecContext(ctx, "BEGIN", nil); err != nil {
+			return err
+		}
+		defer func() {
+			if _, err2 := ex.ExecContext(ctx, "COMMIT", nil); err == nil {
+				err = err2
+			}
+		}()
+		found := false
+		if err := queryRows(ctx, q, metaSQL, []driver.NamedValue{{Ordinal: 1, Value: b.id}}, 2, func(v []driver.Value) error {
+			found = true
+			meta.CompactRevision, _ = v[0].(int64)
+			meta.FinishedCompactRevision, _ = v[1].(int64)
+			return nil
+		}); err != nil {
+			return err
+		}
+		if !found {
+			return ErrNoSession
+		}
+		return queryRows(ctx, q, loadSQL, []driver.NamedValue{{Ordinal: 1, Value: b.id}}, 9, func(v []driver.Value) error {
+			rec, err := decodeRecord(v)
+			if err != nil {
+				return err
+			}
+			return fn(rec)
+		})
+	})
+	if err != nil {
+		return mvcc.Meta{}, b.wrap("load", err)
+	}
+	return meta, nil
+}
+
+// queryRows runs query and calls fn with each row's ncol values. The slice
+// is reused between rows; []byte values in it are fresh copies fn may keep.
+func queryRows(ctx context.Context, q driver.QueryerContext, query string, args []driver.NamedValue, ncol int, fn func([]driver.Value) error) (err error) {
+	rows, err := q.QueryContext(ctx, query, args)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err2 := rows.Close(); err == nil {
+			err = err2
+		}
+	}()
+	dest := make([]driver.Value, ncol)
+	for {
+		if err := rows.Next(dest); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if err := fn(dest); err != nil {
+			return err
+		}
+	}
+}
+
+// decodeRecord turns the columns of loadSQL/scanSQL into a Record.
+func decodeRecord(v []driver.Value) (mvcc.Record, error) {
+	var r mvcc.Record
+	var ok [7]bool
+	r.Rev.Main, ok[0] = v[0].(int64)
+	r.Rev.Sub, ok[1] = v[1].(int64)
+	tomb, ok2 := v[2].(int64)
+	r.Tombstone = tomb != 0
+	r.KV.CreateRevision, ok[2] = v[4].(int64)
+	r.KV.ModRevision, ok[3] = v[5].(int64)
+	r.KV.Version, ok[4] = v[6].(int64)
+	r.KV.Lease, ok[5] = v[8].(int64)
+	key, ok6 := v[3].([]byte)
+	ok[6] = ok6 && ok2
+	for _, good := range ok {
+		if !good {
+			return r, fmt.Errorf("malformed record row %v", v)
+		}
+	}
+	if key == nil {
+		key = []byte{}
+	}
+	r.KV.Key = key
+	switch val := v[7].(type) {
+	case nil: // NULL: the value was nil
+	case []byte:
+		if val == nil { // a zero-length blob: the value was empty, not nil
+			val = []byte{}
+		}
+		r.KV.Value = val
+	default:
+		return r, fmt.Errorf("malformed record value %T", v[7])
+	}
+	return r, nil
+}
+
+// Commit writes records in one transaction, shared with whatever other
+// sessions committed at the same moment, and returns once it is durable.
+func (b *backend) Commit(records []mvcc.Record) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	if len(records) == 0 {
+		return nil
+	}
+	for i := 1; i < len(records); i++ {
+		if !records[i-1].Rev.Less(records[i].Rev) {
+			return fmt.Errorf("sqlite: session %q: commit: records out of order: %v after %v", b.name, records[i].Rev, records[i-1].Rev)
+		}
+	}
+	return b.wrap("commit", b.db.write(func(w *writer) error {
+		return w.insertRecords(b.id, records)
+	}))
+}
+
+// Get reads one record by revision.
+func (b *backend) Get(rev mvcc.Revision) (mvcc.Record, bool, error) {
+	if err := b.check(); err != nil {
+		return mvcc.Record{}, false, err
+	}
+	var (
+		tomb  int64
+		value any
+		rec   = mvcc.Record{Rev: rev}
+	)
+	err := b.db.getStmt.QueryRow(b.id, rev.Main, rev.Sub).Scan(&tomb, &rec.KV.Key,
+		&rec.KV.CreateRevision, &rec.KV.ModRevision, &rec.KV.Version, &value, &rec.KV.Lease)
+	if errors.Is(err, sql.ErrNoRows) {
+		return mvcc.Record{}, false, nil
+	}
+	if err != nil {
+		return mvcc.Record{}, false, b.wrap("get", err)
+	}
+	rec.Tombstone = tomb != 0
+	if rec.KV.Key == nil {
+		rec.KV.Key = []byte{}
+	}
+	// database/sql stores a NULL as nil and a blob (even an empty one) as
+	// a []byte in an *any.
+	switch v := value.(type) {
+	case nil:
+	case []byte:
+		if v == nil {
+			v = []byte{}
+		}
+		rec.KV.Value = v
+	default:
+		return mvcc.Record{}, false, b.wrap("get", fmt.Errorf("malformed record value %T", value))
+	}
+	return rec, true, nil
+}
+
+// Scan reads [from, to] page by page, calling fn outside of any read
+// transaction.
+func (b *backend) Scan(from, to int64, fn func(mvcc.Record) bool) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	after := mvcc.Revision{Main: from, Sub: -1}
+	page := make([]mvcc.Record, 0, scanPage)
+	for after.Main <= to {
+		page = page[:0]
+		err := rawQuery(ctx, b.db.rdb, func(q driver.QueryerContext) error {
+			args := []driver.NamedValue{
+				{Ordinal: 1, Value: b.id}, {Ordinal: 2, Value: after.Main}, {Ordinal: 3, Value: after.Sub},
+				{Ordinal: 4, Value: to}, {Ordinal: 5, Value: int64(scanPage)},
+			}
+			return queryRows(ctx, q, scanSQL, args, 9, func(v []driver.Value) error {
+				rec, err := decodeRecord(v)
+				if err != nil {
+					return err
+				}
+				page = append(page, rec)
+				return nil
+			})
+		})
+		if err != nil {
+			return b.wrap("scan", err)
+		}
+		for _, rec := range page {
+			if !fn(rec) {
+				return nil
+			}
+		}
+		if len(page) < scanPage {
+			return nil
+		}
+		after = page[len(page)-1].Rev
+		clear(page) // let fn's records go
+	}
+	return nil
+}
+
+// SetCompactRevision durably records a logical compaction.
+func (b *backend) SetCompactRevision(rev int64) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	return b.wrap("set compact revision", b.db.write(func(w *writer) error {
+		return updateOne(w.setCompact, rev, b.id)
+	}))
+}
+
+func updateOne(stmt *sql.Stmt, args ...any) error {
+	res, err := stmt.Exec(args...)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		return ErrNoSession
+	}
+	return nil
+}
+
+// Remove deletes revs in transactions of at most deleteBatch records each,
+// the last of which also records finished. A crash in between leaves
+// FinishedCompactRevision behind, and the Store's restart redoes the
+// removal; deleting a revision that is already gone is not an error.
+func (b *backend) Remove(revs []mvcc.Revision, finished int64) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	for {
+		n := min(len(revs), deleteBatch)
+		batch, last := revs[:n], n == len(revs)
+		err := b.db.write(func(w *writer) error {
+			for _, r := range batch {
+				if _, err := w.del.Exec(b.id, r.Main, r.Sub); err != nil {
+					return err
+				}
+			}
+			if last {
+				return updateOne(w.setFinished, finished, b.id)
+			}
+			return nil
+		})
+		if err != nil {
+			return b.wrap("remove", err)
+		}
+		if last {
+			return nil
+		}
+		revs = revs[n:]
+	}
+}
+
+// Close ends this Backend; the DB and other sessions stay open.
+func (b *backend) Close() error {
+	b.closed.Store(true)
+	return nil
+}

@@ -1,0 +1,328 @@
+//go:build !js
+
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+	"github.com/rvplay/rvplay/migrations"
+	sqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+var (
+	// ErrClosed is returned by every method of a closed DB, and of a Backend
+	// that was closed or whose DB was closed.
+	ErrClosed = errors.New("sqlite: database is closed")
+	// ErrNoSession is returned when the session a call names does not exist
+	// (DeleteSession of an unknown name, or a Backend whose session was
+	// deleted meanwhile).
+	ErrNoSession = errors.New("sqlite: no such session")
+)
+
+// Synchronous is SQLite's PRAGMA synchronous for the write connection.
+type Synchronous string
+
+const (
+	// SyncFull fsyncs the WAL at every commit: acknowledged writes survive
+	// power loss. The default.
+	SyncFull Synchronous = "FULL"
+	// SyncNormal leaves the WAL to the OS until a checkpoint: acknowledged
+	// writes survive a crash of the process, not of the machine.
+	SyncNormal Synchronous = "NORMAL"
+)
+
+// Options tune a DB. The zero value is the production setting.
+type Options struct {
+	// Synchronous defaults to SyncFull; see the package doc.
+	Synchronous Synchronous
+	// Readers is the number of read-only connections (Get, Scan, Load,
+	// Sessions); 0 means 4.
+	Readers int
+	// BusyTimeoutMillis is how long a connection waits for a lock held by
+	// another process before failing with SQLITE_BUSY; 0 means 5000.
+	BusyTimeoutMillis int
+}
+
+// DB is one SQLite file holding many sessions.
+type DB struct {
+	path string
+	wdb  *sql.DB // exactly one connection: the writer's
+	rdb  *sql.DB // read-only pool
+
+	// getStmt is prepared on the read pool (database/sql prepares it on each
+	// pooled connection once, lazily).
+	getStmt *sql.Stmt
+
+	mu     sync.RWMutex // guards closed and sends on reqs
+	closed bool
+	reqs   chan *writeReq
+	done   chan struct{} // closed when the writer goroutine has exited
+	w      *writer
+}
+
+// Open opens (creating if needed) the database at path with the default
+// Options, applies pending migrations, and starts the writer.
+func Open(path string) (*DB, error) { return OpenWithOptions(path, Options{}) }
+
+// OpenWithOptions is Open with explicit Options.
+func OpenWithOptions(path string, opts Options) (*DB, error) {
+	if opts.Synchronous == "" {
+		opts.Synchronous = SyncFull
+	}
+	if opts.Synchronous != SyncFull && opts.Synchronous != SyncNormal {
+		return nil, fmt.Errorf("sqlite: synchronous must be FULL or NORMAL, not %q", opts.Synchronous)
+	}
+	if opts.Readers <= 0 {
+		opts.Readers = 4
+	}
+	if opts.BusyTimeoutMillis <= 0 {
+		opts.BusyTimeoutMillis = 5000
+	}
+	if path == "" {
+		return nil, errors.New("sqlite: empty database path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	// A file: URI, so that a path with '?' or '%' in it is still a path.
+	base := (&url.URL{Scheme: "file", Path: abs}).String()
+	// The _pragma parameters apply to every connection the pool opens
+	// (PRAGMA busy_timeout and foreign_keys are per connection; journal_mode
+	// is persistent in the file but setting it again is free).
+	common := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)", opts.BusyTimeoutMillis)
+	wdsn := base + "?" + common + "&_pragma=journal_mode(WAL)&_pragma=synchronous(" + string(opts.Synchronous) + ")&_txlock=immediate"
+	rdsn := base + "?" + common + "&_query_only=1"
+
+	db := &DB{path: abs, reqs: make(chan *writeReq, 256), done: make(chan struct{})}
+	ok := false
+	defer func() {
+		if !ok {
+			db.closeHandles()
+		}
+	}()
+
+	if db.wdb, err = sql.Open("sqlite", wdsn); err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	db.wdb.SetMaxOpenConns(1)
+	db.wdb.SetMaxIdleConns(1)
+	db.wdb.SetConnMaxIdleTime(0)
+	db.wdb.SetConnMaxLifetime(0)
+	ctx := context.Background()
+	wconn, err := db.wdb.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	db.w = &writer{conn: wconn, insert: map[int]*sql.Stmt{}}
+	var mode string
+	if err := wconn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return nil, fmt.Errorf("sqlite: open %s: journal_mode is %q, want wal", path, mode)
+	}
+	if err := applyMigrations(ctx, wconn, migrations.FS); err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if err := db.w.prepare(ctx); err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+
+	if db.rdb, err = sql.Open("sqlite", rdsn); err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	db.rdb.SetMaxOpenConns(opts.Readers)
+	db.rdb.SetMaxIdleConns(opts.Readers)
+	db.rdb.SetConnMaxIdleTime(0)
+	db.rdb.SetConnMaxLifetime(0)
+	if db.getStmt, err = db.rdb.PrepareContext(ctx, getSQL); err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+
+	go db.writeLoop()
+	ok = true
+	return db, nil
+}
+
+// Path is the absolute path of the database file.
+func (db *DB) Path() string { return db.path }
+
+// Close waits for queued writes to finish, then closes every connection.
+// Backends of this DB fail with ErrClosed afterwards.
+func (db *DB) Close() error {
+	db.mu.Lock()
+	if db.closed {
+		db.mu.Unlock()
+		return nil
+	}
+	db.closed = true
+	close(db.reqs)
+	db.mu.Unlock()
+	<-db.done
+	return db.closeHandles()
+}
+
+func (db *DB) closeHandles() error {
+	var errs []error
+	if db.getStmt != nil {
+		errs = append(errs, db.getStmt.Close())
+	}
+	if db.w != nil {
+		errs = append(errs, db.w.close())
+	}
+	if db.wdb != nil {
+		errs = append(errs, db.wdb.Close())
+	}
+	if db.rdb != nil {
+		errs = append(errs, db.rdb.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func (db *DB) isClosed() bool {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	return db.closed
+}
+
+func validSessionName(name string) error {
+	if name == "" || !utf8.ValidString(name) || len(name) > 1024 {
+		return fmt.Errorf("sqlite: invalid session name %q", name)
+	}
+	return nil
+}
+
+// Session returns the Backend of session name, creating the session (empty,
+// never compacted) if it does not exist. Each call returns a new Backend
+// over the same rows; a session must be used by one mvcc.Store at a time.
+func (db *DB) Session(name string) (mvcc.Backend, error) {
+	if err := validSessionName(name); err != nil {
+		return nil, err
+	}
+	var id int64
+	err := db.write(func(w *writer) error {
+		if _, err := w.conn.ExecContext(context.Background(),
+			"INSERT INTO sessions (name) VALUES (?) ON CONFLICT (name) DO NOTHING", name); err != nil {
+			return err
+		}
+		return w.conn.QueryRowContext(context.Background(), "SELECT id FROM sessions WHERE name = ?", name).Scan(&id)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: session %q: %w", name, err)
+	}
+	return &backend{db: db, id: id, name: name}, nil
+}
+
+// Sessions returns the names of all sessions, sorted.
+func (db *DB) Sessions() ([]string, error) {
+	if db.isClosed() {
+		return nil, ErrClosed
+	}
+	rows, err := db.rdb.QueryContext(context.Background(), "SELECT name FROM sessions ORDER BY name")
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: sessions: %w", err)
+	}
+	defer rows.Close()
+	names := []string{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("sqlite: sessions: %w", err)
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: sessions: %w", err)
+	}
+	return names, nil
+}
+
+// deleteBatch bounds how many records one transaction of DeleteSession and
+// Remove deletes, so that other sessions' commits interleave with a large
+// deletion instead of waiting for all of it.
+const deleteBatch = 4096
+
+// DeleteSession deletes session name and all its records. The records go in
+// batches, each its own transaction; the session row goes last, so a crash
+// midway leaves a session that a retry deletes. ErrNoSession if there is
+// no such session.
+func (db *DB) DeleteSession(name string) error {
+	var id int64
+	err := db.write(func(w *writer) error {
+		err := w.conn.QueryRowContext(context.Background(), "SELECT id FROM sessions WHERE name = ?", name).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNoSession
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: delete session %q: %w", name, err)
+	}
+	for {
+		var n int64
+		err := db.write(func(w *writer) error {
+			res, err := w.conn.ExecContext(context.Background(), `
+				DELETE FROM records WHERE session = ?1 AND main <= coalesce(
+					(SELECT main FROM records WHERE session = ?1 ORDER BY main, sub LIMIT 1 OFFSET ?2),
+					(SELECT max(main) FROM records WHERE session = ?1))`, id, deleteBatch-1)
+			if err != nil {
+				return err
+			}
+			n, err = res.RowsAffected()
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("sqlite: delete session %q: %w", name, err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	err = db.write(func(w *writer) error {
+		_, err := w.conn.ExecContext(context.Background(), "DELETE FROM sessions WHERE id = ?", id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: delete session %q: %w", name, err)
+	}
+	return nil
+}
+
+// isForeignKeyError reports whether err is SQLite refusing a row whose
+// session no longer exists.
+func isForeignKeyError(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
+}
+
+// rawQuery runs query on a pooled read connection at the driver level and
+// calls fn with each row's values. It exists for Load and Scan, the two bulk
+// reads: database/sql's Scan would copy every key and value a second time
+// (modernc already hands over freshly allocated []byte), and would not
+// tell a NULL value from an empty one.
+func rawQuery(ctx context.Context, pool *sql.DB, fn func(q driver.QueryerContext) error) error {
+	conn, err := pool.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		q, ok := dc.(driver.QueryerContext)
+		if !ok {
+			return fmt.Errorf("driver connection %T cannot query", dc)
+		}
+		return fn(q)
+	})
+}

@@ -1,0 +1,44 @@
+//go:build !js
+
+// Package sqlite is the mvcc.Backend on SQLite (modernc.org/sqlite, pure Go):
+// the persistence of the classroom server. One database file holds many
+// sessions; each session is an independent MVCC store with its own revision
+// sequence, stored as rows (session, main, sub) -> record plus the session's
+// compaction bookkeeping. All MVCC semantics stay in engine/mvcc; this package
+// only stores revision -> record, durably, and reads it back fast:
+//
+//   - Load streams a session's records in revision order for the Store's
+//     start-up index rebuild (one sequential b-tree range, no per-row copies
+//     beyond the driver's);
+//   - Commit writes the records of many write txns in ONE SQL transaction
+//     (the Store's group commit), and this package goes one step further:
+//     one writer goroutine owns the single write connection and merges the
+//     commits of several sessions that arrive together into one SQL
+//     transaction, each in its own savepoint so that one session's failure
+//     does not fail another's;
+//   - Get and Scan read through a pool of read-only connections, concurrently
+//     with commits (WAL: readers never wait for the writer);
+//   - Remove deletes compacted revisions in batches of bounded size, each its
+//     own transaction, so neither other sessions' commits nor the WAL
+//     checkpoint wait behind one huge delete.
+//
+// The schema comes from package migrations, applied at Open in version order,
+// each in its own transaction and recorded in schema_migrations.
+//
+// # Durability
+//
+// A Commit returns only after SQLite's COMMIT returned with
+// synchronous=FULL in WAL mode: the WAL is fsynced at every commit, so an
+// acknowledged write survives a SIGKILL of the process and also the loss of
+// power or a kernel crash. synchronous=NORMAL would survive a process crash
+// (the WAL is in the OS page cache) but may lose the last commits on power
+// loss, which is not what "acknowledged = durable" means; etcd, which we
+// compare against, fsyncs its WAL before acknowledging too. Group commit pays
+// one fsync per batch, not per write, which is what keeps FULL affordable (see
+// the package benchmarks, which measure both modes). OpenWithOptions can
+// choose NORMAL for throwaway databases (tests, demos).
+//
+// It must never be built for js/wasm: modernc.org/sqlite does not build there
+// and the browser uses the memory backend of engine/mvcc. It must not import
+// net/http or anything above engine/mvcc.
+package sqlite
