@@ -382,12 +382,16 @@ func TestGroupCommitFailureOfOneSessionDoesNotFailTheOthers(t *testing.T) {
 	<-busy
 	// The writer is inside blocker's transaction: these queue up together.
 	reqs := []*writeReq{
-		{fn: func(w *writer) error { return w.insertRecords(a.(*backend).id, []mvcc.Record{put(2, 0, "k", "a", 2, 1)}) }},
+		{fn: func(w *writer) error {
+			return w.insertRecords(a.(*backend).id, []mvcc.Record{put(2, 0, "k", "a", 2, 1)})
+		}},
 		// b's revision 2 exists: this one fails on the primary key.
 		{fn: func(w *writer) error {
 			return w.insertRecords(b.(*backend).id, []mvcc.Record{put(3, 0, "k", "b", 2, 2), put(2, 0, "k", "b", 2, 1)})
 		}},
-		{fn: func(w *writer) error { return w.insertRecords(c.(*backend).id, []mvcc.Record{put(2, 0, "k", "c", 2, 1)}) }},
+		{fn: func(w *writer) error {
+			return w.insertRecords(c.(*backend).id, []mvcc.Record{put(2, 0, "k", "c", 2, 1)})
+		}},
 	}
 	for _, r := range reqs {
 		r.done = make(chan error, 1)

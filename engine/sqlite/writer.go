@@ -19,9 +19,9 @@ type writer struct {
 	// insert holds "INSERT INTO records ... VALUES (...), (...)" statements
 	// by number of rows (1..maxInsertRows), prepared on first use: one
 	// statement per chunk of records costs far less than one per record.
-	insert    map[int]*sql.Stmt
-	args      []any
-	del       *sql.Stmt
+	insert                  map[int]*sql.Stmt
+	args                    []any
+	del                     *sql.Stmt
 	setCompact, setFinished *sql.Stmt
 }
 
