@@ -38,10 +38,11 @@ type Store struct {
 	visibleRev atomic.Int64 // the newest committed and published revision
 	compactRev atomic.Int64 // -1 until the first compaction
 
-	queueMu sync.Mutex
-	queue   []*job
-	queued  chan struct{}
-	failed  error // a failed commit poisons the store (guarded by queueMu)
+	queueMu    sync.Mutex
+	queue      []*job
+	committing bool          // someone holds the committer role
+	queued     chan struct{} // hands the committer role to commitLoop
+	failed     error         // a failed commit poisons the store (guarded by queueMu)
 
 	hub hub
 
@@ -121,7 +122,10 @@ func Open(b Backend, opts Options) (*Store, error) {
 	}
 	go s.commitLoop()
 	if meta.CompactRevision > meta.FinishedCompactRevision {
-		s.scheduleRemoval(unfinished, meta.CompactRevision)
+		if err := s.submitLocked(removalSteps(unfinished, meta.CompactRevision, opts.CompactionBatch)...); err != nil {
+			return nil, err
+		}
+		s.kick()
 	}
 	return s, nil
 }
@@ -373,32 +377,66 @@ func checkPut(r *PutRequest) error {
 
 var errStoreFailed = errors.New("mvcc: store failed")
 
-// enqueue hands a job to the committer and waits for it to be done.
-func (s *Store) enqueue(ctx context.Context, j *job) error {
-	j.done = make(chan struct{})
+// submit queues jobs for the committer; the caller holds no lock. If no
+// commit is running, the caller becomes the committer for one round (the
+// jobs queued so far), which spares a goroutine switch when writers do not
+// contend; when they do, everything queued meanwhile forms the next group.
+func (s *Store) submit(jobs ...*job) error {
 	s.queueMu.Lock()
 	if s.failed != nil {
 		err := s.failed
 		s.queueMu.Unlock()
 		return err
 	}
-	s.queue = append(s.queue, j)
+	for _, j := range jobs {
+		j.done = make(chan struct{})
+	}
+	s.queue = append(s.queue, jobs...)
+	lead := !s.committing
+	if lead {
+		s.committing = true
+	}
+	s.queueMu.Unlock()
+	if lead {
+		s.commitRound()
+	}
+	return nil
+}
+
+// wait waits for a submitted job. If ctx ends first, the write may still
+// commit, as an etcd request that timed out may.
+func (s *Store) wait(ctx context.Context, j *job) error {
+	select {
+	case <-j.done:
+		return j.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// commitRound runs one batch as the committer, then either releases the
+// committer role or, if more jobs queued meanwhile, hands it to the
+// background committer goroutine.
+func (s *Store) commitRound() {
+	s.queueMu.Lock()
+	jobs := s.queue
+	s.queue = nil
+	s.queueMu.Unlock()
+	s.run(jobs)
+	s.queueMu.Lock()
+	if len(s.queue) == 0 {
+		s.committing = false
+		s.queueMu.Unlock()
+		return
+	}
 	s.queueMu.Unlock()
 	select {
 	case s.queued <- struct{}{}:
 	default:
 	}
-	select {
-	case <-j.done:
-		return j.err
-	case <-ctx.Done():
-		// The write may still commit, as an etcd request that timed out may.
-		return ctx.Err()
-	}
 }
 
-// commitLoop is the single writer: it commits every queued write txn in one
-// backend commit, then publishes them in order.
+// commitLoop takes over the committer role when a leader hands it off.
 func (s *Store) commitLoop() {
 	defer close(s.done)
 	for {
@@ -420,10 +458,12 @@ func (s *Store) commitLoop() {
 			s.queueMu.Lock()
 			jobs := s.queue
 			s.queue = nil
-			s.queueMu.Unlock()
 			if len(jobs) == 0 {
+				s.committing = false
+				s.queueMu.Unlock()
 				break
 			}
+			s.queueMu.Unlock()
 			s.run(jobs)
 		}
 	}
@@ -515,31 +555,18 @@ func (s *Store) Compact(ctx context.Context, r *CompactionRequest) (*CompactionR
 	s.compactRev.Store(rev)
 	removed := s.compactIndex(rev)
 	logical := &job{kind: jobCompact, compact: rev}
-	// Queue the logical record before releasing mu so it is ordered with
-	// the writes around it.
-	s.queueMu.Lock()
-	if s.failed != nil {
-		err := s.failed
-		s.queueMu.Unlock()
-		s.mu.Unlock()
+	// Queue the logical record and the removal steps before releasing mu,
+	// so they are ordered with the writes around them.
+	steps := removalSteps(removed, rev, s.opts.CompactionBatch)
+	err := s.submitLocked(append([]*job{logical}, steps...)...)
+	s.mu.Unlock()
+	if err != nil {
 		return nil, err
 	}
-	logical.done = make(chan struct{})
-	s.queue = append(s.queue, logical)
-	s.queueMu.Unlock()
-	s.mu.Unlock()
-	select {
-	case s.queued <- struct{}{}:
-	default:
-	}
-	last := s.scheduleRemoval(removed, rev)
-	select {
-	case <-logical.done:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	if logical.err != nil {
-		return nil, &Error{CodeInternal, "etcdserver: " + logical.err.Error()}
+	s.kick()
+	last := steps[len(steps)-1]
+	if err := s.wait(ctx, logical); err != nil {
+		return nil, err
 	}
 	// Compacted watchers that are catching up must learn about it.
 	s.hub.compacted()
@@ -572,34 +599,46 @@ func (s *Store) compactIndex(rev int64) []Revision {
 	return removed
 }
 
-// scheduleRemoval queues the physical removal in batches, so that writes
-// queued meanwhile commit between them. It returns the last step.
-func (s *Store) scheduleRemoval(revs []Revision, compactRev int64) *job {
-	batch := s.opts.CompactionBatch
-	var last *job
+// removalSteps splits a physical compaction into steps, so that writes
+// queued meanwhile commit between them; only the last step finishes it.
+func removalSteps(revs []Revision, compactRev int64, batch int) []*job {
+	var steps []*job
 	for {
 		n := min(batch, len(revs))
-		finish := int64(-1)
-		if n == len(revs) {
-			finish = compactRev
-		}
-		last = &job{kind: jobRemove, remove: revs[:n], finish: finish, done: make(chan struct{})}
-		s.queueMu.Lock()
-		if s.failed != nil {
-			s.queueMu.Unlock()
-			last.err = s.failed
-			close(last.done)
-			return last
-		}
-		s.queue = append(s.queue, last)
-		s.queueMu.Unlock()
-		select {
-		case s.queued <- struct{}{}:
-		default:
-		}
+		step := &job{kind: jobRemove, remove: revs[:n], finish: -1}
+		steps = append(steps, step)
 		revs = revs[n:]
-		if finish >= 0 {
-			return last
+		if len(revs) == 0 {
+			step.finish = compactRev
+			return steps
 		}
+	}
+}
+
+// submitLocked queues jobs without running them (the caller holds mu, so
+// it must not commit); kick then makes sure a committer runs.
+func (s *Store) submitLocked(jobs ...*job) error {
+	s.queueMu.Lock()
+	defer s.queueMu.Unlock()
+	if s.failed != nil {
+		return s.failed
+	}
+	for _, j := range jobs {
+		j.done = make(chan struct{})
+	}
+	s.queue = append(s.queue, jobs...)
+	return nil
+}
+
+// kick runs a commit round if no committer is active.
+func (s *Store) kick() {
+	s.queueMu.Lock()
+	lead := !s.committing && len(s.queue) > 0
+	if lead {
+		s.committing = true
+	}
+	s.queueMu.Unlock()
+	if lead {
+		s.commitRound()
 	}
 }

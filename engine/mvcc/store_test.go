@@ -13,3 +13,7 @@ func TestStoreOnMemoryBackend(t *testing.T) {
 		return func() mvcc.Backend { return b }
 	})
 }
+
+func BenchmarkMemory(b *testing.B) {
+	mvcctest.Bench(b, func(b *testing.B) mvcc.Backend { return mvcc.NewMemoryBackend() })
+}

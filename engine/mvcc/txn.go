@@ -46,10 +46,7 @@ func (s *Store) Txn(ctx context.Context, r *TxnRequest) (*TxnResponse, error) {
 	// Queue while still holding mu, so the committer sees txns in revision
 	// order. A txn that wrote nothing still waits its turn: its compares
 	// may have observed writes that are not yet committed.
-	s.queueMu.Lock()
-	if s.failed != nil {
-		err := s.failed
-		s.queueMu.Unlock()
+	if err := s.submitLocked(j); err != nil {
 		tx.rollback()
 		if len(tx.records) > 0 {
 			s.pendingRev--
@@ -60,21 +57,10 @@ func (s *Store) Txn(ctx context.Context, r *TxnRequest) (*TxnResponse, error) {
 		s.mu.Unlock()
 		return nil, err
 	}
-	j.done = make(chan struct{})
-	s.queue = append(s.queue, j)
-	s.queueMu.Unlock()
 	s.mu.Unlock()
-	select {
-	case s.queued <- struct{}{}:
-	default:
-	}
-	select {
-	case <-j.done:
-		if j.err != nil {
-			return nil, j.err
-		}
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	s.kick()
+	if err := s.wait(ctx, j); err != nil {
+		return nil, err
 	}
 	return resp, nil
 }
