@@ -15,11 +15,15 @@ func (s *Store) Txn(ctx context.Context, r *TxnRequest) (*TxnResponse, error) {
 	if err := checkTxn(r, MaxTxnOps); err != nil {
 		return nil, err
 	}
-	if _, _, err := checkIntervals(r.Success); err != nil {
-		return nil, err
-	}
-	if _, _, err := checkIntervals(r.Failure); err != nil {
-		return nil, err
+	for _, ops := range [][]RequestOp{r.Success, r.Failure} {
+		if len(ops) == 1 && ops[0].Txn == nil {
+			// One put or delete cannot overlap itself: skip building the
+			// sets on the most common path (every unary Put and DeleteRange).
+			continue
+		}
+		if _, _, err := checkIntervals(ops); err != nil {
+			return nil, err
+		}
 	}
 	if !txnHasWrites(r) {
 		s.mu.RLock()
@@ -204,8 +208,7 @@ type writeTxn struct {
 	begin   int64
 	records []Record
 	events  []*Event
-	undo    []keyIndexUndo
-	touched map[*keyIndex]bool
+	undo    []keyIndexUndo // one per key the txn touched
 }
 
 func (tx *writeTxn) rev() int64 {
@@ -217,13 +220,12 @@ func (tx *writeTxn) rev() int64 {
 
 func (tx *writeTxn) touch(key []byte) *keyIndex {
 	ki, u := tx.s.index.keyFor(key)
-	if tx.touched == nil {
-		tx.touched = map[*keyIndex]bool{}
+	for i := range tx.undo {
+		if tx.undo[i].ki == ki {
+			return ki
+		}
 	}
-	if !tx.touched[ki] {
-		tx.touched[ki] = true
-		tx.undo = append(tx.undo, u)
-	}
+	tx.undo = append(tx.undo, u)
 	return ki
 }
 

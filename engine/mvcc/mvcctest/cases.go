@@ -417,3 +417,13 @@ var cases = []testCase{
 		}
 	}},
 }
+
+func init() {
+	cases = append(cases, testCase{"TxnRefusesAPutRepeatedInANestedTxn", func(h *harness) {
+		_, err := h.s.Txn(ctx, &mvcc.TxnRequest{Success: []mvcc.RequestOp{
+			{Put: &mvcc.PutRequest{Key: b("a")}},
+			{Txn: &mvcc.TxnRequest{Success: []mvcc.RequestOp{{Put: &mvcc.PutRequest{Key: b("a")}}}}},
+		}})
+		h.wantErr("nested repeat", err, mvcc.ErrDuplicateKey)
+	}})
+}
