@@ -1,0 +1,209 @@
+package etcdgw
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+// The checks etcd 3.4 makes before a request reaches its store, in etcd's
+// order: the gRPC server's message size limit, then v3rpc's static checks
+// (key.go), then, for requests that go through raft, the raft entry size
+// limit. The store repeats the semantic ones; doing them here, in etcd's
+// order, makes the error a request with several faults gets the same as
+// etcd's.
+
+const (
+	// maxRequestBytes is etcd's --max-request-bytes default (1.5 MiB): the
+	// largest raft entry, so the largest write.
+	maxRequestBytes = 1536 * 1024
+	// maxRecvMsgSize is the gRPC server's receive limit etcd sets:
+	// max-request-bytes plus 512 KiB of gRPC overhead.
+	maxRecvMsgSize = maxRequestBytes + 512*1024
+	// raftEnvelope is what etcd's InternalRaftRequest adds around a write:
+	// a RequestHeader (field 100) holding a 64-bit request ID, and the tag and
+	// length of the request field.
+	raftEnvelope = 2 + 1 + 1 + 10 + 1
+)
+
+// errMessageTooLarge is what the gRPC server answers for a request message
+// above its receive limit (etcd's gateway turns it into HTTP 429).
+func errMessageTooLarge(size int) *mvcc.Error {
+	return &mvcc.Error{Code: mvcc.CodeResourceExhausted,
+		Message: fmt.Sprintf("grpc: received message larger than max (%d vs. %d)", size, maxRecvMsgSize)}
+}
+
+func checkMessageSize(size int) error {
+	if size > maxRecvMsgSize {
+		return errMessageTooLarge(size)
+	}
+	return nil
+}
+
+// checkRaftSize is etcd's "request is too large" for a write of size bytes.
+func checkRaftSize(size int) error {
+	if size+raftEnvelope+varintSize(uint64(size)) > maxRequestBytes {
+		return mvcc.ErrRequestTooLarge
+	}
+	return nil
+}
+
+func checkRange(r *mvcc.RangeRequest) error {
+	if len(r.Key) == 0 {
+		return mvcc.ErrEmptyKey
+	}
+	return nil
+}
+
+func checkPut(r *mvcc.PutRequest) error {
+	if len(r.Key) == 0 {
+		return mvcc.ErrEmptyKey
+	}
+	if r.IgnoreValue && len(r.Value) != 0 {
+		return mvcc.ErrValueProvided
+	}
+	if r.IgnoreLease && r.Lease != 0 {
+		return mvcc.ErrLeaseProvided
+	}
+	return nil
+}
+
+func checkDeleteRange(r *mvcc.DeleteRangeRequest) error {
+	if len(r.Key) == 0 {
+		return mvcc.ErrEmptyKey
+	}
+	return nil
+}
+
+// checkTxn follows etcd's checkTxnRequest: the op count of the longest list
+// against the budget, compares' keys, then every op (nested txns get what is
+// left of the budget). An op with no request set is refused with "key not
+// found", etcd's answer to an empty RequestOp.
+func checkTxn(r *mvcc.TxnRequest, maxOps int) error {
+	opc := max(len(r.Compare), len(r.Success), len(r.Failure))
+	if opc > maxOps {
+		return mvcc.ErrTooManyOps
+	}
+	for i := range r.Compare {
+		if len(r.Compare[i].Key) == 0 {
+			return mvcc.ErrEmptyKey
+		}
+	}
+	for _, ops := range [][]mvcc.RequestOp{r.Success, r.Failure} {
+		for i := range ops {
+			if err := checkOp(&ops[i], maxOps-opc); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func checkOp(op *mvcc.RequestOp, maxOps int) error {
+	switch {
+	case op.Range != nil:
+		return checkRange(op.Range)
+	case op.Put != nil:
+		return checkPut(op.Put)
+	case op.DeleteRange != nil:
+		return checkDeleteRange(op.DeleteRange)
+	case op.Txn != nil:
+		return checkTxn(op.Txn, maxOps)
+	}
+	return mvcc.ErrKeyNotFound
+}
+
+// txnIsReadOnly is etcd 3.4's isTxnReadonly: a txn whose branches hold only
+// ranges is served without raft (so without the raft size limit).
+func txnIsReadOnly(r *mvcc.TxnRequest) bool {
+	for _, ops := range [][]mvcc.RequestOp{r.Success, r.Failure} {
+		for i := range ops {
+			if ops[i].Range == nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Protobuf encoded sizes of the requests, for the two size limits.
+
+func varintSize(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
+
+func bytesFieldSize(tag int, b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	return tag + varintSize(uint64(len(b))) + len(b)
+}
+
+func intFieldSize(v int64) int {
+	if v == 0 {
+		return 0
+	}
+	return 1 + varintSize(uint64(v))
+}
+
+func boolFieldSize(v bool) int {
+	if !v {
+		return 0
+	}
+	return 2
+}
+
+func messageFieldSize(tag, size int) int { return tag + varintSize(uint64(size)) + size }
+
+func rangeSize(r *mvcc.RangeRequest) int {
+	return bytesFieldSize(1, r.Key) + bytesFieldSize(1, r.RangeEnd) + intFieldSize(r.Limit) +
+		intFieldSize(r.Revision) + intFieldSize(int64(r.SortOrder)) + intFieldSize(int64(r.SortTarget)) +
+		boolFieldSize(r.Serializable) + boolFieldSize(r.KeysOnly) + boolFieldSize(r.CountOnly) +
+		intFieldSize(r.MinModRevision) + intFieldSize(r.MaxModRevision) +
+		intFieldSize(r.MinCreateRevision) + intFieldSize(r.MaxCreateRevision)
+}
+
+func putSize(r *mvcc.PutRequest) int {
+	return bytesFieldSize(1, r.Key) + bytesFieldSize(1, r.Value) + intFieldSize(r.Lease) +
+		boolFieldSize(r.PrevKv) + boolFieldSize(r.IgnoreValue) + boolFieldSize(r.IgnoreLease)
+}
+
+func deleteRangeSize(r *mvcc.DeleteRangeRequest) int {
+	return bytesFieldSize(1, r.Key) + bytesFieldSize(1, r.RangeEnd) + boolFieldSize(r.PrevKv)
+}
+
+func compareSize(c *mvcc.Compare) int {
+	return intFieldSize(int64(c.Result)) + intFieldSize(int64(c.Target)) + bytesFieldSize(1, c.Key) +
+		intFieldSize(c.Version) + intFieldSize(c.CreateRevision) + intFieldSize(c.ModRevision) +
+		bytesFieldSize(1, c.Value) + intFieldSize(c.Lease) + bytesFieldSize(2, c.RangeEnd)
+}
+
+func opSize(op *mvcc.RequestOp) int {
+	switch {
+	case op.Range != nil:
+		return messageFieldSize(1, rangeSize(op.Range))
+	case op.Put != nil:
+		return messageFieldSize(1, putSize(op.Put))
+	case op.DeleteRange != nil:
+		return messageFieldSize(1, deleteRangeSize(op.DeleteRange))
+	case op.Txn != nil:
+		return messageFieldSize(1, txnSize(op.Txn))
+	}
+	return 0
+}
+
+func txnSize(r *mvcc.TxnRequest) int {
+	n := 0
+	for i := range r.Compare {
+		n += messageFieldSize(1, compareSize(&r.Compare[i]))
+	}
+	for _, ops := range [][]mvcc.RequestOp{r.Success, r.Failure} {
+		for i := range ops {
+			n += messageFieldSize(1, opSize(&ops[i]))
+		}
+	}
+	return n
+}
+
+func compactionSize(r *mvcc.CompactionRequest) int {
+	return intFieldSize(r.Revision) + boolFieldSize(r.Physical)
+}

@@ -1,0 +1,406 @@
+package etcdgw
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+// The decoder follows golang/protobuf 1.3's jsonpb.Unmarshaler, which etcd
+// 3.4's gateway uses with AllowUnknownFields, step for step, because its
+// quirks are visible to clients: the message is first split into a
+// map[string]json.RawMessage (so the last of duplicate names wins and a
+// non-object fails with encoding/json's "cannot unmarshal array into Go value
+// of type map[string]json.RawMessage"); fields are then taken in proto
+// declaration order, under the proto name or the lowerCamel JSON name (the
+// camel one wins when both are present), oneof members after the plain
+// fields; each value goes through encoding/json, so the error texts are
+// encoding/json's own.
+
+// field is one proto field of a message: its names and how to decode a value.
+type field struct {
+	name, camel string
+	decode      func(raw []byte) error
+}
+
+// decodeMessage decodes a JSON object into the fields, then the oneof members.
+func decodeMessage(raw []byte, fields []field, oneofs []field) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return err
+	}
+	take := func(f *field) ([]byte, bool) {
+		vName, okName := m[f.name]
+		vCamel, okCamel := m[f.camel]
+		if !okName && !okCamel {
+			return nil, false
+		}
+		var v []byte
+		if okName {
+			v = vName
+			delete(m, f.name)
+		}
+		if okCamel {
+			v = vCamel
+			delete(m, f.camel)
+		}
+		return v, true
+	}
+	for i := range fields {
+		if v, ok := take(&fields[i]); ok {
+			if err := fields[i].decode(v); err != nil {
+				return err
+			}
+		}
+	}
+	if len(m) > 0 {
+		for i := range oneofs {
+			if v, ok := take(&oneofs[i]); ok {
+				if err := oneofs[i].decode(v); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	// Whatever is left is an unknown field, which etcd's gateway ignores.
+	return nil
+}
+
+func bytesInto(dst *[]byte) func([]byte) error {
+	return func(raw []byte) error {
+		var b []byte
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return err
+		}
+		*dst = b
+		return nil
+	}
+}
+
+// int64Into accepts a JSON number or a JSON string holding one; jsonpb
+// simply drops the quotes, so "1e2" fails like 1e2 does.
+func int64Into(dst *int64) func([]byte) error {
+	return func(raw []byte) error {
+		if len(raw) >= 2 && raw[0] == '"' {
+			raw = raw[1 : len(raw)-1]
+		}
+		var v int64
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return err
+		}
+		if !bytes.Equal(raw, []byte("null")) {
+			*dst = v
+		}
+		return nil
+	}
+}
+
+func boolInto(dst *bool) func([]byte) error {
+	return func(raw []byte) error {
+		var v bool
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return err
+		}
+		if !bytes.Equal(raw, []byte("null")) {
+			*dst = v
+		}
+		return nil
+	}
+}
+
+// enum is a proto enum: its fully qualified Go type name (as etcd's
+// generated code names it, which appears in error messages) and values.
+type enum struct {
+	goName string
+	values map[string]int32
+}
+
+var (
+	sortOrderEnum = &enum{"etcdserverpb.RangeRequest_SortOrder",
+		map[string]int32{"NONE": 0, "ASCEND": 1, "DESCEND": 2}}
+	sortTargetEnum = &enum{"etcdserverpb.RangeRequest_SortTarget",
+		map[string]int32{"KEY": 0, "VERSION": 1, "CREATE": 2, "MOD": 3, "VALUE": 4}}
+	compareResultEnum = &enum{"etcdserverpb.Compare_CompareResult",
+		map[string]int32{"EQUAL": 0, "GREATER": 1, "LESS": 2, "NOT_EQUAL": 3}}
+	compareTargetEnum = &enum{"etcdserverpb.Compare_CompareTarget",
+		map[string]int32{"VERSION": 0, "CREATE": 1, "MOD": 2, "VALUE": 3, "LEASE": 4}}
+	filterTypeEnum = &enum{"etcdserverpb.WatchCreateRequest_FilterType",
+		map[string]int32{"NOPUT": 0, "NODELETE": 1}}
+)
+
+// decode reads an enum given by name (a JSON string, taken verbatim without
+// unescaping, as jsonpb does) or by number (any int32, even one without a
+// name: etcd 3.4 accepts sort_order 7).
+func (e *enum) decode(raw []byte, dst *int32) error {
+	if len(raw) >= 2 && raw[0] == '"' {
+		s := raw[1 : len(raw)-1]
+		n, ok := e.values[string(s)]
+		if !ok {
+			return fmt.Errorf("unknown value %q for enum %s", s, e.goName)
+		}
+		*dst = n
+		return nil
+	}
+	var v int32
+	if err := json.Unmarshal(raw, &v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return errors.New("json: cannot unmarshal " + te.Value + " into Go value of type " + e.goName)
+		}
+		return err
+	}
+	if !bytes.Equal(raw, []byte("null")) {
+		*dst = v
+	}
+	return nil
+}
+
+func (e *enum) into(dst *int32) func([]byte) error {
+	return func(raw []byte) error { return e.decode(raw, dst) }
+}
+
+// errNilElement answers a null inside a repeated message field. etcd 3.4's
+// gateway panics on it while marshalling the gRPC request (net/http then drops
+// the connection without an answer); this differs from etcd: we answer an
+// InvalidArgument error, since a transport-neutral handler cannot drop a
+// connection and must never panic.
+func errNilElement(goField string) error {
+	return fmt.Errorf("proto: repeated field %s has nil element", goField)
+}
+
+// repeatedMessages decodes a JSON array whose elements are messages.
+func repeatedMessages(raw []byte, goField string, each func(raw []byte) error) error {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return err
+	}
+	for _, e := range elems {
+		if bytes.Equal(e, []byte("null")) {
+			return errNilElement(goField)
+		}
+		if err := each(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isNull reports a JSON null, which for a message field means "not set".
+func isNull(raw []byte) bool { return bytes.Equal(raw, []byte("null")) }
+
+// decodeBody reads the first JSON value of body into a message with fn. An
+// empty body is an empty message (grpc-gateway ignores io.EOF); anything
+// after the first value is ignored, as the gateway's json.Decoder does.
+func decodeBody(body []byte, fn func(raw []byte) error) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		if err == io.EOF {
+			return nil
+		}
+		return err
+	}
+	return fn(raw)
+}
+
+func decodeRange(raw []byte, r *mvcc.RangeRequest) error {
+	return decodeMessage(raw, []field{
+		{"key", "key", bytesInto(&r.Key)},
+		{"range_end", "rangeEnd", bytesInto(&r.RangeEnd)},
+		{"limit", "limit", int64Into(&r.Limit)},
+		{"revision", "revision", int64Into(&r.Revision)},
+		{"sort_order", "sortOrder", sortOrderEnum.into((*int32)(&r.SortOrder))},
+		{"sort_target", "sortTarget", sortTargetEnum.into((*int32)(&r.SortTarget))},
+		{"serializable", "serializable", boolInto(&r.Serializable)},
+		{"keys_only", "keysOnly", boolInto(&r.KeysOnly)},
+		{"count_only", "countOnly", boolInto(&r.CountOnly)},
+		{"min_mod_revision", "minModRevision", int64Into(&r.MinModRevision)},
+		{"max_mod_revision", "maxModRevision", int64Into(&r.MaxModRevision)},
+		{"min_create_revision", "minCreateRevision", int64Into(&r.MinCreateRevision)},
+		{"max_create_revision", "maxCreateRevision", int64Into(&r.MaxCreateRevision)},
+	}, nil)
+}
+
+func decodePut(raw []byte, r *mvcc.PutRequest) error {
+	return decodeMessage(raw, []field{
+		{"key", "key", bytesInto(&r.Key)},
+		{"value", "value", bytesInto(&r.Value)},
+		{"lease", "lease", int64Into(&r.Lease)},
+		{"prev_kv", "prevKv", boolInto(&r.PrevKv)},
+		{"ignore_value", "ignoreValue", boolInto(&r.IgnoreValue)},
+		{"ignore_lease", "ignoreLease", boolInto(&r.IgnoreLease)},
+	}, nil)
+}
+
+func decodeDeleteRange(raw []byte, r *mvcc.DeleteRangeRequest) error {
+	return decodeMessage(raw, []field{
+		{"key", "key", bytesInto(&r.Key)},
+		{"range_end", "rangeEnd", bytesInto(&r.RangeEnd)},
+		{"prev_kv", "prevKv", boolInto(&r.PrevKv)},
+	}, nil)
+}
+
+func decodeCompaction(raw []byte, r *mvcc.CompactionRequest) error {
+	return decodeMessage(raw, []field{
+		{"revision", "revision", int64Into(&r.Revision)},
+		{"physical", "physical", boolInto(&r.Physical)},
+	}, nil)
+}
+
+// decodeRequestOp decodes the oneof RequestOp. A member given as null leaves
+// the op empty, which etcd then refuses with "etcdserver: key not found".
+func decodeRequestOp(raw []byte, op *mvcc.RequestOp) error {
+	return decodeMessage(raw, nil, []field{
+		{"request_range", "requestRange", func(v []byte) error {
+			*op = mvcc.RequestOp{}
+			if isNull(v) {
+				return nil
+			}
+			op.Range = &mvcc.RangeRequest{}
+			return decodeRange(v, op.Range)
+		}},
+		{"request_put", "requestPut", func(v []byte) error {
+			*op = mvcc.RequestOp{}
+			if isNull(v) {
+				return nil
+			}
+			op.Put = &mvcc.PutRequest{}
+			return decodePut(v, op.Put)
+		}},
+		{"request_delete_range", "requestDeleteRange", func(v []byte) error {
+			*op = mvcc.RequestOp{}
+			if isNull(v) {
+				return nil
+			}
+			op.DeleteRange = &mvcc.DeleteRangeRequest{}
+			return decodeDeleteRange(v, op.DeleteRange)
+		}},
+		{"request_txn", "requestTxn", func(v []byte) error {
+			*op = mvcc.RequestOp{}
+			if isNull(v) {
+				return nil
+			}
+			op.Txn = &mvcc.TxnRequest{}
+			return decodeTxn(v, op.Txn)
+		}},
+	})
+}
+
+func decodeCompare(raw []byte, c *mvcc.Compare) error {
+	return decodeMessage(raw, []field{
+		{"result", "result", compareResultEnum.into((*int32)(&c.Result))},
+		{"target", "target", compareTargetEnum.into((*int32)(&c.Target))},
+		{"key", "key", bytesInto(&c.Key)},
+		{"range_end", "rangeEnd", bytesInto(&c.RangeEnd)},
+	}, []field{
+		{"version", "version", int64Into(&c.Version)},
+		{"create_revision", "createRevision", int64Into(&c.CreateRevision)},
+		{"mod_revision", "modRevision", int64Into(&c.ModRevision)},
+		{"value", "value", bytesInto(&c.Value)},
+		{"lease", "lease", int64Into(&c.Lease)},
+	})
+}
+
+func decodeOps(raw []byte, goField string, dst *[]mvcc.RequestOp) error {
+	*dst = nil
+	return repeatedMessages(raw, goField, func(v []byte) error {
+		*dst = append(*dst, mvcc.RequestOp{})
+		return decodeRequestOp(v, &(*dst)[len(*dst)-1])
+	})
+}
+
+func decodeTxn(raw []byte, t *mvcc.TxnRequest) error {
+	return decodeMessage(raw, []field{
+		{"compare", "compare", func(v []byte) error {
+			t.Compare = nil
+			return repeatedMessages(v, "Compare", func(e []byte) error {
+				t.Compare = append(t.Compare, mvcc.Compare{})
+				return decodeCompare(e, &t.Compare[len(t.Compare)-1])
+			})
+		}},
+		{"success", "success", func(v []byte) error { return decodeOps(v, "Success", &t.Success) }},
+		{"failure", "failure", func(v []byte) error { return decodeOps(v, "Failure", &t.Failure) }},
+	}, nil)
+}
+
+// watchRequest is etcdserverpb.WatchRequest: exactly one of the three is set
+// (or none, which etcd ignores).
+type watchRequest struct {
+	create   *watchCreate
+	cancel   *int64
+	progress bool
+}
+
+// watchCreate is etcdserverpb.WatchCreateRequest.
+type watchCreate struct {
+	mvcc.WatchRequest
+	ProgressNotify bool
+	WatchID        int64
+	Fragment       bool
+}
+
+func decodeWatchRequest(raw []byte, w *watchRequest) error {
+	return decodeMessage(raw, nil, []field{
+		{"create_request", "createRequest", func(v []byte) error {
+			*w = watchRequest{}
+			if isNull(v) {
+				return nil
+			}
+			w.create = &watchCreate{}
+			return decodeWatchCreate(v, w.create)
+		}},
+		{"cancel_request", "cancelRequest", func(v []byte) error {
+			*w = watchRequest{}
+			if isNull(v) {
+				return nil
+			}
+			w.cancel = new(int64)
+			return decodeMessage(v, []field{{"watch_id", "watchId", int64Into(w.cancel)}}, nil)
+		}},
+		{"progress_request", "progressRequest", func(v []byte) error {
+			*w = watchRequest{}
+			if isNull(v) {
+				return nil
+			}
+			w.progress = true
+			return decodeMessage(v, nil, nil)
+		}},
+	})
+}
+
+func decodeWatchCreate(raw []byte, c *watchCreate) error {
+	return decodeMessage(raw, []field{
+		{"key", "key", bytesInto(&c.Key)},
+		{"range_end", "rangeEnd", bytesInto(&c.RangeEnd)},
+		{"start_revision", "startRevision", int64Into(&c.StartRevision)},
+		{"progress_notify", "progressNotify", boolInto(&c.ProgressNotify)},
+		{"filters", "filters", func(v []byte) error {
+			// A repeated enum: each element is decoded like a single enum,
+			// so a null element is the zero value (NOPUT).
+			var elems []json.RawMessage
+			if err := json.Unmarshal(v, &elems); err != nil {
+				return err
+			}
+			c.Filters = nil
+			for _, e := range elems {
+				var n int32
+				if err := filterTypeEnum.decode(e, &n); err != nil {
+					return err
+				}
+				c.Filters = append(c.Filters, mvcc.WatchFilter(n))
+			}
+			return nil
+		}},
+		{"prev_kv", "prevKv", boolInto(&c.PrevKv)},
+		{"watch_id", "watchId", int64Into(&c.WatchID)},
+		{"fragment", "fragment", boolInto(&c.Fragment)},
+	}, nil)
+}
+
+// decodeEmpty decodes a message without fields (StatusRequest): only its
+// shape is checked.
+func decodeEmpty(raw []byte) error { return decodeMessage(raw, nil, nil) }

@@ -1,0 +1,296 @@
+package etcdgw
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+// The encoder writes what jsonpb.Marshaler{OrigName: true} writes for etcd's
+// messages: fields in proto declaration order, zero values left out, 64-bit
+// integers as quoted decimals, bytes as standard base64, enums by name, no
+// whitespace. It appends to a byte slice by hand: responses are on every
+// request's hot path and their shapes are few and fixed.
+
+// obj appends the fields of one JSON object, tracking the comma.
+type obj struct {
+	b    []byte
+	some bool
+}
+
+func (o *obj) name(n string) {
+	if o.some {
+		o.b = append(o.b, ',')
+	}
+	o.some = true
+	o.b = append(o.b, '"')
+	o.b = append(o.b, n...)
+	o.b = append(o.b, '"', ':')
+}
+
+func (o *obj) int(n string, v int64) {
+	if v == 0 {
+		return
+	}
+	o.name(n)
+	o.b = append(o.b, '"')
+	o.b = strconv.AppendInt(o.b, v, 10)
+	o.b = append(o.b, '"')
+}
+
+func (o *obj) uint(n string, v uint64) {
+	if v == 0 {
+		return
+	}
+	o.name(n)
+	o.b = append(o.b, '"')
+	o.b = strconv.AppendUint(o.b, v, 10)
+	o.b = append(o.b, '"')
+}
+
+func (o *obj) bool(n string, v bool) {
+	if !v {
+		return
+	}
+	o.name(n)
+	o.b = append(o.b, "true"...)
+}
+
+func (o *obj) bytes(n string, v []byte) {
+	if len(v) == 0 {
+		return
+	}
+	o.name(n)
+	o.b = append(o.b, '"')
+	o.b = base64.StdEncoding.AppendEncode(o.b, v)
+	o.b = append(o.b, '"')
+}
+
+// string writes a string as encoding/json does (jsonpb delegates to it), so
+// <, > and & are escaped the same way.
+func (o *obj) string(n string, v string) {
+	if v == "" {
+		return
+	}
+	o.name(n)
+	q, _ := json.Marshal(v)
+	o.b = append(o.b, q...)
+}
+
+func (o *obj) raw(n string, v string) {
+	o.name(n)
+	o.b = append(o.b, v...)
+}
+
+// header is the ResponseHeader of one answer.
+type header struct {
+	clusterID, memberID uint64
+	revision            int64
+	raftTerm            uint64
+}
+
+func appendHeader(b []byte, h header) []byte {
+	o := obj{b: append(b, '{')}
+	o.uint("cluster_id", h.clusterID)
+	o.uint("member_id", h.memberID)
+	o.int("revision", h.revision)
+	o.uint("raft_term", h.raftTerm)
+	return append(o.b, '}')
+}
+
+func (o *obj) header(h header) {
+	o.name("header")
+	o.b = appendHeader(o.b, h)
+}
+
+func appendKV(b []byte, kv *mvcc.KeyValue) []byte {
+	o := obj{b: append(b, '{')}
+	o.bytes("key", kv.Key)
+	o.int("create_revision", kv.CreateRevision)
+	o.int("mod_revision", kv.ModRevision)
+	o.int("version", kv.Version)
+	o.bytes("value", kv.Value)
+	o.int("lease", kv.Lease)
+	return append(o.b, '}')
+}
+
+func (o *obj) kv(n string, kv *mvcc.KeyValue) {
+	if kv == nil {
+		return
+	}
+	o.name(n)
+	o.b = appendKV(o.b, kv)
+}
+
+func (o *obj) kvs(n string, kvs []*mvcc.KeyValue) {
+	if len(kvs) == 0 {
+		return
+	}
+	o.name(n)
+	o.b = append(o.b, '[')
+	for i, kv := range kvs {
+		if i > 0 {
+			o.b = append(o.b, ',')
+		}
+		o.b = appendKV(o.b, kv)
+	}
+	o.b = append(o.b, ']')
+}
+
+func appendRange(b []byte, h header, r *mvcc.RangeResponse) []byte {
+	o := obj{b: append(b, '{')}
+	o.header(h)
+	o.kvs("kvs", r.Kvs)
+	o.bool("more", r.More)
+	o.int("count", r.Count)
+	return append(o.b, '}')
+}
+
+func appendPut(b []byte, h header, r *mvcc.PutResponse) []byte {
+	o := obj{b: append(b, '{')}
+	o.header(h)
+	o.kv("prev_kv", r.PrevKv)
+	return append(o.b, '}')
+}
+
+func appendDeleteRange(b []byte, h header, r *mvcc.DeleteRangeResponse) []byte {
+	o := obj{b: append(b, '{')}
+	o.header(h)
+	o.int("deleted", r.Deleted)
+	o.kvs("prev_kvs", r.PrevKvs)
+	return append(o.b, '}')
+}
+
+// appendTxn writes a TxnResponse. Inside a txn etcd 3.4 fills only the
+// revision of the per-op headers, and leaves a nested txn's own header empty
+// ({}); the top-level header is the full one.
+func appendTxn(b []byte, h header, r *mvcc.TxnResponse) []byte {
+	o := obj{b: append(b, '{')}
+	o.header(h)
+	o.bool("succeeded", r.Succeeded)
+	if len(r.Responses) > 0 {
+		o.name("responses")
+		o.b = append(o.b, '[')
+		for i := range r.Responses {
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			o.b = appendResponseOp(o.b, &r.Responses[i])
+		}
+		o.b = append(o.b, ']')
+	}
+	return append(o.b, '}')
+}
+
+func appendResponseOp(b []byte, op *mvcc.ResponseOp) []byte {
+	o := obj{b: append(b, '{')}
+	switch {
+	case op.Range != nil:
+		o.name("response_range")
+		o.b = appendRange(o.b, header{revision: op.Range.Header.Revision}, op.Range)
+	case op.Put != nil:
+		o.name("response_put")
+		o.b = appendPut(o.b, header{revision: op.Put.Header.Revision}, op.Put)
+	case op.DeleteRange != nil:
+		o.name("response_delete_range")
+		o.b = appendDeleteRange(o.b, header{revision: op.DeleteRange.Header.Revision}, op.DeleteRange)
+	case op.Txn != nil:
+		o.name("response_txn")
+		o.b = appendTxn(o.b, header{}, op.Txn)
+	}
+	return append(o.b, '}')
+}
+
+func appendCompaction(b []byte, h header) []byte {
+	o := obj{b: append(b, '{')}
+	o.header(h)
+	return append(o.b, '}')
+}
+
+// statusResponse is etcdserverpb.StatusResponse. Its proto fields are
+// declared in camelCase (dbSize, raftIndex, ...), so that is what the
+// gateway emits, unlike every other message.
+type statusResponse struct {
+	version          string
+	dbSize           int64
+	leader           uint64
+	raftIndex        uint64
+	raftTerm         uint64
+	raftAppliedIndex uint64
+	dbSizeInUse      int64
+	isLearner        bool
+}
+
+func appendStatus(b []byte, h header, s statusResponse) []byte {
+	o := obj{b: append(b, '{')}
+	o.header(h)
+	o.string("version", s.version)
+	o.int("dbSize", s.dbSize)
+	o.uint("leader", s.leader)
+	o.uint("raftIndex", s.raftIndex)
+	o.uint("raftTerm", s.raftTerm)
+	o.uint("raftAppliedIndex", s.raftAppliedIndex)
+	o.int("dbSizeInUse", s.dbSizeInUse)
+	o.bool("isLearner", s.isLearner)
+	return append(o.b, '}')
+}
+
+// watchResult is etcdserverpb.WatchResponse as the gateway streams it.
+type watchResult struct {
+	header          header
+	watchID         int64
+	created         bool
+	canceled        bool
+	compactRevision int64
+	cancelReason    string
+	events          []*mvcc.Event
+}
+
+func appendEvent(b []byte, e *mvcc.Event) []byte {
+	o := obj{b: append(b, '{')}
+	if e.Type != mvcc.EventPut { // PUT is the zero value: never written
+		o.raw("type", `"`+e.Type.String()+`"`)
+	}
+	o.kv("kv", e.Kv)
+	o.kv("prev_kv", e.PrevKv)
+	return append(o.b, '}')
+}
+
+// appendWatchFrame writes one stream frame: {"result":WatchResponse} and the
+// newline grpc-gateway puts after every message.
+func appendWatchFrame(b []byte, w *watchResult) []byte {
+	b = append(b, `{"result":`...)
+	o := obj{b: append(b, '{')}
+	o.header(w.header)
+	o.int("watch_id", w.watchID)
+	o.bool("created", w.created)
+	o.bool("canceled", w.canceled)
+	o.int("compact_revision", w.compactRevision)
+	o.string("cancel_reason", w.cancelReason)
+	if len(w.events) > 0 {
+		o.name("events")
+		o.b = append(o.b, '[')
+		for i, e := range w.events {
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			o.b = appendEvent(o.b, e)
+		}
+		o.b = append(o.b, ']')
+	}
+	return append(o.b, "}}\n"...)
+}
+
+// appendError writes grpc-gateway v1's error body.
+func appendError(b []byte, code mvcc.Code, msg string) []byte {
+	q, _ := json.Marshal(msg)
+	b = append(b, `{"error":`...)
+	b = append(b, q...)
+	b = append(b, `,"message":`...)
+	b = append(b, q...)
+	b = append(b, `,"code":`...)
+	b = strconv.AppendInt(b, int64(code), 10)
+	return append(b, '}')
+}

@@ -1,0 +1,363 @@
+package etcdgw
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+// EmulatedVersion is the etcd version whose gateway this package speaks,
+// reported by /v3/maintenance/status.
+const EmulatedVersion = "3.4.23"
+
+// DefaultProgressInterval is etcd's period of progress notifications for
+// watches created with progress_notify (progressReportInterval).
+const DefaultProgressInterval = 10 * time.Minute
+
+// Options configure a gateway. The zero value is valid.
+type Options struct {
+	// ClusterID and MemberID fill every response header; a real etcd
+	// derives them from its configuration. Zero: IDsFor("").
+	ClusterID, MemberID uint64
+	// RaftTerm fills every response header. Zero: 2, what a fresh
+	// single-member etcd reports.
+	RaftTerm uint64
+	// ProgressInterval is the period of progress notifications for watches
+	// created with progress_notify. Zero: DefaultProgressInterval. etcd adds
+	// up to 10% of random jitter; this gateway does not (it would make tests
+	// nondeterministic and teaches nothing).
+	ProgressInterval time.Duration
+	// Clock makes the tickers of progress notifications. Nil: real time.
+	Clock Clock
+}
+
+// Clock makes tickers; tests pass a fake one to fire progress notifications
+// deterministically.
+type Clock interface {
+	NewTicker(d time.Duration) Ticker
+}
+
+// Ticker is the part of time.Ticker the gateway uses.
+type Ticker interface {
+	C() <-chan time.Time
+	Stop()
+}
+
+type realClock struct{}
+
+type realTicker struct{ t *time.Ticker }
+
+func (realClock) NewTicker(d time.Duration) Ticker { return realTicker{time.NewTicker(d)} }
+func (t realTicker) C() <-chan time.Time           { return t.t.C }
+func (t realTicker) Stop()                         { t.t.Stop() }
+
+// IDsFor returns a stable fake cluster and member ID for a session name, so
+// that one session always answers with the same header and two sessions
+// differ, as two etcd clusters would.
+func IDsFor(session string) (clusterID, memberID uint64) {
+	h := fnv.New64a()
+	h.Write([]byte("rvplay cluster/" + session))
+	clusterID = h.Sum64() >> 1 // keep them positive for readers of int64 JSON
+	h = fnv.New64a()
+	h.Write([]byte("rvplay member/" + session))
+	memberID = h.Sum64() >> 1
+	return clusterID, memberID
+}
+
+// Gateway is the etcd v3 JSON gateway over one Store.
+type Gateway struct {
+	store *mvcc.Store
+	opts  Options
+}
+
+// New returns the gateway for s with default Options.
+func New(s *mvcc.Store) api.Handler { return NewWithOptions(s, Options{}) }
+
+// NewWithOptions returns the gateway for s.
+func NewWithOptions(s *mvcc.Store, opts Options) *Gateway {
+	if opts.ClusterID == 0 && opts.MemberID == 0 {
+		opts.ClusterID, opts.MemberID = IDsFor("")
+	}
+	if opts.RaftTerm == 0 {
+		opts.RaftTerm = 2
+	}
+	if opts.ProgressInterval <= 0 {
+		opts.ProgressInterval = DefaultProgressInterval
+	}
+	if opts.Clock == nil {
+		opts.Clock = realClock{}
+	}
+	return &Gateway{store: s, opts: opts}
+}
+
+func (g *Gateway) header(rev int64) header {
+	return header{clusterID: g.opts.ClusterID, memberID: g.opts.MemberID, revision: rev, raftTerm: g.opts.RaftTerm}
+}
+
+// routes are the gateway's paths, all POST.
+var routes = map[string]bool{
+	"/v3/kv/range": true, "/v3/kv/put": true, "/v3/kv/deleterange": true, "/v3/kv/txn": true,
+	"/v3/kv/compaction": true, "/v3/watch": true, "/v3/maintenance/status": true,
+}
+
+// Serve answers one gateway request.
+func (g *Gateway) Serve(ctx context.Context, req *api.Request) (resp *api.Response) {
+	defer func() {
+		// Never panic on a client's request: a bug becomes etcd's answer to
+		// an internal error rather than a dropped connection.
+		if p := recover(); p != nil {
+			resp = grpcError(&mvcc.Error{Code: mvcc.CodeInternal, Message: fmt.Sprint("etcdgw: internal error: ", p)})
+		}
+	}()
+	if req.Method == "OPTIONS" {
+		// etcd answers CORS preflights for every path itself.
+		return &api.Response{Status: 200, Header: corsHeader()}
+	}
+	if !routes[req.Path] {
+		return plainError(404, "Not Found")
+	}
+	if req.Method != "POST" {
+		return plainError(405, "Method Not Allowed")
+	}
+	switch req.Path {
+	case "/v3/kv/range":
+		return g.serveRange(ctx, req.Body)
+	case "/v3/kv/put":
+		return g.servePut(ctx, req.Body)
+	case "/v3/kv/deleterange":
+		return g.serveDeleteRange(ctx, req.Body)
+	case "/v3/kv/txn":
+		return g.serveTxn(ctx, req.Body)
+	case "/v3/kv/compaction":
+		return g.serveCompaction(ctx, req.Body)
+	case "/v3/maintenance/status":
+		return g.serveStatus(req.Body)
+	case "/v3/watch":
+		return g.serveWatch(req.Body)
+	}
+	return plainError(404, "Not Found")
+}
+
+func (g *Gateway) serveRange(ctx context.Context, body []byte) *api.Response {
+	var r mvcc.RangeRequest
+	if err := decodeBody(body, func(raw []byte) error { return decodeRange(raw, &r) }); err != nil {
+		return decodeError(err)
+	}
+	if err := firstError(checkMessageSize(rangeSize(&r)), checkRange(&r)); err != nil {
+		return grpcError(err)
+	}
+	out, err := g.store.Range(ctx, &r)
+	if err != nil {
+		return grpcError(err)
+	}
+	return ok(appendRange(nil, g.header(out.Header.Revision), out))
+}
+
+func (g *Gateway) servePut(ctx context.Context, body []byte) *api.Response {
+	var r mvcc.PutRequest
+	if err := decodeBody(body, func(raw []byte) error { return decodePut(raw, &r) }); err != nil {
+		return decodeError(err)
+	}
+	size := putSize(&r)
+	if err := firstError(checkMessageSize(size), checkPut(&r), checkRaftSize(size)); err != nil {
+		return grpcError(err)
+	}
+	out, err := g.store.Put(ctx, &r)
+	if err != nil {
+		return grpcError(err)
+	}
+	return ok(appendPut(nil, g.header(out.Header.Revision), out))
+}
+
+func (g *Gateway) serveDeleteRange(ctx context.Context, body []byte) *api.Response {
+	var r mvcc.DeleteRangeRequest
+	if err := decodeBody(body, func(raw []byte) error { return decodeDeleteRange(raw, &r) }); err != nil {
+		return decodeError(err)
+	}
+	size := deleteRangeSize(&r)
+	if err := firstError(checkMessageSize(size), checkDeleteRange(&r), checkRaftSize(size)); err != nil {
+		return grpcError(err)
+	}
+	out, err := g.store.DeleteRange(ctx, &r)
+	if err != nil {
+		return grpcError(err)
+	}
+	return ok(appendDeleteRange(nil, g.header(out.Header.Revision), out))
+}
+
+func (g *Gateway) serveTxn(ctx context.Context, body []byte) *api.Response {
+	var r mvcc.TxnRequest
+	if err := decodeBody(body, func(raw []byte) error { return decodeTxn(raw, &r) }); err != nil {
+		return decodeError(err)
+	}
+	size := txnSize(&r)
+	err := firstError(checkMessageSize(size), checkTxn(&r, mvcc.MaxTxnOps))
+	if err == nil && !txnIsReadOnly(&r) {
+		err = checkRaftSize(size)
+	}
+	if err != nil {
+		return grpcError(err)
+	}
+	out, err := g.store.Txn(ctx, &r)
+	if err != nil {
+		return grpcError(err)
+	}
+	return ok(appendTxn(nil, g.header(out.Header.Revision), out))
+}
+
+func (g *Gateway) serveCompaction(ctx context.Context, body []byte) *api.Response {
+	var r mvcc.CompactionRequest
+	if err := decodeBody(body, func(raw []byte) error { return decodeCompaction(raw, &r) }); err != nil {
+		return decodeError(err)
+	}
+	size := compactionSize(&r)
+	if err := firstError(checkMessageSize(size), checkRaftSize(size)); err != nil {
+		return grpcError(err)
+	}
+	out, err := g.store.Compact(ctx, &r)
+	if err != nil {
+		return grpcError(err)
+	}
+	return ok(appendCompaction(nil, g.header(out.Header.Revision)))
+}
+
+// serveStatus answers /v3/maintenance/status. A single member is its own
+// leader; raftIndex and raftAppliedIndex report the store revision (etcd
+// counts raft entries, which this store does not have); the database sizes
+// are unknown to the Store's API and left out, which clients read as 0.
+func (g *Gateway) serveStatus(body []byte) *api.Response {
+	if err := decodeBody(body, decodeEmpty); err != nil {
+		return decodeError(err)
+	}
+	rev := g.store.Rev()
+	return ok(appendStatus(nil, g.header(rev), statusResponse{
+		version:          EmulatedVersion,
+		leader:           g.opts.MemberID,
+		raftIndex:        uint64(rev),
+		raftTerm:         g.opts.RaftTerm,
+		raftAppliedIndex: uint64(rev),
+	}))
+}
+
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// corsHeader is what etcd's HTTP server adds to every answer.
+func corsHeader() api.Header {
+	return api.Header{
+		"Access-Control-Allow-Origin":  {"*"},
+		"Access-Control-Allow-Methods": {"POST, GET, OPTIONS, PUT, DELETE"},
+		"Access-Control-Allow-Headers": {"accept, content-type, authorization"},
+	}
+}
+
+func jsonHeader() api.Header {
+	h := corsHeader()
+	h["Content-Type"] = []string{"application/json"}
+	h["Grpc-Metadata-Content-Type"] = []string{"application/grpc"}
+	return h
+}
+
+func ok(body []byte) *api.Response {
+	return &api.Response{Status: 200, Header: jsonHeader(), Body: body}
+}
+
+// plainError is grpc-gateway's answer for unknown paths and methods
+// (net/http's http.Error).
+func plainError(status int, text string) *api.Response {
+	h := corsHeader()
+	h["Content-Type"] = []string{"text/plain; charset=utf-8"}
+	h["X-Content-Type-Options"] = []string{"nosniff"}
+	return &api.Response{Status: status, Header: h, Body: []byte(text + "\n")}
+}
+
+// HTTPStatus is grpc-gateway v1's HTTPStatusFromCode.
+func HTTPStatus(c mvcc.Code) int {
+	switch c {
+	case mvcc.CodeOK:
+		return 200
+	case mvcc.CodeCanceled:
+		return 408
+	case mvcc.CodeUnknown:
+		return 500
+	case mvcc.CodeInvalidArgument:
+		return 400
+	case mvcc.CodeDeadlineExceeded:
+		return 504
+	case mvcc.CodeNotFound:
+		return 404
+	case mvcc.CodeAlreadyExists:
+		return 409
+	case mvcc.CodePermissionDenied:
+		return 403
+	case mvcc.CodeResourceExhausted:
+		return 429
+	case mvcc.CodeFailedPrecondition:
+		return 400
+	case mvcc.CodeAborted:
+		return 409
+	case mvcc.CodeOutOfRange:
+		return 400
+	case mvcc.CodeUnimplemented:
+		return 501
+	case mvcc.CodeInternal:
+		return 500
+	case mvcc.CodeUnavailable:
+		return 503
+	case 16: // Unauthenticated
+		return 401
+	}
+	return 500
+}
+
+// ErrorResponse is the gateway's answer for an error with a gRPC code: what
+// etcd sends when its gRPC server refused the request.
+func ErrorResponse(code mvcc.Code, msg string) *api.Response {
+	h := jsonHeader()
+	delete(h, "Grpc-Metadata-Content-Type")
+	// The gRPC status arrives in trailers, which grpc-gateway forwards as an
+	// HTTP trailer; "Trailer:" keys are net/http's convention for trailers
+	// (other transports ignore them).
+	h["Trailer"] = []string{"Grpc-Trailer-Content-Type"}
+	h["Trailer:Grpc-Trailer-Content-Type"] = []string{"application/grpc"}
+	return &api.Response{Status: HTTPStatus(code), Header: h, Body: appendError(nil, code, msg)}
+}
+
+// grpcError answers an error returned by a check or the store.
+func grpcError(err error) *api.Response {
+	var e *mvcc.Error
+	if errors.As(err, &e) {
+		return ErrorResponse(e.Code, e.Message)
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return ErrorResponse(mvcc.CodeCanceled, "context canceled")
+	case errors.Is(err, context.DeadlineExceeded):
+		return ErrorResponse(mvcc.CodeDeadlineExceeded, "context deadline exceeded")
+	}
+	return ErrorResponse(mvcc.CodeUnknown, err.Error())
+}
+
+// decodeError answers a request the gateway could not decode: HTTP 400,
+// InvalidArgument, the decoder's message, and (unlike errors from the gRPC
+// server) no trailer.
+func decodeError(err error) *api.Response {
+	return codeError(mvcc.CodeInvalidArgument, err.Error())
+}
+
+func codeError(code mvcc.Code, msg string) *api.Response {
+	h := corsHeader()
+	h["Content-Type"] = []string{"application/json"}
+	return &api.Response{Status: HTTPStatus(code), Header: h, Body: appendError(nil, code, msg)}
+}

@@ -1,0 +1,497 @@
+package etcdgw
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"sync"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+// /v3/watch is a bidirectional gRPC stream behind the gateway: the request
+// body is a sequence of JSON WatchRequests, the response a sequence of
+// {"result":WatchResponse} lines. With chunked HTTP the requests are all in
+// the body; over a WebSocket (etcd wraps its gateway in a websocket proxy)
+// each client message is one more request, which the transport hands to
+// Receive.
+//
+// As in etcd's gateway, only the first request is decoded before answering:
+// if it is malformed the answer is an HTTP 500 error with gRPC code Unknown;
+// a malformed later request silently ends the reading of requests, and the
+// watches already created go on.
+//
+// Per stream, as etcd's serverWatchStream:
+//   - watch IDs are assigned from 0 upward, skipping IDs the client chose
+//     (a client-chosen ID that is taken gets created+canceled, watch_id -1,
+//     "mvcc: duplicate watch ID provided on the WatchStream");
+//   - created comes first, with the store revision when the watch was made;
+//   - a watch whose events were compacted gets one response with canceled
+//     and compact_revision, whose header has no revision;
+//   - cancel_request answers canceled for a known ID and nothing otherwise;
+//   - progress_request answers one response with watch_id -1 and the
+//     revision up to which every watch has delivered its events, if every
+//     watch of the stream is synced, and nothing otherwise (etcd 3.5+;
+//     etcd 3.4 answered even when a watch was behind, which breaks the
+//     guarantee the answer is meant to give: this differs from etcd 3.4);
+//   - watches created with progress_notify get a progress response every
+//     ProgressInterval unless they received events during the interval.
+//
+// fragment is accepted and ignored: responses are never split (etcd only
+// splits a response above 2 MiB, for clients that ask).
+
+// maxQueuedFrames bounds the frames waiting for the client. When it is
+// reached the watchers' forwarders stop taking responses from their
+// mvcc.Watcher, which then falls behind and later catches up from history:
+// a slow client never holds writers up, and nothing is lost.
+const maxQueuedFrames = 256
+
+type watchStream struct {
+	g      *Gateway
+	ctx    context.Context // the stream's life; watchers are bound to it
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	queue    [][]byte
+	wake     chan struct{} // a frame was queued (one reader: Next)
+	space    chan struct{} // closed when a frame leaves a full queue
+	full     bool
+	ended    bool // no more frames will come (the store stopped)
+	watchers map[int64]*watchEntry
+	nextID   int64
+	noInput  bool // a malformed request ended the reading of requests
+	ticking  bool
+	ticker   Ticker
+}
+
+type watchEntry struct {
+	id             int64
+	w              *mvcc.Watcher
+	progressNotify bool
+	sawEvents      bool // since the last periodic progress tick
+	gone           bool
+	// pending holds, oldest first, the progress notifications requested
+	// from w whose in-band answers have not arrived: a *progressRound for a
+	// stream-wide progress_request, or periodicProgress.
+	pending []*progressRound
+}
+
+// progressRound is one stream-wide progress_request: it is answered once
+// every watch has delivered the progress notification it was asked for.
+type progressRound struct {
+	waiting int
+	failed  bool
+	rev     int64
+}
+
+// periodicProgress marks a pending notification asked for by the periodic
+// progress_notify tick; each request gets its own, so it can be told apart.
+func periodicProgress() *progressRound { return &progressRound{waiting: -1} }
+
+func (r *progressRound) periodic() bool { return r.waiting < 0 }
+
+func (g *Gateway) serveWatch(body []byte) *api.Response {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var first json.RawMessage
+	var req watchRequest
+	haveFirst := false
+	if err := dec.Decode(&first); err == nil {
+		if err := decodeWatchRequest(first, &req); err != nil {
+			return codeError(mvcc.CodeUnknown, err.Error())
+		}
+		haveFirst = true
+	} else if err != io.EOF {
+		return codeError(mvcc.CodeUnknown, err.Error())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &watchStream{
+		g: g, ctx: ctx, cancel: cancel,
+		wake:     make(chan struct{}, 1),
+		space:    make(chan struct{}),
+		watchers: map[int64]*watchEntry{},
+	}
+	if haveFirst {
+		s.handle(&req)
+		for {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				if err != io.EOF {
+					s.noInput = true
+				}
+				break
+			}
+			if !s.receive(raw) {
+				break
+			}
+		}
+	}
+	h := jsonHeader()
+	return &api.Response{Status: 200, Header: h, Stream: s}
+}
+
+// Receive takes one more WatchRequest from the client (a WebSocket message).
+// After a malformed request it refuses every further one, as etcd's gateway
+// stops reading the stream.
+func (s *watchStream) Receive(msg []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	for {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			s.mu.Lock()
+			s.noInput = true
+			s.mu.Unlock()
+			return err
+		}
+		if !s.receive(raw) {
+			return errors.New("etcdgw: watch stream no longer reads requests")
+		}
+	}
+}
+
+func (s *watchStream) receive(raw []byte) bool {
+	s.mu.Lock()
+	closed := s.noInput
+	s.mu.Unlock()
+	if closed {
+		return false
+	}
+	var req watchRequest
+	if err := decodeWatchRequest(raw, &req); err != nil {
+		s.mu.Lock()
+		s.noInput = true
+		s.mu.Unlock()
+		return false
+	}
+	s.handle(&req)
+	return true
+}
+
+func (s *watchStream) handle(req *watchRequest) {
+	switch {
+	case req.create != nil:
+		s.create(req.create)
+	case req.cancel != nil:
+		s.cancelWatch(*req.cancel)
+	case req.progress:
+		s.progressAll()
+	}
+}
+
+func (s *watchStream) header(rev int64) header { return s.g.header(rev) }
+
+func (s *watchStream) create(c *watchCreate) {
+	rev := s.g.store.Rev()
+	s.mu.Lock()
+	id := c.WatchID
+	if id != 0 {
+		if _, taken := s.watchers[id]; taken {
+			s.pushLocked(&watchResult{header: s.header(rev), watchID: -1, created: true, canceled: true,
+				cancelReason: "mvcc: duplicate watch ID provided on the WatchStream"})
+			s.mu.Unlock()
+			return
+		}
+	} else {
+		for s.watchers[s.nextID] != nil {
+			s.nextID++
+		}
+		id = s.nextID
+		s.nextID++
+	}
+	wr := c.WatchRequest
+	if wr.StartRevision == 0 {
+		// "From now on" is pinned to the revision the created response
+		// reports, so that a client resuming from it misses nothing.
+		wr.StartRevision = rev + 1
+	}
+	var filters []mvcc.WatchFilter
+	for _, f := range wr.Filters {
+		if f == mvcc.FilterNoPut || f == mvcc.FilterNoDelete {
+			filters = append(filters, f) // etcd ignores unknown filter numbers
+		}
+	}
+	wr.Filters = filters
+	// Reserve the ID before leaving the lock.
+	e := &watchEntry{id: id, progressNotify: c.ProgressNotify}
+	s.watchers[id] = e
+	s.mu.Unlock()
+
+	w, err := s.g.store.Watch(s.ctx, &wr)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		delete(s.watchers, id)
+		reason := err.Error()
+		s.pushLocked(&watchResult{header: s.header(rev), watchID: -1, created: true, canceled: true, cancelReason: reason})
+		return
+	}
+	e.w = w
+	s.pushLocked(&watchResult{header: s.header(rev), watchID: id, created: true})
+	if e.progressNotify && !s.ticking {
+		s.ticking = true
+		s.ticker = s.g.opts.Clock.NewTicker(s.g.opts.ProgressInterval)
+		go s.tick(s.ticker)
+	}
+	go s.forward(e)
+}
+
+func (s *watchStream) cancelWatch(id int64) {
+	s.mu.Lock()
+	e := s.watchers[id]
+	if e == nil || e.w == nil {
+		s.mu.Unlock()
+		return // etcd: "mvcc: watcher does not exist", nothing is sent
+	}
+	s.dropLocked(e)
+	s.pushLocked(&watchResult{header: s.header(s.g.store.Rev()), watchID: id, canceled: true})
+	s.mu.Unlock()
+	e.w.Cancel()
+}
+
+// dropLocked forgets a watch: nothing more is sent for it, and the stream
+// progress rounds waiting for it will not be answered.
+func (s *watchStream) dropLocked(e *watchEntry) {
+	e.gone = true
+	if s.watchers[e.id] == e {
+		delete(s.watchers, e.id)
+	}
+	for _, r := range e.pending {
+		if !r.periodic() {
+			r.failed = true
+			r.waiting--
+		}
+	}
+	e.pending = nil
+}
+
+// progressAll answers a progress_request.
+func (s *watchStream) progressAll() {
+	s.mu.Lock()
+	var entries []*watchEntry
+	for _, e := range s.watchers {
+		if e.w != nil {
+			entries = append(entries, e)
+		}
+	}
+	if len(entries) == 0 {
+		s.pushLocked(&watchResult{header: s.header(s.g.store.Rev()), watchID: -1})
+		s.mu.Unlock()
+		return
+	}
+	round := &progressRound{waiting: len(entries), rev: math.MaxInt64}
+	for _, e := range entries {
+		e.pending = append(e.pending, round)
+	}
+	s.mu.Unlock()
+	for _, e := range entries {
+		if !e.w.RequestProgress() {
+			s.mu.Lock()
+			if e.removePending(round) {
+				round.failed = true
+				round.waiting--
+			}
+			s.mu.Unlock()
+		}
+	}
+}
+
+func (e *watchEntry) removePending(r *progressRound) bool {
+	for i, p := range e.pending {
+		if p == r {
+			e.pending = append(e.pending[:i], e.pending[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// tick asks, every interval, a progress notification of each
+// progress_notify watch that got no events since the previous tick.
+func (s *watchStream) tick(t Ticker) {
+	defer t.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C():
+		}
+		type ask struct {
+			e *watchEntry
+			p *progressRound
+		}
+		var asks []ask
+		s.mu.Lock()
+		for _, e := range s.watchers {
+			if e.w == nil || !e.progressNotify {
+				continue
+			}
+			if !e.sawEvents {
+				p := periodicProgress()
+				e.pending = append(e.pending, p)
+				asks = append(asks, ask{e, p})
+			}
+			e.sawEvents = false
+		}
+		s.mu.Unlock()
+		for _, a := range asks {
+			if !a.e.w.RequestProgress() {
+				s.mu.Lock()
+				a.e.removePending(a.p)
+				s.mu.Unlock()
+			}
+		}
+	}
+}
+
+// forward moves one watcher's responses into the stream's queue.
+func (s *watchStream) forward(e *watchEntry) {
+	for {
+		var resp mvcc.WatchResponse
+		var ok bool
+		select {
+		case resp, ok = <-e.w.Chan():
+		case <-s.ctx.Done():
+			return
+		}
+		if !ok {
+			s.mu.Lock()
+			if !e.gone && s.ctx.Err() == nil {
+				// The store stopped under a live watch: the stream ends,
+				// as etcd's does when the server goes away.
+				s.dropLocked(e)
+				s.ended = true
+				s.signalLocked()
+			}
+			s.mu.Unlock()
+			return
+		}
+		if !s.deliver(e, &resp) {
+			return
+		}
+	}
+}
+
+// deliver turns one mvcc response into a frame; false ends the forwarder.
+func (s *watchStream) deliver(e *watchEntry, resp *mvcc.WatchResponse) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e.gone {
+		return false
+	}
+	switch {
+	case resp.CompactRevision != 0:
+		s.dropLocked(e)
+		s.pushLocked(&watchResult{header: s.header(0), watchID: e.id, canceled: true,
+			compactRevision: resp.CompactRevision})
+		return false
+	case resp.ProgressNotify && len(resp.Events) == 0:
+		var p *progressRound
+		if len(e.pending) > 0 {
+			p = e.pending[0]
+			e.pending = e.pending[1:]
+		}
+		if p == nil || p.periodic() {
+			s.pushLocked(&watchResult{header: s.header(resp.Header.Revision), watchID: e.id})
+			return true
+		}
+		p.waiting--
+		p.rev = min(p.rev, resp.Header.Revision)
+		if p.waiting == 0 && !p.failed {
+			s.pushLocked(&watchResult{header: s.header(p.rev), watchID: -1})
+		}
+		return true
+	case len(resp.Events) == 0:
+		return true
+	}
+	if !s.waitSpaceLocked(e) {
+		return false
+	}
+	e.sawEvents = true
+	s.pushLocked(&watchResult{header: s.header(resp.Header.Revision), watchID: e.id, events: resp.Events})
+	return true
+}
+
+// waitSpaceLocked blocks (releasing the lock) while the queue is full.
+func (s *watchStream) waitSpaceLocked(e *watchEntry) bool {
+	for len(s.queue) >= maxQueuedFrames {
+		s.full = true
+		ch := s.space
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-s.ctx.Done():
+		}
+		s.mu.Lock()
+		if s.ctx.Err() != nil || e.gone {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *watchStream) pushLocked(r *watchResult) {
+	s.queue = append(s.queue, appendWatchFrame(nil, r))
+	s.signalLocked()
+}
+
+func (s *watchStream) signalLocked() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Next returns the next frame: one {"result":...} line.
+func (s *watchStream) Next(ctx context.Context) ([]byte, error) {
+	for {
+		s.mu.Lock()
+		if len(s.queue) > 0 {
+			f := s.queue[0]
+			s.queue[0] = nil
+			s.queue = s.queue[1:]
+			if s.full {
+				s.full = false
+				close(s.space)
+				s.space = make(chan struct{})
+			}
+			s.mu.Unlock()
+			return f, nil
+		}
+		if s.ended || s.ctx.Err() != nil {
+			s.mu.Unlock()
+			return nil, io.EOF
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.wake:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-s.ctx.Done():
+		}
+	}
+}
+
+// Close cancels every watch of the stream.
+func (s *watchStream) Close() {
+	s.cancel()
+	s.mu.Lock()
+	var ws []*mvcc.Watcher
+	for _, e := range s.watchers {
+		if e.w != nil {
+			ws = append(ws, e.w)
+		}
+		e.gone = true
+	}
+	s.watchers = map[int64]*watchEntry{}
+	s.mu.Unlock()
+	for _, w := range ws {
+		w.Cancel()
+	}
+}

@@ -1,0 +1,99 @@
+// Command server serves rvplay sessions over HTTP: per session the etcd v3
+// JSON gateway (/s/<name>/v3/...) and the Kubernetes API (/s/<name>/...),
+// with watches as chunked HTTP or WebSockets, plus the pages. Sessions and
+// their data persist in one SQLite file and survive restarts.
+//
+//	go run ./server --addr 127.0.0.1:8080 --db rvplay.db --session demo
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/sqlite"
+	"github.com/rvplay/rvplay/web"
+)
+
+type sessionFlags []string
+
+func (f *sessionFlags) String() string     { return strings.Join(*f, ",") }
+func (f *sessionFlags) Set(v string) error { *f = append(*f, v); return nil }
+
+func main() {
+	log.SetFlags(log.LstdFlags | log.Lmicroseconds)
+	if err := run(); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run() error {
+	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on (port 0: any free port)")
+	dbPath := flag.String("db", "rvplay.db", "SQLite file holding the sessions (created if missing)")
+	var names sessionFlags
+	flag.Var(&names, "session", "a session to serve, created if missing (repeatable)")
+	flag.Parse()
+
+	db, err := sqlite.Open(*dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	reg, err := newRegistry(db)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if _, _, err := reg.create(n); err != nil {
+			return fmt.Errorf("session %q: %w", n, err)
+		}
+	}
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	// Streams (watches) live as long as their clients; on shutdown the base
+	// context ends them, so that Shutdown does not wait for them forever.
+	base, stopStreams := context.WithCancel(context.Background())
+	srv := &http.Server{
+		Handler:           &server{reg: reg, web: web.Handler()},
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return base },
+	}
+	// Tests and scripts read the address from this line.
+	fmt.Printf("rvplay listening on http://%s\n", ln.Addr())
+	for _, n := range names {
+		fmt.Printf("session %s: http://%s/s/%s/\n", n, ln.Addr(), n)
+	}
+
+	sig, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		stopStreams()
+		reg.close()
+		return err
+	case <-sig.Done():
+	}
+	log.Print("shutting down")
+	stopStreams()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err = srv.Shutdown(ctx)
+	reg.close() // every acknowledged write is already committed; this closes the stores
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
