@@ -288,7 +288,9 @@ func updateOne(stmt *sql.Stmt, args ...any) error {
 }
 
 // Remove deletes revs in transactions of at most deleteBatch records each,
-// the last of which also records finished. A crash in between leaves
+// the last of which also records finished, when finished >= 0 (the Store
+// removes one compaction in several steps; only its last step finishes
+// it). A crash in between leaves
 // FinishedCompactRevision behind, and the Store's restart redoes the
 // removal; deleting a revision that is already gone is not an error.
 func (b *backend) Remove(revs []mvcc.Revision, finished int64) error {
@@ -304,7 +306,7 @@ func (b *backend) Remove(revs []mvcc.Revision, finished int64) error {
 					return err
 				}
 			}
-			if last {
+			if last && finished >= 0 {
 				return updateOne(w.setFinished, finished, b.id)
 			}
 			return nil

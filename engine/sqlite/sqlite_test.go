@@ -756,3 +756,27 @@ func TestDatabaseFromANewerBuildIsRefused(t *testing.T) {
 		t.Fatal("Open accepted a database with an unknown migration")
 	}
 }
+
+func TestRemoveStepWithoutFinishLeavesFinishedCompactRevision(t *testing.T) {
+	db, _ := openTemp(t)
+	b := session(t, db, "s")
+	if err := b.Commit(history()); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.SetCompactRevision(4); err != nil {
+		t.Fatal(err)
+	}
+	// The first step of a compaction removed in two steps.
+	if err := b.Remove([]mvcc.Revision{{Main: 2}}, -1); err != nil {
+		t.Fatal(err)
+	}
+	if _, meta := load(t, b); meta != (mvcc.Meta{CompactRevision: 4, FinishedCompactRevision: -1}) {
+		t.Fatalf("meta after an unfinished step %+v", meta)
+	}
+	if err := b.Remove([]mvcc.Revision{{Main: 3}, {Main: 4}}, 4); err != nil {
+		t.Fatal(err)
+	}
+	if _, meta := load(t, b); meta != (mvcc.Meta{CompactRevision: 4, FinishedCompactRevision: 4}) {
+		t.Fatalf("meta after the last step %+v", meta)
+	}
+}
