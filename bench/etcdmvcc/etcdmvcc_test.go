@@ -1,0 +1,192 @@
+package etcdmvcc
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"go.etcd.io/etcd/server/v3/lease"
+	"go.etcd.io/etcd/server/v3/storage/backend"
+	etcdmvcc "go.etcd.io/etcd/server/v3/storage/mvcc"
+	"go.uber.org/zap"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+// Keys and values are 64 bytes, as in rvplay's engine benchmarks
+// (engine/mvcc/mvcctest/bench.go) and etcd's BenchmarkStorePut; ranges read
+// from 10,000 keys.
+const (
+	valueBytes = 64
+	rangeKeys  = 10000
+)
+
+func benchKey(i int) []byte { return []byte(fmt.Sprintf("%064d", i)) }
+
+var benchValue = make([]byte, valueBytes)
+
+var ctx = context.Background()
+
+// etcdStore opens etcd's store as its own BenchmarkStorePut does: a bbolt
+// backend in a temporary directory with the default batching, and a lessor
+// that knows no leases.
+func etcdStore(b *testing.B) etcdmvcc.KV {
+	cfg := backend.DefaultBackendConfig(zap.NewNop())
+	cfg.Path = filepath.Join(b.TempDir(), "db")
+	be := backend.New(cfg)
+	s := etcdmvcc.NewStore(zap.NewNop(), be, &lease.FakeLessor{}, etcdmvcc.StoreConfig{})
+	b.Cleanup(func() {
+		s.Close()
+		be.Close()
+	})
+	return s
+}
+
+func rvplayStore(b *testing.B) *mvcc.Store {
+	s, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
+}
+
+// workload is one benchmark written for both stores.
+type workload struct {
+	name   string
+	etcd   func(b *testing.B)
+	rvplay func(b *testing.B)
+}
+
+var workloads = []workload{
+	{
+		name: "Put",
+		etcd: func(b *testing.B) {
+			s := etcdStore(b)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				s.Put(benchKey(i), benchValue, lease.NoLease)
+			}
+		},
+		rvplay: func(b *testing.B) {
+			s := rvplayStore(b)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := s.Put(ctx, &mvcc.PutRequest{Key: benchKey(i), Value: benchValue}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		},
+	},
+	{
+		name: "RangeKey1",
+		etcd: func(b *testing.B) {
+			s := etcdStore(b)
+			fillEtcd(s)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				r, err := s.Range(ctx, benchKey(i%rangeKeys), nil, etcdmvcc.RangeOptions{})
+				if err != nil || len(r.KVs) != 1 {
+					b.Fatal(err)
+				}
+			}
+		},
+		rvplay: func(b *testing.B) {
+			s := rvplayStore(b)
+			fillRvplay(b, s)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				r, err := s.Range(ctx, &mvcc.RangeRequest{Key: benchKey(i % rangeKeys)})
+				if err != nil || len(r.Kvs) != 1 {
+					b.Fatal(err)
+				}
+			}
+		},
+	},
+	{
+		name: "RangeKey100",
+		etcd: func(b *testing.B) {
+			s := etcdStore(b)
+			fillEtcd(s)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				start := (i * 100) % (rangeKeys - 100)
+				r, err := s.Range(ctx, benchKey(start), benchKey(start+100), etcdmvcc.RangeOptions{})
+				if err != nil || len(r.KVs) != 100 {
+					b.Fatal(err)
+				}
+			}
+		},
+		rvplay: func(b *testing.B) {
+			s := rvplayStore(b)
+			fillRvplay(b, s)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				start := (i * 100) % (rangeKeys - 100)
+				r, err := s.Range(ctx, &mvcc.RangeRequest{Key: benchKey(start), RangeEnd: benchKey(start + 100)})
+				if err != nil || len(r.Kvs) != 100 {
+					b.Fatal(err)
+				}
+			}
+		},
+	},
+}
+
+// fillEtcd writes the range keys and commits them, as etcd's
+// BenchmarkStoreRangeKey benchmarks do before reading.
+func fillEtcd(s etcdmvcc.KV) {
+	for i := 0; i < rangeKeys; i++ {
+		s.Put(benchKey(i), benchValue, lease.NoLease)
+	}
+	s.Commit()
+}
+
+func fillRvplay(b *testing.B, s *mvcc.Store) {
+	const batch = 100
+	for i := 0; i < rangeKeys; i += batch {
+		ops := make([]mvcc.RequestOp, 0, batch)
+		for j := i; j < i+batch; j++ {
+			ops = append(ops, mvcc.RequestOp{Put: &mvcc.PutRequest{Key: benchKey(j), Value: benchValue}})
+		}
+		if _, err := s.Txn(ctx, &mvcc.TxnRequest{Success: ops}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkEtcdMVCC(b *testing.B) {
+	for _, w := range workloads {
+		b.Run(w.name, w.etcd)
+	}
+}
+
+func BenchmarkRvplayMemory(b *testing.B) {
+	for _, w := range workloads {
+		b.Run(w.name, w.rvplay)
+	}
+}
+
+var sideBySide = flag.Bool("sidebyside", false, "run TestSideBySide: both stores on every workload and the ratios")
+
+// TestSideBySide runs every workload on both stores and prints ns/op and
+// the speed-up of rvplay's memory backend over etcd's mvcc (target ≥ 2×).
+func TestSideBySide(t *testing.T) {
+	if !*sideBySide {
+		t.Skip("run with -sidebyside")
+	}
+	t.Logf("%-12s %14s %14s %10s", "workload", "etcd ns/op", "rvplay ns/op", "speed-up")
+	for _, w := range workloads {
+		e := testing.Benchmark(w.etcd)
+		r := testing.Benchmark(w.rvplay)
+		en, rn := float64(e.T.Nanoseconds())/float64(e.N), float64(r.T.Nanoseconds())/float64(r.N)
+		t.Logf("%-12s %14.0f %14.0f %9.2fx", w.name, en, rn, en/rn)
+	}
+}
