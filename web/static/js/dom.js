@@ -1,0 +1,65 @@
+// Small DOM helpers. Object content is only ever inserted as text
+// (textContent, attributes via setAttribute), never as HTML.
+
+export function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'text') e.textContent = v;
+    else if (k === 'class') e.className = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children) {
+    if (c === undefined || c === null || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+export const $ = (id, root = document) => root.querySelector(`[data-testid="${id}"]`);
+
+// Frame batches DOM work per animation frame: while events stream in, the
+// page changes once per frame, not once per event.
+export class Frame {
+  constructor() { this.tasks = new Map(); this.pending = false; }
+  // schedule(key, fn): run fn on the next frame; a later schedule with the
+  // same key replaces the earlier one.
+  schedule(key, fn) {
+    this.tasks.set(key, fn);
+    if (!this.pending) {
+      this.pending = true;
+      requestAnimationFrame(() => this.flush());
+    }
+  }
+  flush() {
+    this.pending = false;
+    const tasks = [...this.tasks.values()];
+    this.tasks.clear();
+    for (const fn of tasks) {
+      try { fn(); } catch (e) { console.error(e); }
+    }
+  }
+}
+
+// RowList appends rows in batches and keeps at most max rows, pinning the
+// scroll position to the bottom only when the reader is already there.
+export class RowList {
+  constructor(container, frame, max = 400) {
+    this.c = container; this.frame = frame; this.max = max; this.queue = [];
+    this.key = Symbol('rows');
+  }
+  push(row) {
+    this.queue.push(row);
+    this.frame.schedule(this.key, () => this.flush());
+  }
+  flush() {
+    const scroller = this.c.closest('.scroll') || this.c;
+    const atBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 24;
+    const frag = document.createDocumentFragment();
+    for (const r of this.queue.splice(0)) frag.append(r);
+    this.c.append(frag);
+    while (this.c.childElementCount > this.max) this.c.firstElementChild.remove();
+    if (atBottom) scroller.scrollTop = scroller.scrollHeight;
+  }
+}

@@ -1,0 +1,133 @@
+// One interface to a session, whether it lives in this page (the engine
+// compiled to WebAssembly) or on the server (fetch + WebSocket):
+//
+//   request(method, path, {query, headers, body}) -> Promise<{status, headers, body}>
+//   watch(path, query, onEvent, {method, body, headers}) -> cancel()
+//
+// onEvent receives {type: 'open', status, body, via}, then {type: 'frame',
+// data} for each message (one JSON document), then {type: 'end', reason,
+// code}. Paths are the session's API paths ("/v3/kv/range",
+// "/api/v1/namespaces/default/configmaps").
+
+function queryString(query) {
+  if (!query) return '';
+  if (typeof query === 'string') return query.startsWith('?') ? query : (query ? '?' + query : '');
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') p.append(k, String(v));
+  const s = p.toString();
+  return s ? '?' + s : '';
+}
+
+function splitFrames(text, onFrame) {
+  for (const line of text.split('\n')) if (line.trim() !== '') onFrame(line);
+}
+
+// loadEngine instantiates the WebAssembly engine and resolves with its
+// bridge (globalThis.rvplay).
+export async function loadEngine(staticBase) {
+  if (!globalThis.Go) throw new Error('wasm_exec.js did not load');
+  const ready = new Promise((resolve) => { globalThis.__rvplayReady = resolve; });
+  const go = new globalThis.Go();
+  const url = staticBase + 'wasm/rvplay.wasm';
+  let result;
+  try {
+    result = await WebAssembly.instantiateStreaming(fetch(url), go.importObject);
+  } catch (e) {
+    const r = await fetch(url);
+    if (!r.ok) throw new Error(`engine not found (${r.status} ${url}); run scripts/build-wasm.sh`);
+    result = await WebAssembly.instantiate(await r.arrayBuffer(), go.importObject);
+  }
+  go.run(result.instance).then(() => console.error('rvplay engine exited'));
+  return ready;
+}
+
+export function wasmTransport(bridge) {
+  return {
+    kind: 'wasm',
+    async request(method, path, { query, headers, body } = {}) {
+      const r = await bridge.request({ method, path: path + queryString(query), headers: headers || {}, body: body ?? '' });
+      return { status: r.status, headers: r.headers, body: r.body };
+    },
+    watch(path, query, onEvent, { method = 'GET', body = '', headers = {} } = {}) {
+      return bridge.watch({ method, path: path + queryString(query), headers, body }, (e) => {
+        if (e.kind === 'open') onEvent({ type: 'open', status: e.status, body: e.body, via: 'wasm' });
+        else if (e.kind === 'frame') splitFrames(e.data, (data) => onEvent({ type: 'frame', data }));
+        else onEvent({ type: 'end', reason: e.reason });
+      });
+    },
+    reset: () => bridge.reset(),
+  };
+}
+
+export function httpTransport(apiBase) {
+  const base = apiBase.replace(/\/$/, '');
+  return {
+    kind: 'http',
+    async request(method, path, { query, headers, body } = {}) {
+      const init = { method, headers: headers || {} };
+      if (body !== undefined && body !== '' && method !== 'GET' && method !== 'HEAD') init.body = body;
+      const r = await fetch(base + path + queryString(query), init);
+      return { status: r.status, headers: Object.fromEntries(r.headers.entries()), body: await r.text() };
+    },
+    watch(path, query, onEvent, { method = 'GET', body = '', headers = {}, transport } = {}) {
+      if (method === 'GET' && transport !== 'http' && typeof WebSocket !== 'undefined') {
+        return wsWatch(base + path + queryString(query), onEvent);
+      }
+      return fetchWatch(base + path + queryString(query), { method, body, headers }, onEvent);
+    },
+  };
+}
+
+// A Kubernetes watch over a WebSocket: one event per message.
+function wsWatch(url, onEvent) {
+  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  const ws = new WebSocket(scheme + '//' + location.host + url);
+  let ended = false;
+  const end = (e) => { if (!ended) { ended = true; onEvent(e); } };
+  ws.onopen = () => onEvent({ type: 'open', status: 200, body: '', via: 'websocket' });
+  ws.onmessage = (m) => {
+    if (typeof m.data === 'string') splitFrames(m.data, (data) => onEvent({ type: 'frame', data }));
+    else m.data.text().then((t) => splitFrames(t, (data) => onEvent({ type: 'frame', data })));
+  };
+  ws.onclose = (c) => end({ type: 'end', reason: c.reason || (c.code === 1000 ? 'closed' : 'connection lost'), code: c.code });
+  return () => { end({ type: 'end', reason: 'canceled', code: 1000 }); ws.close(1000); };
+}
+
+// A streamed HTTP response read line by line (chunked watch, etcd /v3/watch).
+function fetchWatch(url, { method, body, headers }, onEvent) {
+  const ctl = new AbortController();
+  let ended = false;
+  const end = (e) => { if (!ended) { ended = true; onEvent(e); } };
+  (async () => {
+    try {
+      const init = { method, headers, signal: ctl.signal };
+      if (method !== 'GET' && body) init.body = body;
+      const r = await fetch(url, init);
+      if (r.status !== 200) {
+        onEvent({ type: 'open', status: r.status, body: await r.text(), via: 'http' });
+        end({ type: 'end', reason: 'eof' });
+        return;
+      }
+      onEvent({ type: 'open', status: 200, body: '', via: 'http' });
+      const reader = r.body.getReader();
+      const dec = new TextDecoder();
+      let buf = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += dec.decode(value, { stream: true });
+        let i;
+        while ((i = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, i);
+          buf = buf.slice(i + 1);
+          if (line.trim()) onEvent({ type: 'frame', data: line });
+        }
+      }
+      if (buf.trim()) onEvent({ type: 'frame', data: buf });
+      end({ type: 'end', reason: 'eof' });
+    } catch (e) {
+      end({ type: 'end', reason: ctl.signal.aborted ? 'canceled' : String(e.message || e) });
+    }
+  })();
+  return () => { end({ type: 'end', reason: 'canceled' }); ctl.abort(); };
+}
