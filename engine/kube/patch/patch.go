@@ -1,0 +1,162 @@
+// Package patch applies the three PATCH formats of the Kubernetes API to a
+// stored object: JSON patch (RFC 6902, with github.com/evanphx/json-patch),
+// JSON merge patch (RFC 7386) and strategic merge patch (kube's own format,
+// driven by the patch strategies in package schema). Server-side apply is
+// in package apply.
+//
+// Everything works on JSON bytes: original is the stored object, the
+// result is the patched object, still to be decoded, validated and stored
+// by the caller (who also checks a resourceVersion the patch may set). It
+// is pure and must not import net/http, syscall/js or k8s.io/*.
+package patch
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+)
+
+// Content types of PATCH requests.
+const (
+	JSONPatchType           = "application/json-patch+json"
+	MergePatchType          = "application/merge-patch+json"
+	StrategicMergePatchType = "application/strategic-merge-patch+json"
+	ApplyPatchType          = "application/apply-patch+yaml"
+)
+
+// MaxJSONPatchOperations is kube's limit on operations in one JSON patch.
+const MaxJSONPatchOperations = 10000
+
+// Error is a patch that cannot be applied; it carries what the REST layer
+// needs for kube's Status: Code and Reason, and Message. For Code 422
+// (Reason Invalid) kube answers the generic text with empty details:
+// {"message":"the server rejected our request due to an error in our
+// request","reason":"Invalid","details":{},"code":422}; Cause keeps the
+// underlying reason for logs and the lab UI.
+type Error struct {
+	Code    int
+	Reason  string
+	Message string
+	Cause   error
+}
+
+func (e *Error) Error() string {
+	if e.Cause != nil && e.Cause.Error() != e.Message {
+		return e.Message + " (" + e.Cause.Error() + ")"
+	}
+	return e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// GenericInvalidMessage is kube's message for a patch that does not apply.
+const GenericInvalidMessage = "the server rejected our request due to an error in our request"
+
+func badRequest(msg string, cause error) *Error {
+	return &Error{Code: 400, Reason: "BadRequest", Message: msg, Cause: cause}
+}
+
+func invalid(cause error) *Error {
+	return &Error{Code: 422, Reason: "Invalid", Message: GenericInvalidMessage, Cause: cause}
+}
+
+// SupportedTypes is the list kube prints in its 415 answer.
+var SupportedTypes = []string{JSONPatchType, MergePatchType, StrategicMergePatchType, ApplyPatchType}
+
+// JSONPatch applies an RFC 6902 patch. As kube-apiserver (which uses
+// json-patch v4) does, "replace" of a missing object member adds it. A
+// patch that is not a JSON array of operations is 400; more than
+// MaxJSONPatchOperations is 413; an operation that does not apply (a
+// failing "test", a missing path) is 422 with kube's generic message.
+func JSONPatch(original, patchJSON []byte) ([]byte, error) {
+	p, err := jsonpatch.DecodePatch(patchJSON)
+	if err != nil {
+		return nil, badRequest(err.Error(), err)
+	}
+	if len(p) > MaxJSONPatchOperations {
+		return nil, &Error{Code: 413, Reason: "RequestEntityTooLarge",
+			Message: fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", MaxJSONPatchOperations, len(p))}
+	}
+	opts := jsonpatch.NewApplyOptions()
+	doc := original
+	for _, op := range p {
+		next, err := jsonpatch.Patch{op}.ApplyWithOptions(doc, opts)
+		if err != nil && op.Kind() == "replace" && errors.Is(err, jsonpatch.ErrMissing) && parentIsObject(doc, op) {
+			add := jsonpatch.Operation{}
+			for k, v := range op {
+				add[k] = v
+			}
+			raw := json.RawMessage(`"add"`)
+			add["op"] = &raw
+			next, err = jsonpatch.Patch{add}.ApplyWithOptions(doc, opts)
+		}
+		if err != nil {
+			return nil, invalid(err)
+		}
+		doc = next
+	}
+	return doc, nil
+}
+
+// parentIsObject reports whether the parent of op's path is an existing
+// JSON object in doc.
+func parentIsObject(doc []byte, op jsonpatch.Operation) bool {
+	path, err := op.Path()
+	if err != nil || path == "" {
+		return false
+	}
+	parent := path[:strings.LastIndexByte(path, '/')]
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return false
+	}
+	if parent != "" {
+		for _, tok := range strings.Split(parent[1:], "/") {
+			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+			switch c := v.(type) {
+			case map[string]any:
+				v = c[tok]
+			case []any:
+				i, err := strconv.Atoi(tok)
+				if err != nil || i < 0 || i >= len(c) {
+					return false
+				}
+				v = c[i]
+			default:
+				return false
+			}
+		}
+	}
+	_, ok := v.(map[string]any)
+	return ok
+}
+
+// MergePatch applies an RFC 7386 JSON merge patch: objects merge, null
+// deletes, everything else (lists included) replaces.
+func MergePatch(original, patchJSON []byte) ([]byte, error) {
+	if !json.Valid(patchJSON) {
+		var v any
+		err := json.Unmarshal(patchJSON, &v)
+		return nil, badRequest(err.Error(), err)
+	}
+	out, err := jsonpatch.MergePatch(original, patchJSON)
+	if err != nil {
+		return nil, badRequest(err.Error(), err)
+	}
+	return out, nil
+}
+
+func decodeObject(b []byte) (map[string]any, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
