@@ -1,0 +1,19 @@
+// Package kube is what kube-apiserver does over etcd: object metadata
+// (uid, creationTimestamp, generation, managedFields), preconditions and
+// optimistic concurrency, the Status errors kube-apiserver sends, the status
+// and scale subresources, list with every resourceVersion ×
+// resourceVersionMatch × limit/continue combination, and watch (initial
+// events, bookmarks, 410 on compacted revisions, selector transitions).
+//
+// Objects are JSON documents (map[string]any), stored under the keys
+// kube-apiserver uses (/registry/<resource>/<namespace>/<name>), so that the
+// same write can be looked at through the etcd gateway: an object's
+// metadata.resourceVersion is its key's mod_revision and a list's
+// resourceVersion is the revision it was read at.
+//
+// The package talks to storage through the small KV interface (shaped on
+// engine/mvcc's request types) so that it can run over a real etcd as well as
+// over *mvcc.Store. It must not import net/http, syscall/js, SQLite or a
+// websocket library, nor k8s.io/apimachinery: it is compiled to WebAssembly,
+// where every megabyte counts.
+package kube

@@ -1,0 +1,446 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+// ListOptions are metav1.ListOptions (for list and watch).
+type ListOptions struct {
+	LabelSelector        string
+	FieldSelector        string
+	ResourceVersion      string
+	ResourceVersionMatch string
+	Limit                int64
+	Continue             string
+	Watch                bool
+	AllowWatchBookmarks  bool
+	SendInitialEvents    *bool
+	TimeoutSeconds       *int64
+}
+
+const (
+	MatchExact        = "Exact"
+	MatchNotOlderThan = "NotOlderThan"
+)
+
+// ValidateListOptions is kube's ListOptions validation (422).
+func ValidateListOptions(lo *ListOptions) error {
+	var errs []FieldError
+	match := lo.ResourceVersionMatch
+	if lo.Watch {
+		if lo.SendInitialEvents != nil && match != MatchNotOlderThan {
+			errs = append(errs, FieldError{Type: CauseFieldValueForbidden, Field: "resourceVersionMatch", Detail: "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"})
+		}
+		if match != "" {
+			if lo.SendInitialEvents == nil {
+				errs = append(errs, FieldError{Type: CauseFieldValueForbidden, Field: "resourceVersionMatch", Detail: "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"})
+			}
+			if match != MatchNotOlderThan {
+				errs = append(errs, FieldError{Type: CauseFieldValueNotSupported, Field: "resourceVersionMatch", Value: match, Detail: `supported values: "NotOlderThan"`})
+			}
+			if lo.Continue != "" {
+				errs = append(errs, FieldError{Type: CauseFieldValueForbidden, Field: "resourceVersionMatch", Detail: "resourceVersionMatch is forbidden when continue is provided"})
+			}
+		}
+	} else {
+		if match != "" {
+			if lo.ResourceVersion == "" {
+				errs = append(errs, FieldError{Type: CauseFieldValueForbidden, Field: "resourceVersionMatch", Detail: "resourceVersionMatch is forbidden unless resourceVersion is provided"})
+			}
+			if lo.Continue != "" {
+				errs = append(errs, FieldError{Type: CauseFieldValueForbidden, Field: "resourceVersionMatch", Detail: "resourceVersionMatch is forbidden when continue is provided"})
+			}
+			if match != MatchExact && match != MatchNotOlderThan {
+				errs = append(errs, FieldError{Type: CauseFieldValueNotSupported, Field: "resourceVersionMatch", Value: match, Detail: `supported values: "Exact", "NotOlderThan", ""`})
+			}
+			if match == MatchExact && lo.ResourceVersion == "0" {
+				errs = append(errs, FieldError{Type: CauseFieldValueForbidden, Field: "resourceVersionMatch", Detail: `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`})
+			}
+		}
+		if lo.SendInitialEvents != nil {
+			errs = append(errs, FieldError{Type: CauseFieldValueForbidden, Field: "sendInitialEvents", Detail: "sendInitialEvents is forbidden for list"})
+		}
+	}
+	if len(errs) > 0 {
+		return NewInvalid("meta.k8s.io", "ListOptions", "", errs)
+	}
+	return nil
+}
+
+// newMatcher parses the selectors (400 on error).
+func newMatcher(r *Resource, lo *ListOptions) (*matcher, error) {
+	m := &matcher{r: r}
+	if lo.LabelSelector != "" {
+		ls, err := ParseLabelSelector(lo.LabelSelector)
+		if err != nil {
+			return nil, NewBadRequest(err.Error())
+		}
+		m.labels = ls
+	}
+	if lo.FieldSelector != "" {
+		fs, err := ParseFieldSelector(lo.FieldSelector)
+		if err != nil {
+			return nil, NewBadRequest(err.Error())
+		}
+		if err := r.checkFieldSelector(fs); err != nil {
+			return nil, NewBadRequest(err.Error())
+		}
+		m.fields = fs
+	}
+	return m, nil
+}
+
+// List is a list answer.
+type List struct {
+	Kind       string
+	APIVersion string
+	Metadata   ListMeta
+	Items      []Object
+	Resource   *Resource
+}
+
+// Encode renders the list as kube-apiserver does for built-in types:
+// items without kind and apiVersion, never a null items.
+func (l *List) Encode() []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"kind":`)
+	writeJSON(&b, l.Kind)
+	b.WriteString(`,"apiVersion":`)
+	writeJSON(&b, l.APIVersion)
+	b.WriteString(`,"metadata":`)
+	writeJSON(&b, l.Metadata)
+	b.WriteString(`,"items":[`)
+	for i, it := range l.Items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, a := it["kind"], it["apiVersion"]
+		delete(it, "kind")
+		delete(it, "apiVersion")
+		if l.Resource != nil {
+			b.Write(l.Resource.Encode(it))
+		} else {
+			b.Write(EncodeObject(it, nil))
+		}
+		if k != nil {
+			it["kind"] = k
+		}
+		if a != nil {
+			it["apiVersion"] = a
+		}
+	}
+	b.WriteString("]}")
+	return b.Bytes()
+}
+
+// continueToken is kube's continue token (storage.continueToken).
+type continueToken struct {
+	APIVersion      string `json:"v"`
+	ResourceVersion int64  `json:"rv"`
+	StartKey        string `json:"start"`
+}
+
+var (
+	errInvalidStartRV = errors.New("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	errEmptyStartKey  = errors.New("continue key is not valid: encoded start key empty (version meta.k8s.io/v1)")
+)
+
+// decodeContinue is storage.DecodeContinue.
+func decodeContinue(token, keyPrefix string) (string, int64, error) {
+	data, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		return "", 0, fmt.Errorf("continue key is not valid: %v", err)
+	}
+	var c continueToken
+	if err := json.Unmarshal(data, &c); err != nil {
+		return "", 0, fmt.Errorf("continue key is not valid: %v", err)
+	}
+	switch c.APIVersion {
+	case "meta.k8s.io/v1":
+		if c.ResourceVersion == 0 {
+			return "", 0, errInvalidStartRV
+		}
+		if len(c.StartKey) == 0 {
+			return "", 0, errEmptyStartKey
+		}
+		key := c.StartKey
+		if !strings.HasPrefix(key, "/") {
+			key = "/" + key
+		}
+		cleaned := path.Clean(key)
+		if cleaned != key {
+			return "", 0, fmt.Errorf("continue key is not valid: %s", c.StartKey)
+		}
+		return keyPrefix + cleaned[1:], c.ResourceVersion, nil
+	default:
+		return "", 0, fmt.Errorf("continue key is not valid: server does not recognize this encoded version %q", c.APIVersion)
+	}
+}
+
+// encodeContinue is storage.EncodeContinue.
+func encodeContinue(key, keyPrefix string, rv int64) (string, error) {
+	nextKey := strings.TrimPrefix(key, keyPrefix)
+	if nextKey == key {
+		return "", fmt.Errorf("unable to encode next field: the key and key prefix do not match")
+	}
+	out, err := json.Marshal(&continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: rv, StartKey: nextKey})
+	if err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(out), nil
+}
+
+const (
+	expiredListMsg     = "The resourceVersion for the provided list is too old."
+	expiredContinueMsg = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter."
+	inconsistentMsg    = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+)
+
+// List lists a resource in namespace ns ("" for all namespaces or a
+// cluster-scoped resource) with kube's resourceVersion semantics.
+func (s *Server) List(ctx context.Context, r *Resource, ns string, lo ListOptions) (*List, error) {
+	if err := s.bootstrap(ctx); err != nil {
+		return nil, err
+	}
+	lo.Watch = false
+	m, err := newMatcher(r, &lo)
+	if err != nil {
+		return nil, err
+	}
+	if err := ValidateListOptions(&lo); err != nil {
+		return nil, err
+	}
+	prefix := r.Prefix(ns)
+	startKey := prefix
+	var withRev, minRV int64
+	anyRV := false
+	limit := lo.Limit
+	if limit < 0 {
+		limit = 0
+	}
+	if lo.Continue != "" {
+		key, crv, err := decodeContinue(lo.Continue, prefix)
+		if err != nil {
+			return nil, NewBadRequest("invalid continue token: " + err.Error())
+		}
+		if lo.ResourceVersion != "" && lo.ResourceVersion != "0" {
+			return nil, NewBadRequest("specifying resource version is not allowed when using continue")
+		}
+		if crv > 0 {
+			withRev = crv
+		}
+		startKey = key
+	} else if lo.ResourceVersion != "" {
+		rv, err := parseRV(lo.ResourceVersion)
+		if err != nil {
+			return nil, NewBadRequest("invalid resource version: " + err.Error())
+		}
+		switch {
+		case rv == 0:
+			// "Any": the watch cache answers, and it ignores limit.
+			anyRV = true
+			limit = 0
+		case lo.ResourceVersionMatch == MatchExact:
+			withRev = rv
+		case lo.ResourceVersionMatch == "" && limit > 0:
+			withRev = rv
+		default:
+			minRV = rv
+		}
+	}
+	cur := s.kv.Rev()
+	if withRev > cur {
+		return nil, NewTooLargeResourceVersion(withRev, cur, 0)
+	}
+	if minRV > cur {
+		return nil, NewTooLargeResourceVersion(minRV, cur, 0)
+	}
+	readRev := withRev
+	if anyRV {
+		readRev = s.cacheRev()
+	}
+	items, rev, next, remaining, err := s.rangeList(ctx, r, m, prefix, startKey, readRev, limit)
+	if err != nil && anyRV && isCompacted(err) {
+		items, rev, next, remaining, err = s.rangeList(ctx, r, m, prefix, startKey, 0, limit)
+	}
+	if err != nil {
+		if isCompacted(err) {
+			if lo.Continue != "" {
+				tok, terr := encodeContinue(startKey, prefix, -1)
+				if terr != nil {
+					return nil, NewExpired(expiredContinueMsg)
+				}
+				se := NewExpired(inconsistentMsg)
+				se.Status.Metadata.Continue = tok
+				return nil, se
+			}
+			return nil, NewExpired(expiredListMsg)
+		}
+		if isFutureRev(err) {
+			return nil, NewTooLargeResourceVersion(readRev, s.kv.Rev(), 0)
+		}
+		return nil, err
+	}
+	l := &List{Kind: r.ListKind, APIVersion: r.GroupVersion(), Resource: r, Items: items}
+	l.Metadata.ResourceVersion = formatRV(rev)
+	if next != "" {
+		l.Metadata.Continue = next
+		if m.empty() {
+			l.Metadata.RemainingItemCount = &remaining
+		}
+	}
+	return l, nil
+}
+
+// rangeList reads [startKey, end of prefix) at rev (0: latest), keeping
+// objects that match, up to limit (0: all). It returns the items, the
+// revision read at, a continue token and the number of keys left.
+func (s *Server) rangeList(ctx context.Context, r *Resource, m *matcher, prefix, startKey string, rev, limit int64) ([]Object, int64, string, int64, error) {
+	items := []Object{}
+	end := prefixEnd([]byte(prefix))
+	key := []byte(startKey)
+	batch := limit
+	var count int64 = -1
+	var lastKey []byte
+	hasMore := false
+	for {
+		resp, err := s.kv.Range(ctx, &mvcc.RangeRequest{Key: key, RangeEnd: end, Revision: rev, Limit: batch})
+		if err != nil {
+			return nil, 0, "", 0, err
+		}
+		if rev == 0 {
+			// pin every further batch to the first one's revision
+			rev = resp.Header.Revision
+		}
+		if count < 0 {
+			count = resp.Count
+		}
+		full := false
+		for i, kv := range resp.Kvs {
+			lastKey = kv.Key
+			o, err := decodeKV(kv)
+			if err != nil {
+				return nil, 0, "", 0, err
+			}
+			if !m.matches(o) {
+				continue
+			}
+			items = append(items, o)
+			if limit > 0 && int64(len(items)) >= limit {
+				hasMore = i < len(resp.Kvs)-1 || resp.More
+				full = true
+				break
+			}
+		}
+		if full || !resp.More || len(resp.Kvs) == 0 {
+			break
+		}
+		key = append(append([]byte(nil), lastKey...), 0)
+		if batch < 10000 {
+			batch *= 2
+		}
+	}
+	if !hasMore {
+		return items, rev, "", 0, nil
+	}
+	next, err := encodeContinue(string(lastKey)+"\x00", prefix, rev)
+	if err != nil {
+		return nil, 0, "", 0, err
+	}
+	return items, rev, next, count - limit, nil
+}
+
+// --- the watch-cache model ------------------------------------------------
+
+// revisionLog remembers when each revision was observed, so that a
+// lagging cache can answer "the store as it was WatchCacheDelay ago".
+type revisionLog struct {
+	mu      sync.Mutex
+	base    int64
+	entries []revAt
+}
+
+type revAt struct {
+	rev int64
+	at  time.Time
+}
+
+// SetWatchCacheDelay changes the lag of resourceVersion "0" reads.
+func (s *Server) SetWatchCacheDelay(d time.Duration) {
+	s.cacheDelay.Store(int64(d))
+	if d <= 0 {
+		return
+	}
+	s.revMu.Lock()
+	defer s.revMu.Unlock()
+	if s.revLog != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	base := s.kv.Rev()
+	ws, err := s.kv.Watch(ctx, &mvcc.WatchRequest{Key: []byte("/registry/"), RangeEnd: prefixEnd([]byte("/registry/")), StartRevision: base + 1})
+	if err != nil {
+		cancel()
+		return
+	}
+	rl := &revisionLog{base: base}
+	s.revLog, s.revStop = rl, cancel
+	go func() {
+		for resp := range ws.Chan() {
+			if len(resp.Events) == 0 {
+				continue
+			}
+			rl.mu.Lock()
+			rl.entries = append(rl.entries, revAt{resp.Events[len(resp.Events)-1].Kv.ModRevision, s.clock.Now()})
+			if len(rl.entries) > 100000 {
+				rl.base = rl.entries[50000].rev
+				rl.entries = append([]revAt(nil), rl.entries[50000:]...)
+			}
+			rl.mu.Unlock()
+		}
+	}()
+}
+
+// Close stops the server's background work.
+func (s *Server) Close() {
+	s.revMu.Lock()
+	defer s.revMu.Unlock()
+	if s.revStop != nil {
+		s.revStop()
+	}
+}
+
+// cacheRev is the revision a resourceVersion "0" read sees.
+func (s *Server) cacheRev() int64 {
+	d := s.WatchCacheDelay()
+	cur := s.kv.Rev()
+	if d <= 0 {
+		return cur
+	}
+	s.revMu.Lock()
+	rl := s.revLog
+	s.revMu.Unlock()
+	if rl == nil {
+		return cur
+	}
+	cutoff := s.clock.Now().Add(-d)
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	i := sort.Search(len(rl.entries), func(i int) bool { return rl.entries[i].at.After(cutoff) })
+	if i == 0 {
+		return rl.base
+	}
+	return rl.entries[i-1].rev
+}

@@ -1,0 +1,288 @@
+package kube
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strconv"
+)
+
+// Object is a Kubernetes object as decoded JSON. Numbers are json.Number so
+// that integers survive a round trip exactly.
+type Object = map[string]any
+
+// DecodeObject parses a JSON object, keeping numbers as json.Number.
+func DecodeObject(b []byte) (Object, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var o Object
+	if err := d.Decode(&o); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, &json.SyntaxError{}
+	}
+	return o, nil
+}
+
+// meta returns o.metadata, creating it when absent.
+func meta(o Object) map[string]any {
+	m, ok := o["metadata"].(map[string]any)
+	if !ok {
+		m = map[string]any{}
+		o["metadata"] = m
+	}
+	return m
+}
+
+func str(m map[string]any, k string) string {
+	s, _ := m[k].(string)
+	return s
+}
+
+// Name, Namespace, UID and ResourceVersion read o's metadata.
+func Name(o Object) string            { return str(meta(o), "name") }
+func Namespace(o Object) string       { return str(meta(o), "namespace") }
+func UID(o Object) string             { return str(meta(o), "uid") }
+func ResourceVersion(o Object) string { return str(meta(o), "resourceVersion") }
+
+// Labels returns o's labels (string values only).
+func Labels(o Object) map[string]string {
+	l, _ := meta(o)["labels"].(map[string]any)
+	out := make(map[string]string, len(l))
+	for k, v := range l {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// DeepCopy copies a decoded JSON value.
+func DeepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		c := make(map[string]any, len(x))
+		for k, e := range x {
+			c[k] = DeepCopy(e)
+		}
+		return c
+	case []any:
+		c := make([]any, len(x))
+		for i, e := range x {
+			c[i] = DeepCopy(e)
+		}
+		return c
+	}
+	return v
+}
+
+func copyObject(o Object) Object { return DeepCopy(o).(map[string]any) }
+
+// jsonEqual compares two decoded JSON values.
+func jsonEqual(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !jsonEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if x, ok := canonNumber(a); ok {
+		y, ok := canonNumber(b)
+		return ok && x == y
+	}
+	return a == b
+}
+
+// canonNumber renders a JSON number (json.Number, int64, int, float64)
+// canonically so that values decoded differently compare equal.
+func canonNumber(v any) (string, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return strconv.FormatInt(i, 10), true
+		}
+		f, err := x.Float64()
+		if err != nil {
+			return string(x), true
+		}
+		return canonFloat(f), true
+	case int64:
+		return strconv.FormatInt(x, 10), true
+	case int:
+		return strconv.Itoa(x), true
+	case int32:
+		return strconv.FormatInt(int64(x), 10), true
+	case float64:
+		return canonFloat(x), true
+	}
+	return "", false
+}
+
+func canonFloat(f float64) string {
+	if f == float64(int64(f)) {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// Field orders kube-apiserver's encoder produces (struct order).
+var (
+	topOrder  = []string{"kind", "apiVersion", "metadata"}
+	metaOrder = []string{"name", "generateName", "namespace", "selfLink", "uid", "resourceVersion",
+		"generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+		"labels", "annotations", "ownerReferences", "finalizers", "managedFields"}
+	managedOrder = []string{"manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource"}
+	// listOrder also serves list kinds and watch events' wrappers.
+	listOrder = []string{"kind", "apiVersion", "metadata", "items"}
+)
+
+// EncodeObject encodes o the way kube-apiserver orders a typed object's
+// fields: kind, apiVersion, metadata (ObjectMeta order), then the rest
+// (in order when given, else sorted).
+func EncodeObject(o Object, order []string) []byte {
+	var b bytes.Buffer
+	encodeOrdered(&b, o, topOrder, order, encodeTop)
+	return b.Bytes()
+}
+
+type level int
+
+const (
+	encodeTop level = iota
+	encodeMeta
+	encodeManaged
+	encodePlain
+)
+
+func encodeOrdered(b *bytes.Buffer, m map[string]any, first, then []string, lv level) {
+	b.WriteByte('{')
+	n := 0
+	done := make(map[string]bool, len(first)+len(then))
+	emit := func(k string) {
+		v, ok := m[k]
+		if !ok || done[k] {
+			return
+		}
+		done[k] = true
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		switch {
+		case lv == encodeTop && k == "metadata":
+			if mm, ok := v.(map[string]any); ok {
+				encodeOrdered(b, mm, metaOrder, nil, encodeMeta)
+				return
+			}
+		case lv == encodeMeta && k == "managedFields":
+			if l, ok := v.([]any); ok {
+				b.WriteByte('[')
+				for i, e := range l {
+					if i > 0 {
+						b.WriteByte(',')
+					}
+					if em, ok := e.(map[string]any); ok {
+						encodeOrdered(b, em, managedOrder, nil, encodeManaged)
+					} else {
+						writeJSON(b, e)
+					}
+				}
+				b.WriteByte(']')
+				return
+			}
+		}
+		writeJSON(b, v)
+	}
+	for _, k := range first {
+		emit(k)
+	}
+	for _, k := range then {
+		emit(k)
+	}
+	if n < len(m) {
+		rest := make([]string, 0, len(m)-n)
+		for k := range m {
+			if !done[k] {
+				rest = append(rest, k)
+			}
+		}
+		sort.Strings(rest)
+		for _, k := range rest {
+			emit(k)
+		}
+	}
+	b.WriteByte('}')
+}
+
+func writeJSON(b *bytes.Buffer, v any) {
+	j, err := json.Marshal(v)
+	if err != nil {
+		b.WriteString("null")
+		return
+	}
+	b.Write(j)
+}
+
+// parseRV parses a resourceVersion as kube's APIObjectVersioner does: ""
+// and "0" are 0, anything else must be a decimal uint64.
+func parseRV(s string) (int64, error) {
+	if s == "" || s == "0" {
+		return 0, nil
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, invalidRVError(s, err)
+	}
+	return int64(v), nil
+}
+
+type rvError struct{ msg string }
+
+func (e *rvError) Error() string { return e.msg }
+
+func invalidRVError(s string, err error) error {
+	return &rvError{"resourceVersion: Invalid value: " + strconv.Quote(s) + ": " + err.Error()}
+}
+
+func formatRV(rev int64) string { return strconv.FormatInt(rev, 10) }
+
+// numberInt reads an integer JSON value.
+func numberInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		i, err := x.Int64()
+		return i, err == nil
+	case float64:
+		return int64(x), float64(int64(x)) == x
+	case int64:
+		return x, true
+	case int:
+		return int64(x), true
+	}
+	return 0, false
+}
+
+type jsonNumber = json.Number

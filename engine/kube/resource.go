@@ -1,0 +1,562 @@
+package kube
+
+import (
+	"sync"
+
+	"github.com/rvplay/rvplay/engine/kube/schema"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Generation says when metadata.generation moves.
+type Generation int
+
+const (
+	// NoGeneration: the type has no metadata.generation (configmaps).
+	NoGeneration Generation = iota
+	// SpecGeneration: 1 on create, +1 when spec changes (pods).
+	SpecGeneration
+	// SpecAnnotationsGeneration: as SpecGeneration, and annotations count
+	// as spec (deployments).
+	SpecAnnotationsGeneration
+)
+
+// Resource describes one served resource: its names, its discovery entry
+// and its strategy (what kube-apiserver's registry does for the type).
+// Adding a resource is one entry in Resources.
+type Resource struct {
+	Group, Version     string
+	Kind, ListKind     string
+	Resource, Singular string
+	Namespaced         bool
+	ShortNames         []string
+	Categories         []string
+	Verbs              []string
+	StorageVersionHash string
+	// Status and Scale name the subresources the type has.
+	Status, Scale bool
+	// AllowUnconditionalUpdate lets a PUT without resourceVersion through.
+	AllowUnconditionalUpdate bool
+	Generation               Generation
+	// ReturnDeletedObject answers a delete with the object instead of a
+	// success Status.
+	ReturnDeletedObject bool
+	// NameIsLabel validates names as DNS-1123 labels (else subdomains).
+	NameIsLabel bool
+	// FieldSelectors are the field selector labels beyond metadata.name and
+	// metadata.namespace, with how to read them from an object.
+	FieldSelectors map[string]func(Object) string
+	// Default fills defaults, as decoding does in kube-apiserver.
+	Default func(o Object)
+	// PrepareForCreate resets what a client may not set on create (status).
+	PrepareForCreate func(o Object)
+	// Validate checks the type's own rules (beyond object metadata).
+	Validate func(o Object) []FieldError
+
+	schemaOnce sync.Once
+	schemaType *schema.Type
+}
+
+// Schema is the type's description in package schema (field order,
+// emitted zero values, unknown fields, apply semantics), or nil.
+func (r *Resource) Schema() *schema.Type {
+	r.schemaOnce.Do(func() { r.schemaType = schema.ForGVK(r.GroupVersion(), r.Kind) })
+	return r.schemaType
+}
+
+// GroupVersion is "v1" or "apps/v1".
+func (r *Resource) GroupVersion() string {
+	if r.Group == "" {
+		return r.Version
+	}
+	return r.Group + "/" + r.Version
+}
+
+// QualifiedResource is "configmaps" or "deployments.apps".
+func (r *Resource) QualifiedResource() string { return qualifiedResource(r.Group, r.Resource) }
+
+// Prefix is the etcd key prefix of the resource in namespace ns ("" = all).
+func (r *Resource) Prefix(ns string) string {
+	if r.Namespaced && ns != "" {
+		return "/registry/" + r.Resource + "/" + ns + "/"
+	}
+	return "/registry/" + r.Resource + "/"
+}
+
+// Key is the etcd key of one object.
+func (r *Resource) Key(ns, name string) string {
+	if r.Namespaced {
+		return "/registry/" + r.Resource + "/" + ns + "/" + name
+	}
+	return "/registry/" + r.Resource + "/" + name
+}
+
+func (r *Resource) validateName(name string) []string {
+	if r.NameIsLabel {
+		return IsDNS1123Label(name)
+	}
+	return IsDNS1123Subdomain(name)
+}
+
+var standardVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+
+// Resources is the table of served resources.
+var Resources = []*Resource{
+	{
+		Version: "v1", Kind: "ConfigMap", ListKind: "ConfigMapList", Resource: "configmaps", Singular: "configmap",
+		Namespaced: true, ShortNames: []string{"cm"}, Verbs: standardVerbs, StorageVersionHash: "qFsyl6wFWjQ=",
+		AllowUnconditionalUpdate: true,
+		Validate:                 validateConfigMap,
+	},
+	{
+		Version: "v1", Kind: "Event", ListKind: "EventList", Resource: "events", Singular: "event",
+		Namespaced: true, ShortNames: []string{"ev"}, Verbs: standardVerbs, StorageVersionHash: "r2yiGXH7wu8=",
+		AllowUnconditionalUpdate: true,
+		FieldSelectors: map[string]func(Object) string{
+			"involvedObject.kind":            pathString("involvedObject", "kind"),
+			"involvedObject.namespace":       pathString("involvedObject", "namespace"),
+			"involvedObject.name":            pathString("involvedObject", "name"),
+			"involvedObject.uid":             pathString("involvedObject", "uid"),
+			"involvedObject.apiVersion":      pathString("involvedObject", "apiVersion"),
+			"involvedObject.resourceVersion": pathString("involvedObject", "resourceVersion"),
+			"involvedObject.fieldPath":       pathString("involvedObject", "fieldPath"),
+			"reason":                         pathString("reason"),
+			"reportingComponent":             pathString("reportingComponent"),
+			"source":                         pathString("source", "component"),
+			"type":                           pathString("type"),
+		},
+	},
+	{
+		Version: "v1", Kind: "Namespace", ListKind: "NamespaceList", Resource: "namespaces", Singular: "namespace",
+		ShortNames: []string{"ns"}, Verbs: []string{"create", "delete", "get", "list", "patch", "update", "watch"},
+		StorageVersionHash: "Q3oi5N2YM8M=", Status: true, AllowUnconditionalUpdate: true, NameIsLabel: true,
+		FieldSelectors: map[string]func(Object) string{"status.phase": pathString("status", "phase")},
+		Default:        defaultNamespace,
+		PrepareForCreate: func(o Object) {
+			o["status"] = map[string]any{"phase": "Active"}
+		},
+	},
+	{
+		Version: "v1", Kind: "Pod", ListKind: "PodList", Resource: "pods", Singular: "pod",
+		Namespaced: true, ShortNames: []string{"po"}, Categories: []string{"all"}, Verbs: standardVerbs,
+		StorageVersionHash: "xPOwRZ+Yhw8=", Status: true, AllowUnconditionalUpdate: true,
+		Generation: SpecGeneration, ReturnDeletedObject: true,
+		FieldSelectors: map[string]func(Object) string{
+			"spec.nodeName":           pathString("spec", "nodeName"),
+			"spec.restartPolicy":      pathString("spec", "restartPolicy"),
+			"spec.schedulerName":      pathString("spec", "schedulerName"),
+			"spec.serviceAccountName": pathString("spec", "serviceAccountName"),
+			"spec.hostNetwork": func(o Object) string {
+				if b, _ := pathValue(o, "spec", "hostNetwork").(bool); b {
+					return "true"
+				}
+				return "false"
+			},
+			"status.phase":             pathString("status", "phase"),
+			"status.podIP":             pathString("status", "podIP"),
+			"status.nominatedNodeName": pathString("status", "nominatedNodeName"),
+		},
+		Default: func(o Object) {
+			if spec, ok := o["spec"].(map[string]any); ok {
+				defaultPodSpec(spec)
+			}
+		},
+		PrepareForCreate: func(o Object) {
+			o["status"] = map[string]any{"phase": "Pending", "qosClass": "BestEffort"}
+		},
+		Validate: validatePod,
+	},
+	{
+		Version: "v1", Kind: "Secret", ListKind: "SecretList", Resource: "secrets", Singular: "secret",
+		Namespaced: true, Verbs: standardVerbs, StorageVersionHash: "S6u1pOWzb84=",
+		AllowUnconditionalUpdate: true,
+		FieldSelectors:           map[string]func(Object) string{"type": pathString("type")},
+		Default:                  defaultSecret,
+		Validate:                 validateSecret,
+	},
+	{
+		Group: "apps", Version: "v1", Kind: "Deployment", ListKind: "DeploymentList", Resource: "deployments",
+		Singular: "deployment", Namespaced: true, ShortNames: []string{"deploy"}, Categories: []string{"all"},
+		Verbs: standardVerbs, StorageVersionHash: "8aSe+NMegvE=", Status: true, Scale: true,
+		AllowUnconditionalUpdate: true, Generation: SpecAnnotationsGeneration,
+		Default:          defaultDeployment,
+		PrepareForCreate: func(o Object) { o["status"] = map[string]any{} },
+		Validate:         validateDeployment,
+	},
+}
+
+// Lookup finds a resource by group, version and plural name.
+func Lookup(group, version, resource string) *Resource {
+	for _, r := range Resources {
+		if r.Group == group && r.Version == version && r.Resource == resource {
+			return r
+		}
+	}
+	return nil
+}
+
+func pathValue(o Object, path ...string) any {
+	var v any = o
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[p]
+	}
+	return v
+}
+
+func pathString(path ...string) func(Object) string {
+	return func(o Object) string {
+		s, _ := pathValue(o, path...).(string)
+		return s
+	}
+}
+
+func setDefault(m map[string]any, k string, v any) {
+	if _, ok := m[k]; !ok {
+		m[k] = v
+	}
+}
+
+func sortedKeys(m map[string]any) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// --- strategies ---------------------------------------------------------
+
+const maxConfigMapSize = 1024 * 1024
+
+func validateConfigMap(o Object) []FieldError {
+	var errs []FieldError
+	size := 0
+	for _, f := range []string{"data", "binaryData"} {
+		m, _ := o[f].(map[string]any)
+		for _, k := range sortedKeys(m) {
+			for _, msg := range isConfigMapKey(k) {
+				errs = append(errs, FieldError{Type: CauseFieldValueInvalid, Field: f, Value: k, Detail: msg})
+			}
+			s, _ := m[k].(string)
+			size += len(k) + len(s)
+		}
+	}
+	if size > maxConfigMapSize {
+		errs = append(errs, FieldError{Type: CauseFieldValueTooLong, Field: "[]", Detail: fmt.Sprintf("may not be more than %d bytes", maxConfigMapSize)})
+	}
+	return errs
+}
+
+func isConfigMapKey(k string) []string {
+	var errs []string
+	if len(k) > 253 {
+		errs = append(errs, maxLenError(253))
+	}
+	ok := k != ""
+	for _, c := range k {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			ok = false
+		}
+	}
+	if !ok {
+		errs = append(errs, regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", "[-._a-zA-Z0-9]+", "key.name", "KEY_NAME", "key-name"))
+	}
+	if k == "." || k == ".." || strings.HasPrefix(k, "..") {
+		errs = append(errs, "must not be '.' or '..' or start with '..'")
+	}
+	return errs
+}
+
+func defaultSecret(o Object) {
+	// stringData is a write-only convenience: it is merged into data.
+	if sd, ok := o["stringData"].(map[string]any); ok {
+		data, _ := o["data"].(map[string]any)
+		if data == nil {
+			data = map[string]any{}
+		}
+		for k, v := range sd {
+			if s, ok := v.(string); ok {
+				data[k] = base64Std(s)
+			}
+		}
+		o["data"] = data
+		delete(o, "stringData")
+	}
+	setDefault(o, "type", "Opaque")
+}
+
+func validateSecret(o Object) []FieldError {
+	var errs []FieldError
+	m, _ := o["data"].(map[string]any)
+	for _, k := range sortedKeys(m) {
+		for _, msg := range isConfigMapKey(k) {
+			errs = append(errs, FieldError{Type: CauseFieldValueInvalid, Field: "data[" + k + "]", Value: k, Detail: msg})
+		}
+	}
+	return errs
+}
+
+func defaultNamespace(o Object) {
+	m := meta(o)
+	if name := str(m, "name"); name != "" {
+		l, _ := m["labels"].(map[string]any)
+		if l == nil {
+			l = map[string]any{}
+			m["labels"] = l
+		}
+		l["kubernetes.io/metadata.name"] = name
+	}
+	spec, _ := o["spec"].(map[string]any)
+	if spec == nil {
+		spec = map[string]any{}
+		o["spec"] = spec
+	}
+	setDefault(spec, "finalizers", []any{"kubernetes"})
+}
+
+func defaultPodSpec(spec map[string]any) {
+	setDefault(spec, "restartPolicy", "Always")
+	setDefault(spec, "terminationGracePeriodSeconds", json.Number("30"))
+	setDefault(spec, "dnsPolicy", "ClusterFirst")
+	setDefault(spec, "securityContext", map[string]any{})
+	setDefault(spec, "schedulerName", "default-scheduler")
+	for _, list := range []string{"containers", "initContainers"} {
+		cs, _ := spec[list].([]any)
+		for _, c := range cs {
+			cm, ok := c.(map[string]any)
+			if !ok {
+				continue
+			}
+			setDefault(cm, "resources", map[string]any{})
+			setDefault(cm, "terminationMessagePath", "/dev/termination-log")
+			setDefault(cm, "terminationMessagePolicy", "File")
+			if _, ok := cm["imagePullPolicy"]; !ok {
+				img, _ := cm["image"].(string)
+				if imageTagIsLatest(img) {
+					cm["imagePullPolicy"] = "Always"
+				} else {
+					cm["imagePullPolicy"] = "IfNotPresent"
+				}
+			}
+			if ports, ok := cm["ports"].([]any); ok {
+				for _, p := range ports {
+					if pm, ok := p.(map[string]any); ok {
+						setDefault(pm, "protocol", "TCP")
+					}
+				}
+			}
+		}
+	}
+}
+
+func imageTagIsLatest(img string) bool {
+	if strings.Contains(img, "@") {
+		return false
+	}
+	i := strings.LastIndex(img, ":")
+	if i < 0 || strings.Contains(img[i:], "/") {
+		return true
+	}
+	return img[i+1:] == "latest"
+}
+
+func defaultDeployment(o Object) {
+	spec, _ := o["spec"].(map[string]any)
+	if spec == nil {
+		spec = map[string]any{}
+		o["spec"] = spec
+	}
+	setDefault(spec, "replicas", json.Number("1"))
+	st, _ := spec["strategy"].(map[string]any)
+	if st == nil {
+		st = map[string]any{}
+		spec["strategy"] = st
+	}
+	setDefault(st, "type", "RollingUpdate")
+	if st["type"] == "RollingUpdate" {
+		ru, _ := st["rollingUpdate"].(map[string]any)
+		if ru == nil {
+			ru = map[string]any{}
+			st["rollingUpdate"] = ru
+		}
+		setDefault(ru, "maxUnavailable", "25%")
+		setDefault(ru, "maxSurge", "25%")
+	}
+	setDefault(spec, "revisionHistoryLimit", json.Number("10"))
+	setDefault(spec, "progressDeadlineSeconds", json.Number("600"))
+	if t, ok := spec["template"].(map[string]any); ok {
+		if ps, ok := t["spec"].(map[string]any); ok {
+			defaultPodSpec(ps)
+		}
+	}
+}
+
+func validatePodSpec(spec map[string]any, path string) []FieldError {
+	var errs []FieldError
+	cs, _ := spec["containers"].([]any)
+	if len(cs) == 0 {
+		errs = append(errs, FieldError{Type: CauseFieldValueRequired, Field: path + ".containers"})
+	}
+	seen := map[string]bool{}
+	for i, c := range cs {
+		cm, _ := c.(map[string]any)
+		name, _ := cm["name"].(string)
+		p := fmt.Sprintf("%s.containers[%d]", path, i)
+		if name == "" {
+			errs = append(errs, FieldError{Type: CauseFieldValueRequired, Field: p + ".name"})
+		} else {
+			for _, msg := range IsDNS1123Label(name) {
+				errs = append(errs, FieldError{Type: CauseFieldValueInvalid, Field: p + ".name", Value: name, Detail: msg})
+			}
+			if seen[name] {
+				errs = append(errs, FieldError{Type: CauseFieldValueDuplicate, Field: p + ".name", Value: name})
+			}
+			seen[name] = true
+		}
+		if img, _ := cm["image"].(string); strings.TrimSpace(img) == "" {
+			errs = append(errs, FieldError{Type: CauseFieldValueRequired, Field: p + ".image"})
+		}
+	}
+	return errs
+}
+
+func validatePod(o Object) []FieldError {
+	spec, _ := o["spec"].(map[string]any)
+	if spec == nil {
+		spec = map[string]any{}
+	}
+	return validatePodSpec(spec, "spec")
+}
+
+func validateDeployment(o Object) []FieldError {
+	var errs []FieldError
+	spec, _ := o["spec"].(map[string]any)
+	if spec == nil {
+		spec = map[string]any{}
+	}
+	if r, ok := numberInt(spec["replicas"]); ok && r < 0 {
+		errs = append(errs, FieldError{Type: CauseFieldValueInvalid, Field: "spec.replicas", Value: r, Detail: "must be greater than or equal to 0"})
+	}
+	sel, _ := spec["selector"].(map[string]any)
+	tmpl, _ := spec["template"].(map[string]any)
+	tmeta, _ := tmpl["metadata"].(map[string]any)
+	tlabels, _ := tmeta["labels"].(map[string]any)
+	if sel == nil {
+		errs = append(errs, FieldError{Type: CauseFieldValueRequired, Field: "spec.selector"})
+	} else {
+		ml, _ := sel["matchLabels"].(map[string]any)
+		me, _ := sel["matchExpressions"].([]any)
+		if len(ml) == 0 && len(me) == 0 {
+			errs = append(errs, FieldError{Type: CauseFieldValueInvalid, Field: "spec.selector", Value: sel, Detail: "empty selector is invalid for deployment"})
+		} else if s, err := selectorFromLabelSelector(sel); err == nil && !s.Matches(stringMap(tlabels)) {
+			errs = append(errs, FieldError{Type: CauseFieldValueInvalid, Field: "spec.template.metadata.labels", Value: tlabels, Detail: "`selector` does not match template `labels`"})
+		}
+	}
+	if tmpl == nil {
+		errs = append(errs, FieldError{Type: CauseFieldValueRequired, Field: "spec.template"})
+	} else {
+		ps, _ := tmpl["spec"].(map[string]any)
+		if ps == nil {
+			ps = map[string]any{}
+		}
+		errs = append(errs, validatePodSpec(ps, "spec.template.spec")...)
+	}
+	return errs
+}
+
+func stringMap(m map[string]any) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// Encode renders an object as kube-apiserver does: kind and apiVersion
+// first, then the fields in the order of kube's Go types.
+func (r *Resource) Encode(o Object) []byte {
+	if t := r.Schema(); t != nil {
+		if b, err := schema.Marshal(t, o); err == nil {
+			return b
+		}
+	}
+	return EncodeObject(o, nil)
+}
+
+// Zero is the object kube's Go types encode for an empty value.
+func (r *Resource) Zero() Object {
+	if t := r.Schema(); t != nil {
+		return schema.Zero(t)
+	}
+	return Object{"metadata": map[string]any{}}
+}
+
+// fillEmitted adds the fields kube's encoding always writes.
+func (r *Resource) fillEmitted(o Object) {
+	if t := r.Schema(); t != nil {
+		schema.FillEmitted(t, o)
+	}
+}
+
+// PruneUnknown drops the fields the type does not declare (as decoding
+// into kube's Go types does) and returns their paths.
+func (r *Resource) PruneUnknown(o Object) []string {
+	t := r.Schema()
+	if t == nil {
+		return nil
+	}
+	unknown := schema.UnknownFields(t, o)
+	if len(unknown) > 0 {
+		pruneType(t, o)
+	}
+	return unknown
+}
+
+func pruneType(t *schema.Type, o map[string]any) {
+	if t == nil || t.Untyped || !t.IsObject() {
+		return
+	}
+	for k, v := range o {
+		f := t.Field(k)
+		if f == nil {
+			if k != "kind" && k != "apiVersion" {
+				delete(o, k)
+			}
+			continue
+		}
+		pruneValue(f.Type, v)
+	}
+}
+
+func pruneValue(r *schema.TypeRef, v any) {
+	if r == nil {
+		return
+	}
+	switch r.Kind {
+	case schema.KindObject:
+		if m, ok := v.(map[string]any); ok {
+			pruneType(r.Named, m)
+		}
+	case schema.KindList:
+		if l, ok := v.([]any); ok {
+			for _, e := range l {
+				pruneValue(r.Elem, e)
+			}
+		}
+	case schema.KindMap:
+		if m, ok := v.(map[string]any); ok {
+			for _, e := range m {
+				pruneValue(r.Elem, e)
+			}
+		}
+	}
+}

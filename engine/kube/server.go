@@ -1,0 +1,804 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	mrand "math/rand/v2"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Clock is the time source (default: the wall clock).
+	Clock Clock
+	// NewUID makes metadata.uid values (default: random UUIDv4).
+	NewUID func() string
+	// FieldManager keeps managedFields for Update operations (default:
+	// the built-in one).
+	FieldManager FieldManager
+	// Applier is server-side apply (default: SchemaApplier).
+	Applier Applier
+	// Patcher applies json, merge and strategic patches; nil refuses them
+	// with 415.
+	Patcher Patcher
+	// WatchCacheDelay makes resourceVersion "0" reads see the store as it
+	// was this long ago (a lagging watch cache). 0: no lag.
+	WatchCacheDelay time.Duration
+	// BookmarkInterval is how often a watch with allowWatchBookmarks gets a
+	// BOOKMARK (default one minute, as kube-apiserver).
+	BookmarkInterval time.Duration
+	// MinRequestTimeout bounds watches without timeoutSeconds (default
+	// 1800 s).
+	MinRequestTimeout time.Duration
+	// SystemNamespaces are created before the first Kubernetes request;
+	// nil means default, kube-system, kube-public and kube-node-lease.
+	SystemNamespaces []string
+}
+
+// Server is kube-apiserver's registry over a KV store: it implements the
+// verbs on every resource of the table. It is safe for concurrent use.
+type Server struct {
+	kv      KV
+	clock   Clock
+	newUID  func() string
+	fm      FieldManager
+	applier Applier
+	patcher Patcher
+
+	cacheDelay       atomic.Int64 // time.Duration
+	bookmarkInterval atomic.Int64 // time.Duration
+	minTimeout       time.Duration
+	systemNS         []string
+
+	bootMu sync.Mutex
+	booted atomic.Bool
+
+	revMu   sync.Mutex
+	revLog  *revisionLog
+	revStop context.CancelFunc
+}
+
+// New returns a Server over kv.
+func New(kv KV, o Options) *Server {
+	s := &Server{kv: kv, clock: o.Clock, newUID: o.NewUID, fm: o.FieldManager,
+		applier: o.Applier, patcher: o.Patcher, minTimeout: o.MinRequestTimeout, systemNS: o.SystemNamespaces}
+	if s.clock == nil {
+		s.clock = RealClock{}
+	}
+	if s.applier == nil {
+		s.applier = SchemaApplier{}
+	}
+	if s.newUID == nil {
+		s.newUID = randomUID
+	}
+	if s.fm == nil {
+		s.fm = SchemaFieldManager{}
+	}
+	if s.minTimeout == 0 {
+		s.minTimeout = 1800 * time.Second
+	}
+	if s.systemNS == nil {
+		s.systemNS = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
+	}
+	bi := o.BookmarkInterval
+	if bi == 0 {
+		bi = time.Minute
+	}
+	s.bookmarkInterval.Store(int64(bi))
+	if o.WatchCacheDelay > 0 {
+		s.SetWatchCacheDelay(o.WatchCacheDelay)
+	}
+	return s
+}
+
+// KV is the store the server runs over.
+func (s *Server) KV() KV { return s.kv }
+
+// Clock is the server's time source.
+func (s *Server) Clock() Clock { return s.clock }
+
+// SetPatcher and SetApplier plug in the patch and apply implementations.
+func (s *Server) SetPatcher(p Patcher) { s.patcher = p }
+func (s *Server) SetApplier(a Applier) { s.applier = a }
+
+// SetFieldManager replaces the field manager for Update operations.
+func (s *Server) SetFieldManager(f FieldManager) { s.fm = f }
+
+// CanPatch reports whether a patch type ("json", "merge", "strategic",
+// "apply") is implemented.
+func (s *Server) CanPatch(patchType string) bool {
+	if patchType == "apply" {
+		return s.applier != nil
+	}
+	return s.patcher != nil
+}
+
+// SetBookmarkInterval changes the interval of watch bookmarks.
+func (s *Server) SetBookmarkInterval(d time.Duration) {
+	if d > 0 {
+		s.bookmarkInterval.Store(int64(d))
+	}
+}
+
+// BookmarkInterval is the interval of watch bookmarks.
+func (s *Server) BookmarkInterval() time.Duration { return time.Duration(s.bookmarkInterval.Load()) }
+
+// WatchCacheDelay is the lag of resourceVersion "0" reads.
+func (s *Server) WatchCacheDelay() time.Duration { return time.Duration(s.cacheDelay.Load()) }
+
+func randomUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+func (s *Server) now() time.Time { return s.clock.Now().UTC().Truncate(time.Second) }
+
+func (s *Server) timestamp() string { return s.now().Format(time.RFC3339) }
+
+// bootstrap creates the system namespaces before the first request, as
+// kube-apiserver does when it starts. It is lazy so that a session used
+// only through the etcd gateway stays an empty etcd.
+func (s *Server) bootstrap(ctx context.Context) error {
+	if s.booted.Load() {
+		return nil
+	}
+	s.bootMu.Lock()
+	defer s.bootMu.Unlock()
+	if s.booted.Load() {
+		return nil
+	}
+	ns := Lookup("", "v1", "namespaces")
+	for _, name := range s.systemNS {
+		o := Object{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": name}}
+		if _, err := s.create(ctx, ns, "", o, WriteOptions{FieldManager: "kube-apiserver"}); err != nil {
+			var se *StatusError
+			if errors.As(err, &se) && se.Status.Reason == ReasonAlreadyExists {
+				continue
+			}
+			return err
+		}
+	}
+	s.booted.Store(true)
+	return nil
+}
+
+// WriteOptions are the options of create, update and patch.
+type WriteOptions struct {
+	// FieldManager names the writer in managedFields (kubeapi fills it
+	// from ?fieldManager or the User-Agent).
+	FieldManager string
+	// DryRun validates without storing.
+	DryRun bool
+}
+
+// --- storage helpers ------------------------------------------------------
+
+// decodeKV turns a stored key-value into an object whose resourceVersion
+// is the key's mod_revision.
+func decodeKV(kv *mvcc.KeyValue) (Object, error) {
+	o, err := DecodeObject(kv.Value)
+	if err != nil {
+		return nil, fmt.Errorf("decoding %s: %v", kv.Key, err)
+	}
+	meta(o)["resourceVersion"] = formatRV(kv.ModRevision)
+	return o, nil
+}
+
+// storageBytes is what is stored: the object without resourceVersion.
+func storageBytes(r *Resource, o Object) []byte {
+	m := meta(o)
+	rv, had := m["resourceVersion"]
+	delete(m, "resourceVersion")
+	b := r.Encode(o)
+	if had {
+		m["resourceVersion"] = rv
+	}
+	return b
+}
+
+func (s *Server) get(ctx context.Context, key string, rev int64) (*mvcc.KeyValue, int64, error) {
+	resp, err := s.kv.Range(ctx, &mvcc.RangeRequest{Key: []byte(key), Revision: rev})
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(resp.Kvs) == 0 {
+		return nil, resp.Header.Revision, nil
+	}
+	return resp.Kvs[0], resp.Header.Revision, nil
+}
+
+func (s *Server) namespaceExists(ctx context.Context, ns string) (bool, error) {
+	kv, _, err := s.get(ctx, "/registry/namespaces/"+ns, 0)
+	return kv != nil, err
+}
+
+// --- create ---------------------------------------------------------------
+
+const generateNameChars = "bcdfghjklmnpqrstvwxz2456789"
+
+func generateName(base string) string {
+	if len(base) > 58 {
+		base = base[:58]
+	}
+	b := make([]byte, 5)
+	for i := range b {
+		b[i] = generateNameChars[mrand.IntN(len(generateNameChars))]
+	}
+	return base + string(b)
+}
+
+// Create stores a new object (POST on a collection).
+func (s *Server) Create(ctx context.Context, r *Resource, ns string, obj Object, o WriteOptions) (Object, error) {
+	if err := s.bootstrap(ctx); err != nil {
+		return nil, err
+	}
+	return s.create(ctx, r, ns, obj, o)
+}
+
+func (s *Server) create(ctx context.Context, r *Resource, ns string, obj Object, o WriteOptions) (Object, error) {
+	obj = copyObject(obj)
+	m := meta(obj)
+	if r.Namespaced {
+		if bns := str(m, "namespace"); bns != "" && bns != ns {
+			return nil, NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		}
+		m["namespace"] = ns
+		if ok, err := s.namespaceExists(ctx, ns); err != nil {
+			return nil, err
+		} else if !ok {
+			return nil, NewNotFound("", "namespaces", ns)
+		}
+	} else {
+		delete(m, "namespace")
+	}
+	obj["kind"], obj["apiVersion"] = r.Kind, r.GroupVersion()
+	generated := str(m, "name") == "" && str(m, "generateName") != ""
+	for attempt := 0; ; attempt++ {
+		if generated {
+			m["name"] = generateName(str(m, "generateName"))
+		}
+		out, err := s.createOnce(ctx, r, obj, o)
+		var se *StatusError
+		if generated && attempt < 7 && errors.As(err, &se) && se.Status.Reason == ReasonAlreadyExists {
+			continue
+		}
+		return out, err
+	}
+}
+
+func (s *Server) createOnce(ctx context.Context, r *Resource, obj Object, o WriteOptions) (Object, error) {
+	obj = copyObject(obj)
+	m := meta(obj)
+	name := str(m, "name")
+	ns := str(m, "namespace")
+	if r.Default != nil {
+		r.Default(obj)
+	}
+	// rest.BeforeCreate: system fields are the server's.
+	m["uid"] = s.newUID()
+	now := s.now()
+	m["creationTimestamp"] = now.Format(time.RFC3339)
+	for _, k := range []string{"deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
+		delete(m, k)
+	}
+	if r.Generation != NoGeneration {
+		m["generation"] = jsonInt(1)
+	} else {
+		delete(m, "generation")
+	}
+	if r.PrepareForCreate != nil {
+		r.PrepareForCreate(obj)
+	}
+	r.fillEmitted(obj)
+	errs := validateObjectMeta(obj, r.validateName)
+	if r.Validate != nil {
+		errs = append(errs, r.Validate(obj)...)
+	}
+	if len(errs) > 0 {
+		return nil, NewInvalid(r.Group, r.Kind, name, errs)
+	}
+	// etcd3 store.Create: a numeric non-zero resourceVersion is refused
+	// with a plain (500) error; "0" and unparsable values pass.
+	if rv := str(m, "resourceVersion"); rv != "" {
+		if v, err := strconv.ParseUint(rv, 10, 64); err == nil && v != 0 {
+			return nil, errors.New("resourceVersion should not be set on objects to be created")
+		}
+	}
+	delete(m, "resourceVersion")
+	if err := s.fm.Update(r, nil, obj, o.FieldManager, "", now); err != nil {
+		return nil, err
+	}
+	key := r.Key(ns, name)
+	if o.DryRun {
+		kv, _, err := s.get(ctx, key, 0)
+		if err != nil {
+			return nil, err
+		}
+		if kv != nil {
+			return nil, NewAlreadyExists(r.Group, r.Resource, name)
+		}
+		return obj, nil
+	}
+	data := storageBytes(r, obj)
+	resp, err := s.kv.Txn(ctx, &mvcc.TxnRequest{
+		Compare: []mvcc.Compare{{Target: mvcc.CompareCreate, Result: mvcc.CompareEqual, Key: []byte(key), CreateRevision: 0}},
+		Success: []mvcc.RequestOp{{Put: &mvcc.PutRequest{Key: []byte(key), Value: data}}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !resp.Succeeded {
+		return nil, NewAlreadyExists(r.Group, r.Resource, name)
+	}
+	m["resourceVersion"] = formatRV(resp.Header.Revision)
+	return obj, nil
+}
+
+func jsonInt(i int64) any { return jsonNumber(strconv.FormatInt(i, 10)) }
+
+// --- get ------------------------------------------------------------------
+
+// Get reads one object. rv "" reads the latest state, "0" the watch cache
+// (possibly stale), "N" the latest state provided the store is at N or
+// later (else 504).
+func (s *Server) Get(ctx context.Context, r *Resource, ns, name, rv string) (Object, error) {
+	if err := s.bootstrap(ctx); err != nil {
+		return nil, err
+	}
+	minRV, err := parseRV(rv)
+	if err != nil {
+		return nil, NewBadRequest("invalid resource version: " + err.Error())
+	}
+	readRev := int64(0)
+	if rv == "0" {
+		readRev = s.cacheRev()
+	}
+	kv, cur, err := s.getCached(ctx, r.Key(ns, name), readRev)
+	if err != nil {
+		return nil, err
+	}
+	if minRV > cur {
+		return nil, NewTooLargeResourceVersion(minRV, cur, 0)
+	}
+	if kv == nil {
+		return nil, NewNotFound(r.Group, r.Resource, name)
+	}
+	return decodeKV(kv)
+}
+
+// getCached reads at rev, falling back to the latest revision when rev
+// was compacted (a cache keeps its own copy).
+func (s *Server) getCached(ctx context.Context, key string, rev int64) (*mvcc.KeyValue, int64, error) {
+	kv, cur, err := s.get(ctx, key, rev)
+	if err != nil && rev != 0 && isCompacted(err) {
+		return s.get(ctx, key, 0)
+	}
+	return kv, cur, err
+}
+
+func isCompacted(err error) bool {
+	var me *mvcc.Error
+	return errors.As(err, &me) && me.Message == mvcc.ErrCompacted.Message
+}
+
+func isFutureRev(err error) bool {
+	var me *mvcc.Error
+	return errors.As(err, &me) && me.Message == mvcc.ErrFutureRev.Message
+}
+
+// --- update ---------------------------------------------------------------
+
+var errDeleteFinalized = errors.New("finalized")
+
+// guaranteedUpdate is etcd3's GuaranteedUpdate: read, transform, write
+// with a mod_revision compare, and retry on a concurrent write. A
+// transform result identical to what is stored is a no-op (no write, same
+// resourceVersion). An object left with a deletionTimestamp and no
+// finalizers is deleted.
+func (s *Server) guaranteedUpdate(ctx context.Context, r *Resource, ns, name string, dryRun bool,
+	notFound func() (Object, error), transform func(cur Object) (Object, error)) (Object, bool, error) {
+	key := r.Key(ns, name)
+	for {
+		kv, _, err := s.get(ctx, key, 0)
+		if err != nil {
+			return nil, false, err
+		}
+		if kv == nil {
+			if notFound != nil {
+				o, err := notFound()
+				return o, err == nil, err
+			}
+			return nil, false, NewNotFound(r.Group, r.Resource, name)
+		}
+		cur, err := decodeKV(kv)
+		if err != nil {
+			return nil, false, err
+		}
+		nobj, err := transform(copyObject(cur))
+		if err != nil {
+			return nil, false, err
+		}
+		data := storageBytes(r, nobj)
+		if bytes.Equal(data, kv.Value) {
+			return cur, false, nil
+		}
+		if dryRun {
+			return nobj, false, nil
+		}
+		finalized := str(meta(nobj), "deletionTimestamp") != "" && len(finalizers(nobj)) == 0
+		op := mvcc.RequestOp{Put: &mvcc.PutRequest{Key: []byte(key), Value: data}}
+		if finalized {
+			op = mvcc.RequestOp{DeleteRange: &mvcc.DeleteRangeRequest{Key: []byte(key)}}
+		}
+		resp, err := s.kv.Txn(ctx, &mvcc.TxnRequest{
+			Compare: []mvcc.Compare{{Target: mvcc.CompareMod, Result: mvcc.CompareEqual, Key: []byte(key), ModRevision: kv.ModRevision}},
+			Success: []mvcc.RequestOp{op},
+		})
+		if err != nil {
+			return nil, false, err
+		}
+		if !resp.Succeeded {
+			continue
+		}
+		meta(nobj)["resourceVersion"] = formatRV(resp.Header.Revision)
+		return nobj, false, nil
+	}
+}
+
+func finalizers(o Object) []any {
+	l, _ := meta(o)["finalizers"].([]any)
+	return l
+}
+
+// Update replaces an object (PUT), on the main endpoint (sub "") or the
+// status subresource (sub "status").
+func (s *Server) Update(ctx context.Context, r *Resource, ns, name, sub string, obj Object, o WriteOptions) (Object, error) {
+	if err := s.bootstrap(ctx); err != nil {
+		return nil, err
+	}
+	obj = copyObject(obj)
+	m := meta(obj)
+	if n := str(m, "name"); n != name {
+		return nil, NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
+	}
+	if r.Namespaced {
+		if bns := str(m, "namespace"); bns != "" && bns != ns {
+			return nil, NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		}
+		m["namespace"] = ns
+	} else {
+		delete(m, "namespace")
+	}
+	obj["kind"], obj["apiVersion"] = r.Kind, r.GroupVersion()
+	clientRV, err := parseRV(str(m, "resourceVersion"))
+	if err != nil {
+		return nil, err
+	}
+	bodyUID := str(m, "uid")
+	if r.Default != nil && sub == "" {
+		r.Default(obj)
+	}
+	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, nil, func(cur Object) (Object, error) {
+		if err := s.checkUpdatePreconditions(r, cur, name, bodyUID, clientRV); err != nil {
+			return nil, err
+		}
+		return s.prepareUpdate(r, cur, copyObject(obj), sub, o.FieldManager)
+	})
+	return out, err
+}
+
+// checkUpdatePreconditions is the storage UID precondition and the
+// registry's resourceVersion rule.
+func (s *Server) checkUpdatePreconditions(r *Resource, cur Object, name, bodyUID string, clientRV int64) error {
+	if bodyUID != "" && bodyUID != UID(cur) {
+		return NewConflict(r.Group, r.Resource, name, fmt.Sprintf(
+			"StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: %s",
+			r.Key(Namespace(cur), name), bodyUID, UID(cur)))
+	}
+	if clientRV == 0 {
+		if !r.AllowUnconditionalUpdate {
+			return NewInvalid(r.Group, r.Resource, name, []FieldError{{Type: CauseFieldValueInvalid,
+				Field: "metadata.resourceVersion", Value: jsonInt(0), Detail: "must be specified for an update"}})
+		}
+		return nil
+	}
+	if formatRV(clientRV) != ResourceVersion(cur) {
+		return NewConflict(r.Group, r.Resource, name, OptimisticLockErrorMsg)
+	}
+	return nil
+}
+
+// prepareUpdate is rest.BeforeUpdate with the type's strategy: system
+// fields come from the stored object, status (main endpoint) or everything
+// but status (status endpoint) is kept, generation moves on spec changes,
+// the result is validated and managedFields updated.
+func (s *Server) prepareUpdate(r *Resource, cur, nobj Object, sub, manager string) (Object, error) {
+	cm, nm := meta(cur), meta(nobj)
+	if sub == "status" {
+		st, has := nobj["status"]
+		managed := nm["managedFields"]
+		nobj = copyObject(cur)
+		if has {
+			nobj["status"] = st
+		} else {
+			delete(nobj, "status")
+		}
+		_ = managed
+		nm = meta(nobj)
+	} else {
+		for _, k := range []string{"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"} {
+			if v, ok := cm[k]; ok {
+				nm[k] = v
+			} else {
+				delete(nm, k)
+			}
+		}
+		delete(nm, "selfLink")
+		if r.Status {
+			if st, ok := cur["status"]; ok {
+				nobj["status"] = st
+			} else {
+				delete(nobj, "status")
+			}
+		}
+	}
+	nm["resourceVersion"] = cm["resourceVersion"]
+	r.fillEmitted(nobj)
+	if sub == "" && r.Generation != NoGeneration {
+		g, _ := numberInt(cm["generation"])
+		if !jsonEqual(cur["spec"], nobj["spec"]) ||
+			r.Generation == SpecAnnotationsGeneration && !jsonEqual(cm["annotations"], nm["annotations"]) {
+			nm["generation"] = jsonInt(g + 1)
+		}
+	}
+	errs := validateObjectMeta(nobj, r.validateName)
+	if r.Validate != nil {
+		errs = append(errs, r.Validate(nobj)...)
+	}
+	if len(errs) > 0 {
+		return nil, NewInvalid(r.Group, r.Kind, Name(nobj), errs)
+	}
+	if err := s.fm.Update(r, cur, nobj, manager, sub, s.now()); err != nil {
+		return nil, err
+	}
+	return nobj, nil
+}
+
+// --- delete ---------------------------------------------------------------
+
+// Preconditions are DeleteOptions.preconditions.
+type Preconditions struct {
+	UID             *string `json:"uid,omitempty"`
+	ResourceVersion *string `json:"resourceVersion,omitempty"`
+}
+
+// DeleteOptions are the options of delete.
+type DeleteOptions struct {
+	Preconditions      *Preconditions
+	GracePeriodSeconds *int64
+	PropagationPolicy  string
+	DryRun             bool
+}
+
+// Delete removes an object. The answer is the deleted object (types that
+// return it, or an object kept by finalizers) or a success *Status.
+func (s *Server) Delete(ctx context.Context, r *Resource, ns, name string, o DeleteOptions) (any, error) {
+	if err := s.bootstrap(ctx); err != nil {
+		return nil, err
+	}
+	key := r.Key(ns, name)
+	for {
+		kv, _, err := s.get(ctx, key, 0)
+		if err != nil {
+			return nil, err
+		}
+		if kv == nil {
+			return nil, NewNotFound(r.Group, r.Resource, name)
+		}
+		cur, err := decodeKV(kv)
+		if err != nil {
+			return nil, err
+		}
+		if p := o.Preconditions; p != nil {
+			// rest.BeforeDelete names the Kind, not the resource.
+			if p.UID != nil && *p.UID != UID(cur) {
+				return nil, NewConflict(r.Group, r.Kind, name, fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, UID(cur)))
+			}
+			if p.ResourceVersion != nil && *p.ResourceVersion != ResourceVersion(cur) {
+				return nil, NewConflict(r.Group, r.Kind, name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, ResourceVersion(cur)))
+			}
+		}
+		if len(finalizers(cur)) > 0 {
+			// graceful: mark for deletion, the last finalizer removal deletes
+			out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, nil, func(c Object) (Object, error) {
+				if ResourceVersion(c) != ResourceVersion(cur) {
+					return nil, errRetryDelete
+				}
+				cm := meta(c)
+				if str(cm, "deletionTimestamp") == "" {
+					cm["deletionTimestamp"] = s.timestamp()
+					cm["deletionGracePeriodSeconds"] = jsonInt(0)
+					if g, ok := numberInt(cm["generation"]); ok && g > 0 {
+						cm["generation"] = jsonInt(g + 1)
+					}
+				}
+				return c, nil
+			})
+			if err == errRetryDelete {
+				continue
+			}
+			return out, err
+		}
+		if o.DryRun {
+			return s.deleteAnswer(r, cur), nil
+		}
+		var ops []mvcc.RequestOp
+		ops = append(ops, mvcc.RequestOp{DeleteRange: &mvcc.DeleteRangeRequest{Key: []byte(key)}})
+		if r.Resource == "namespaces" {
+			// the namespace controller's work, done at once: everything in
+			// the namespace goes with it.
+			for _, rr := range Resources {
+				if rr.Namespaced {
+					p := rr.Prefix(name)
+					ops = append(ops, mvcc.RequestOp{DeleteRange: &mvcc.DeleteRangeRequest{Key: []byte(p), RangeEnd: prefixEnd([]byte(p))}})
+				}
+			}
+		}
+		resp, err := s.kv.Txn(ctx, &mvcc.TxnRequest{
+			Compare: []mvcc.Compare{{Target: mvcc.CompareMod, Result: mvcc.CompareEqual, Key: []byte(key), ModRevision: kv.ModRevision}},
+			Success: ops,
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !resp.Succeeded {
+			continue
+		}
+		meta(cur)["resourceVersion"] = formatRV(resp.Header.Revision)
+		return s.deleteAnswer(r, cur), nil
+	}
+}
+
+var errRetryDelete = errors.New("retry delete")
+
+func (s *Server) deleteAnswer(r *Resource, cur Object) any {
+	if r.ReturnDeletedObject {
+		return cur
+	}
+	return SuccessStatus(r.Group, r.Resource, Name(cur), UID(cur))
+}
+
+// DeleteCollection deletes every object the list options select and
+// answers with the list of deleted objects.
+func (s *Server) DeleteCollection(ctx context.Context, r *Resource, ns string, lo ListOptions, o DeleteOptions) (*List, error) {
+	l, err := s.List(ctx, r, ns, lo)
+	if err != nil {
+		return nil, err
+	}
+	out := &List{Kind: l.Kind, APIVersion: l.APIVersion, Resource: r, Items: []Object{}}
+	for _, it := range l.Items {
+		d, err := s.Delete(ctx, r, Namespace(it), Name(it), DeleteOptions{DryRun: o.DryRun, GracePeriodSeconds: o.GracePeriodSeconds})
+		if err != nil {
+			var se *StatusError
+			if errors.As(err, &se) && se.Status.Reason == ReasonNotFound {
+				continue
+			}
+			return nil, err
+		}
+		if obj, ok := d.(Object); ok {
+			out.Items = append(out.Items, obj)
+		} else {
+			out.Items = append(out.Items, it)
+		}
+	}
+	out.Metadata.ResourceVersion = formatRV(s.kv.Rev())
+	return out, nil
+}
+
+// --- scale ----------------------------------------------------------------
+
+// GetScale reads the scale subresource.
+func (s *Server) GetScale(ctx context.Context, r *Resource, ns, name string) (Object, error) {
+	o, err := s.Get(ctx, r, ns, name, "")
+	if err != nil {
+		return nil, err
+	}
+	return scaleOf(o), nil
+}
+
+func scaleOf(o Object) Object {
+	m := meta(o)
+	sm := map[string]any{}
+	for _, k := range []string{"name", "namespace", "uid", "resourceVersion", "creationTimestamp"} {
+		if v, ok := m[k]; ok {
+			sm[k] = v
+		}
+	}
+	replicas := pathValue(o, "spec", "replicas")
+	if replicas == nil {
+		replicas = jsonInt(0)
+	}
+	statusReplicas := pathValue(o, "status", "replicas")
+	if statusReplicas == nil {
+		statusReplicas = jsonInt(0)
+	}
+	st := map[string]any{"replicas": statusReplicas}
+	if sel, ok := pathValue(o, "spec", "selector").(map[string]any); ok {
+		if ls, err := selectorFromLabelSelector(sel); err == nil {
+			st["selector"] = ls.String()
+		}
+	}
+	return Object{"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": sm,
+		"spec": map[string]any{"replicas": replicas}, "status": st}
+}
+
+// UpdateScale writes spec.replicas through the scale subresource.
+func (s *Server) UpdateScale(ctx context.Context, r *Resource, ns, name string, scale Object, o WriteOptions) (Object, error) {
+	if err := s.bootstrap(ctx); err != nil {
+		return nil, err
+	}
+	m := meta(scale)
+	if n := str(m, "name"); n != name {
+		return nil, NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
+	}
+	clientRV, err := parseRV(str(m, "resourceVersion"))
+	if err != nil {
+		return nil, err
+	}
+	replicas, ok := numberInt(pathValue(scale, "spec", "replicas"))
+	if !ok {
+		replicas = 0
+	}
+	if replicas < 0 {
+		return nil, NewInvalid("autoscaling", "Scale", name, []FieldError{{Type: CauseFieldValueInvalid,
+			Field: "spec.replicas", Value: jsonInt(replicas), Detail: "must be greater than or equal to 0"}})
+	}
+	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, nil, func(cur Object) (Object, error) {
+		if clientRV != 0 && formatRV(clientRV) != ResourceVersion(cur) {
+			return nil, NewConflict("apps", "deployments", name, OptimisticLockErrorMsg)
+		}
+		nobj := copyObject(cur)
+		spec, _ := nobj["spec"].(map[string]any)
+		if spec == nil {
+			spec = map[string]any{}
+			nobj["spec"] = spec
+		}
+		spec["replicas"] = jsonInt(replicas)
+		if !jsonEqual(cur["spec"], nobj["spec"]) {
+			g, _ := numberInt(meta(cur)["generation"])
+			meta(nobj)["generation"] = jsonInt(g + 1)
+		}
+		if err := s.fm.Update(r, cur, nobj, o.FieldManager, "scale", s.now()); err != nil {
+			return nil, err
+		}
+		return nobj, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return scaleOf(out), nil
+}
+
+func prefixEnd(p []byte) []byte {
+	end := append([]byte(nil), p...)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return []byte{0}
+}

@@ -1,0 +1,166 @@
+package kube
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+const (
+	dns1123LabelFmt     = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+	dns1123SubdomainFmt = dns1123LabelFmt + "(\\." + dns1123LabelFmt + ")*"
+	qualifiedNameFmt    = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+	labelValueFmt       = "(" + qualifiedNameFmt + ")?"
+)
+
+var (
+	dns1123LabelRe     = regexp.MustCompile("^" + dns1123LabelFmt + "$")
+	dns1123SubdomainRe = regexp.MustCompile("^" + dns1123SubdomainFmt + "$")
+	qualifiedNameRe    = regexp.MustCompile("^" + qualifiedNameFmt + "$")
+	labelValueRe       = regexp.MustCompile("^" + labelValueFmt + "$")
+)
+
+// regexError is validation.RegexError: the message, examples and regex.
+func regexError(msg, format string, examples ...string) string {
+	if len(examples) == 0 {
+		return msg + " (regex used for validation is '" + format + "')"
+	}
+	msg += " (e.g. "
+	for i, e := range examples {
+		if i > 0 {
+			msg += " or "
+		}
+		msg += "'" + e + "', "
+	}
+	return msg + "regex used for validation is '" + format + "')"
+}
+
+func maxLenError(n int) string { return fmt.Sprintf("must be no more than %d characters", n) }
+
+// IsDNS1123Subdomain is validation.IsDNS1123Subdomain.
+func IsDNS1123Subdomain(v string) []string {
+	var errs []string
+	if len(v) > 253 {
+		errs = append(errs, maxLenError(253))
+	}
+	if !dns1123SubdomainRe.MatchString(v) {
+		errs = append(errs, regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", dns1123SubdomainFmt, "example.com"))
+	}
+	return errs
+}
+
+// IsDNS1123Label is validation.IsDNS1123Label.
+func IsDNS1123Label(v string) []string {
+	var errs []string
+	if len(v) > 63 {
+		errs = append(errs, maxLenError(63))
+	}
+	if !dns1123LabelRe.MatchString(v) {
+		errs = append(errs, regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", dns1123LabelFmt, "my-name", "123-abc"))
+	}
+	return errs
+}
+
+// IsQualifiedName is validation.IsQualifiedName (label and annotation keys).
+func IsQualifiedName(v string) []string {
+	var errs []string
+	parts := strings.Split(v, "/")
+	var name string
+	switch len(parts) {
+	case 1:
+		name = parts[0]
+	case 2:
+		var prefix string
+		prefix, name = parts[0], parts[1]
+		if len(prefix) == 0 {
+			errs = append(errs, "prefix part must be non-empty")
+		} else if msgs := IsDNS1123Subdomain(prefix); len(msgs) != 0 {
+			for _, m := range msgs {
+				errs = append(errs, "prefix part "+m)
+			}
+		}
+	default:
+		return append(errs, "a qualified name "+regexError("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", qualifiedNameFmt, "MyName", "my.name", "123-abc")+
+			" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")
+	}
+	if len(name) == 0 {
+		errs = append(errs, "name part must be non-empty")
+	} else if len(name) > 63 {
+		errs = append(errs, "name part "+maxLenError(63))
+	}
+	if !qualifiedNameRe.MatchString(name) {
+		errs = append(errs, "name part "+regexError("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", qualifiedNameFmt, "MyName", "my.name", "123-abc"))
+	}
+	return errs
+}
+
+// IsValidLabelValue is validation.IsValidLabelValue.
+func IsValidLabelValue(v string) []string {
+	var errs []string
+	if len(v) > 63 {
+		errs = append(errs, maxLenError(63))
+	}
+	if !labelValueRe.MatchString(v) {
+		errs = append(errs, regexError("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", labelValueFmt, "MyValue", "my_value", "12345"))
+	}
+	return errs
+}
+
+// validatePathSegment is path.IsValidPathSegmentName: names in URLs.
+func validatePathSegment(name string) []string {
+	if name == "." || name == ".." {
+		return []string{fmt.Sprintf("may not be '%s'", name)}
+	}
+	var errs []string
+	for _, s := range []string{"/", "%"} {
+		if strings.Contains(name, s) {
+			errs = append(errs, fmt.Sprintf("may not contain '%s'", s))
+		}
+	}
+	return errs
+}
+
+// validateObjectMeta is ValidateObjectMeta's part that applies to the
+// supported types: name, generateName, labels and annotations.
+func validateObjectMeta(o Object, nameFn func(string) []string) []FieldError {
+	var errs []FieldError
+	m := meta(o)
+	name := str(m, "name")
+	if name == "" {
+		if str(m, "generateName") == "" {
+			errs = append(errs, FieldError{Type: CauseFieldValueRequired, Field: "metadata.name", Detail: "name or generateName is required"})
+		}
+	} else {
+		for _, msg := range nameFn(name) {
+			errs = append(errs, FieldError{Type: CauseFieldValueInvalid, Field: "metadata.name", Value: name, Detail: msg})
+		}
+	}
+	if l, ok := m["labels"].(map[string]any); ok {
+		for _, k := range sortedKeys(l) {
+			for _, msg := range IsQualifiedName(k) {
+				errs = append(errs, FieldError{Type: CauseFieldValueInvalid, Field: "metadata.labels", Value: k, Detail: msg})
+			}
+			v, ok := l[k].(string)
+			if !ok {
+				continue
+			}
+			for _, msg := range IsValidLabelValue(v) {
+				errs = append(errs, FieldError{Type: CauseFieldValueInvalid, Field: "metadata.labels", Value: v, Detail: msg})
+			}
+		}
+	}
+	if a, ok := m["annotations"].(map[string]any); ok {
+		total := 0
+		for _, k := range sortedKeys(a) {
+			for _, msg := range IsQualifiedName(strings.ToLower(k)) {
+				errs = append(errs, FieldError{Type: CauseFieldValueInvalid, Field: "metadata.annotations", Value: k, Detail: msg})
+			}
+			s, _ := a[k].(string)
+			total += len(k) + len(s)
+		}
+		if total > 256*1024 {
+			errs = append(errs, FieldError{Type: CauseFieldValueTooLong, Field: "metadata.annotations", Detail: fmt.Sprintf("may not be more than %d bytes", 256*1024)})
+		}
+	}
+	return errs
+}

@@ -1,0 +1,264 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+// Watch event types.
+const (
+	Added    = "ADDED"
+	Modified = "MODIFIED"
+	Deleted  = "DELETED"
+	Bookmark = "BOOKMARK"
+	Error    = "ERROR"
+)
+
+// InitialEventsAnnotation marks the bookmark that ends a watch-list's
+// initial events.
+const InitialEventsAnnotation = "k8s.io/initial-events-end"
+
+const expiredWatchMsg = "The resourceVersion for the provided watch is too old."
+
+// Watch is one Kubernetes watch: Next yields its events as JSON lines
+// ({"type":…,"object":…}\n) until the stream ends.
+type Watch struct {
+	s       *Server
+	r       *Resource
+	m       *matcher
+	ws      WatchStream
+	cancel  context.CancelFunc
+	queue   [][]byte
+	done    bool
+	lastRev int64
+
+	bookmarks     bool
+	bookmarkTimer Timer
+	timeout       Timer
+}
+
+// Watch starts a watch. Errors before the stream (400, 422, the 500 of a
+// malformed resourceVersion) are returned; errors after it (a compacted
+// start, a too-large watch-list revision) are ERROR events in the stream.
+func (s *Server) Watch(ctx context.Context, r *Resource, ns string, lo ListOptions) (*Watch, error) {
+	if err := s.bootstrap(ctx); err != nil {
+		return nil, err
+	}
+	lo.Watch = true
+	m, err := newMatcher(r, &lo)
+	if err != nil {
+		return nil, err
+	}
+	if err := ValidateListOptions(&lo); err != nil {
+		return nil, err
+	}
+	rv, err := parseRV(lo.ResourceVersion)
+	if err != nil {
+		return nil, err // a plain error: kube's cacher answers 500
+	}
+	// kube-apiserver ≥1.34 (WatchList on) turns a legacy watch from ""/"0"
+	// into one with initial events.
+	initial := lo.SendInitialEvents != nil && *lo.SendInitialEvents
+	if lo.SendInitialEvents == nil && rv == 0 {
+		initial = true
+	}
+	w := &Watch{s: s, r: r, m: m, bookmarks: lo.AllowWatchBookmarks}
+	wctx, cancel := context.WithCancel(context.Background())
+	w.cancel = cancel
+	timeout := s.minTimeout
+	if lo.TimeoutSeconds != nil && *lo.TimeoutSeconds > 0 {
+		timeout = time.Duration(*lo.TimeoutSeconds) * time.Second
+	}
+	prefix := r.Prefix(ns)
+	var start int64
+	switch {
+	case initial:
+		readRev := int64(0)
+		if lo.ResourceVersion == "0" {
+			readRev = s.cacheRev()
+		} else if rv > 0 {
+			if cur := s.kv.Rev(); rv > cur {
+				w.queueError(NewTooLargeResourceVersion(rv, cur, 0))
+				w.done = true
+				break
+			}
+		}
+		items, rev, _, _, err := s.rangeList(ctx, r, m, prefix, prefix, readRev, 0)
+		if err != nil && readRev != 0 && isCompacted(err) {
+			items, rev, _, _, err = s.rangeList(ctx, r, m, prefix, prefix, 0, 0)
+		}
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		for _, it := range items {
+			w.queueEvent(Added, it)
+		}
+		if lo.AllowWatchBookmarks {
+			w.queueBookmark(rev, true)
+		}
+		w.lastRev = rev
+		start = rev + 1
+	case rv == 0:
+		// sendInitialEvents=false: start now ("" ) or at the cache ("0")
+		cur := s.kv.Rev()
+		if lo.ResourceVersion == "0" {
+			cur = s.cacheRev()
+		}
+		w.lastRev = cur
+		start = cur + 1
+	default:
+		w.lastRev = rv
+		start = rv + 1
+	}
+	if !w.done {
+		ws, err := s.kv.Watch(wctx, &mvcc.WatchRequest{Key: []byte(prefix), RangeEnd: prefixEnd([]byte(prefix)),
+			StartRevision: start, PrevKv: true})
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		w.ws = ws
+		w.timeout = s.clock.NewTimer(timeout)
+		if w.bookmarks {
+			w.bookmarkTimer = s.clock.NewTimer(s.BookmarkInterval())
+		}
+	}
+	return w, nil
+}
+
+func (w *Watch) encodeEvent(typ string, o Object) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"type":"`)
+	b.WriteString(typ)
+	b.WriteString(`","object":`)
+	o["kind"], o["apiVersion"] = w.r.Kind, w.r.GroupVersion()
+	b.Write(w.r.Encode(o))
+	b.WriteString("}\n")
+	return b.Bytes()
+}
+
+func (w *Watch) queueEvent(typ string, o Object) { w.queue = append(w.queue, w.encodeEvent(typ, o)) }
+
+func (w *Watch) queueBookmark(rev int64, initialEnd bool) {
+	o := w.r.Zero()
+	m := map[string]any{}
+	o["metadata"] = m
+	m["resourceVersion"] = formatRV(rev)
+	if initialEnd {
+		m["annotations"] = map[string]any{InitialEventsAnnotation: "true"}
+	}
+	w.queueEvent(Bookmark, o)
+}
+
+func (w *Watch) queueError(se *StatusError) {
+	var b bytes.Buffer
+	b.WriteString(`{"type":"ERROR","object":`)
+	b.Write(se.JSON())
+	b.WriteString("}\n")
+	w.queue = append(w.queue, b.Bytes())
+}
+
+// Next blocks until the next event, the end of the stream (io.EOF) or the
+// end of ctx.
+func (w *Watch) Next(ctx context.Context) ([]byte, error) {
+	for {
+		if len(w.queue) > 0 {
+			f := w.queue[0]
+			w.queue[0] = nil
+			w.queue = w.queue[1:]
+			return f, nil
+		}
+		if w.done {
+			return nil, io.EOF
+		}
+		var bookmarkC <-chan time.Time
+		if w.bookmarkTimer != nil {
+			bookmarkC = w.bookmarkTimer.C()
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-w.timeout.C():
+			w.done = true
+		case <-bookmarkC:
+			w.ws.RequestProgress()
+			w.bookmarkTimer = w.s.clock.NewTimer(w.s.BookmarkInterval())
+		case resp, ok := <-w.ws.Chan():
+			if !ok {
+				w.done = true
+				continue
+			}
+			w.handle(resp)
+		}
+	}
+}
+
+func (w *Watch) handle(resp mvcc.WatchResponse) {
+	if resp.CompactRevision != 0 {
+		w.queueError(NewExpired(expiredWatchMsg))
+		w.done = true
+		return
+	}
+	if len(resp.Events) == 0 {
+		if resp.Header.Revision > w.lastRev {
+			w.lastRev = resp.Header.Revision
+		}
+		if w.bookmarks && resp.ProgressNotify {
+			w.queueBookmark(w.lastRev, false)
+		}
+		return
+	}
+	for _, ev := range resp.Events {
+		w.lastRev = ev.Kv.ModRevision
+		var cur, prev Object
+		if ev.Type == mvcc.EventPut {
+			o, err := decodeKV(ev.Kv)
+			if err != nil {
+				continue
+			}
+			cur = o
+		}
+		if ev.PrevKv != nil {
+			if o, err := decodeKV(ev.PrevKv); err == nil {
+				prev = o
+			}
+		}
+		curOK := cur != nil && w.m.matches(cur)
+		prevOK := prev != nil && w.m.matches(prev)
+		switch {
+		case ev.Type == mvcc.EventDelete:
+			if prevOK {
+				meta(prev)["resourceVersion"] = formatRV(ev.Kv.ModRevision)
+				w.queueEvent(Deleted, prev)
+			}
+		case curOK && prevOK:
+			w.queueEvent(Modified, cur)
+		case curOK:
+			w.queueEvent(Added, cur)
+		case prevOK:
+			// stopped matching: DELETED with the old content, new revision
+			meta(prev)["resourceVersion"] = formatRV(ev.Kv.ModRevision)
+			w.queueEvent(Deleted, prev)
+		}
+	}
+}
+
+// Close ends the watch.
+func (w *Watch) Close() {
+	if w.ws != nil {
+		w.ws.Cancel()
+	}
+	if w.timeout != nil {
+		w.timeout.Stop()
+	}
+	if w.bookmarkTimer != nil {
+		w.bookmarkTimer.Stop()
+	}
+	w.cancel()
+}
+
