@@ -3,9 +3,9 @@ package kube
 import (
 	"sync"
 
-	"github.com/rvplay/rvplay/engine/kube/schema"
 	"encoding/json"
 	"fmt"
+	"github.com/rvplay/rvplay/engine/kube/schema"
 	"sort"
 	"strings"
 )

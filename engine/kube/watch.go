@@ -261,4 +261,3 @@ func (w *Watch) Close() {
 	}
 	w.cancel()
 }
-
