@@ -205,6 +205,18 @@ func (s *watchStream) create(c *watchCreate) {
 		s.nextID++
 	}
 	wr := c.WatchRequest
+	if wr.StartRevision < 0 {
+		// etcd 3.4 makes the watcher, finds its start below the compacted
+		// revision (-1 when never compacted) and cancels it with
+		// compact_revision; a start not below it reads all history.
+		if cr := s.g.store.CompactRev(); wr.StartRevision < cr {
+			s.pushLocked(&watchResult{header: s.header(rev), watchID: id, created: true})
+			s.pushLocked(&watchResult{header: s.header(0), watchID: id, canceled: true, compactRevision: cr})
+			s.mu.Unlock()
+			return
+		}
+		wr.StartRevision = 1
+	}
 	if wr.StartRevision == 0 {
 		// "From now on" is pinned to the revision the created response
 		// reports, so that a client resuming from it misses nothing.

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+	"github.com/rvplay/rvplay/engine/sqlite"
+)
+
+// memoryBackends keeps each session in an mvcc memory backend.
+type memoryBackends struct {
+	mu    sync.Mutex
+	names []string
+}
+
+func (m *memoryBackends) Session(name string) (mvcc.Backend, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.names = append(m.names, name)
+	return mvcc.NewMemoryBackend(), nil
+}
+
+func (m *memoryBackends) Sessions() ([]string, error) { return nil, nil }
+
+// startServer serves the given sessions through the real routing and
+// adapter, on a memory backend or (sqlitePath != "") on a SQLite file.
+func startServer(t testing.TB, sqlitePath string, sessions ...string) *httptest.Server {
+	t.Helper()
+	var db backends = &memoryBackends{}
+	if sqlitePath != "" {
+		sdb, err := sqlite.Open(sqlitePath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sdb.Close() })
+		db = sdb
+	}
+	reg, err := newRegistry(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sessions {
+		if _, _, err := reg.create(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := httptest.NewServer(&server{reg: reg})
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+		reg.close()
+	})
+	return srv
+}
+
+func tempDB(t testing.TB) string { return filepath.Join(t.TempDir(), "rvplay.db") }
+
+type answer struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func post(t testing.TB, url, body string) answer {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := resp.Header.Clone()
+	for k, v := range resp.Trailer {
+		h["Trailer-Value-"+k] = v
+	}
+	return answer{resp.StatusCode, h, string(b)}
+}
+
+// watchClient reads a chunked /v3/watch response line by line.
+type watchClient struct {
+	t     testing.TB
+	resp  *http.Response
+	lines chan string
+}
+
+func openWatch(t testing.TB, url, body string) *watchClient {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &watchClient{t: t, resp: resp, lines: make(chan string, 1024)}
+	go func() {
+		defer close(w.lines)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 8<<20)
+		for sc.Scan() {
+			w.lines <- sc.Text()
+		}
+	}()
+	t.Cleanup(func() { resp.Body.Close() })
+	return w
+}
+
+// next returns the next line; a line that does not come within a generous
+// time means the stream is stuck, which fails the test (no sleeps: it
+// returns as soon as the line is there).
+func (w *watchClient) next() string {
+	w.t.Helper()
+	select {
+	case l, ok := <-w.lines:
+		if !ok {
+			w.t.Fatal("watch stream ended")
+		}
+		return l
+	case <-time.After(10 * time.Second):
+		w.t.Fatal("no watch frame within 10s")
+	}
+	return ""
+}
+
+func (w *watchClient) close() { w.resp.Body.Close() }
+
+// idFields are the per-cluster IDs, which legitimately differ.
+var idFields = regexp.MustCompile(`"(cluster_id|member_id|leader)":"[0-9]+"`)
+
+func normalize(s string) string { return idFields.ReplaceAllString(s, `"$1":"ID"`) }
