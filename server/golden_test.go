@@ -248,4 +248,3 @@ func TestGatewayMatchesRecordedEtcd(t *testing.T) {
 		}
 	}
 }
-
