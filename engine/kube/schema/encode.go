@@ -15,10 +15,17 @@ func Zero(t *Type) map[string]any {
 	m := map[string]any{}
 	for _, f := range t.Fields {
 		if f.Emit {
-			m[f.Name] = zeroOf(f.Type)
+			m[f.Name] = zeroField(f)
 		}
 	}
 	return m
+}
+
+func zeroField(f *Field) any {
+	if f.EmitNull {
+		return nil
+	}
+	return zeroOf(f.Type)
 }
 
 func zeroOf(r *TypeRef) any {
@@ -57,7 +64,7 @@ func FillEmitted(t *Type, obj map[string]any) {
 		v, ok := obj[f.Name]
 		if !ok {
 			if f.Emit {
-				obj[f.Name] = zeroOf(f.Type)
+				obj[f.Name] = zeroField(f)
 			}
 			continue
 		}

@@ -87,8 +87,9 @@ type Field struct {
 	MapType string
 	Default any
 	// Emit marks fields kube's Go encoding always writes (non-omitempty
-	// fields and struct values), as null, a zero scalar or {} when unset.
-	Emit bool
+	// fields and struct values), as null, a zero scalar or {} when unset;
+	// EmitNull marks pointers to structs, written as null.
+	Emit, EmitNull bool
 }
 
 // GVK is a group/version/kind; Group is empty for the core group.
@@ -229,12 +230,11 @@ func parse(text string) error {
 					t.Atomic = true
 				case "include":
 					includes[t] = v
+				case "untyped":
+					t.Untyped = true
 				default:
 					return fmt.Errorf("line %d: unknown type option %q", lineNo, o)
 				}
-			}
-			if t.Name == "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1" {
-				t.Untyped = true
 			}
 			byName[t.Name], byShort[t.Short] = t, t
 			ordered = append(ordered, t)
@@ -271,7 +271,7 @@ func parse(text string) error {
 			case "default":
 				f.Default = v
 			case "emit":
-				f.Emit = true
+				f.Emit, f.EmitNull = true, v == "null"
 			default:
 				return fmt.Errorf("line %d: unknown field option %q", lineNo, o)
 			}
@@ -353,7 +353,7 @@ func addListTypes() {
 	listMeta := byShort["ListMeta"]
 	var add []*Type
 	for _, t := range ordered {
-		if len(t.GVKs) == 0 || t.Short == "Scale" {
+		if md := t.Field("metadata"); len(t.GVKs) == 0 || t.Short == "Scale" || md == nil || md.Type.Named.Short != "ObjectMeta" {
 			continue
 		}
 		g := t.GVKs[0]

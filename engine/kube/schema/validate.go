@@ -86,3 +86,58 @@ func walkValue(r *TypeRef, v any, path string, out *[]string) {
 		}
 	}
 }
+
+// PruneUnknownFields removes from obj, in place, the fields t does not
+// declare and returns their paths (as UnknownFields). kube drops unknown
+// fields when fieldValidation is Ignore or Warn (the default), so the
+// stored object never has them.
+func PruneUnknownFields(t *Type, obj map[string]any) []string {
+	var out []string
+	pruneObject(t, obj, "", &out)
+	return out
+}
+
+func pruneObject(t *Type, obj map[string]any, prefix string, out *[]string) {
+	if t == nil || t.Untyped || !t.IsObject() {
+		return
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p := k
+		if prefix != "" {
+			p = prefix + "." + k
+		}
+		f := t.Field(k)
+		if f == nil {
+			*out = append(*out, p)
+			delete(obj, k)
+			continue
+		}
+		pruneValue(f.Type, obj[k], p, out)
+	}
+}
+
+func pruneValue(r *TypeRef, v any, path string, out *[]string) {
+	switch r.Kind {
+	case KindObject:
+		if m, ok := v.(map[string]any); ok {
+			pruneObject(r.Named, m, path, out)
+		}
+	case KindList:
+		if l, ok := v.([]any); ok {
+			for i, e := range l {
+				pruneValue(r.Elem, e, path+"["+strconv.Itoa(i)+"]", out)
+			}
+		}
+	case KindMap:
+		if m, ok := v.(map[string]any); ok {
+			for k, e := range m {
+				pruneValue(r.Elem, e, path+"["+k+"]", out)
+			}
+		}
+	}
+}
