@@ -377,12 +377,12 @@ func buildV2() map[string]any {
 			item["parameters"] = ps
 			for _, o := range p.ops {
 				op := map[string]any{
-					"description": o.desc,
-					"operationId": o.id,
-					"tags":        []any{tagOf(p)},
-					"schemes":     []any{"https"},
-					"produces":    []any{"application/json", "application/yaml"},
-					"consumes":    []any{"*/*"},
+					"description":         o.desc,
+					"operationId":         o.id,
+					"tags":                []any{tagOf(p)},
+					"schemes":             []any{"https"},
+					"produces":            []any{"application/json", "application/yaml"},
+					"consumes":            []any{"*/*"},
 					"x-kubernetes-action": o.action,
 				}
 				if o.consumes != nil {
