@@ -1,3 +1,5 @@
+//go:build js && wasm
+
 package main
 
 import (
@@ -6,8 +8,11 @@ import (
 	"github.com/rvplay/rvplay/engine/session"
 )
 
+// kubeHandler builds the session's Kubernetes API, as the server does.
+var kubeHandler func(name string, store *mvcc.Store) api.Handler
+
 // newMemorySession builds a fresh offline session: its own memory backend,
 // so a reset (or the replay of an imported history) starts at revision 1.
 func newMemorySession() (api.Handler, error) {
-	return session.New("offline", mvcc.NewMemoryBackend(), session.Options{})
+	return session.New("offline", mvcc.NewMemoryBackend(), session.Options{Kube: kubeHandler})
 }

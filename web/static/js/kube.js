@@ -41,6 +41,7 @@ export function parseStatus(body) {
 export function kubectlError(status, body) {
   const s = parseStatus(body);
   if (s) return `Error from server${s.reason ? ` (${s.reason})` : ''}: ${s.message || ''}`;
+  if (status === 404) return 'Error from server (NotFound): the server could not find the requested resource';
   return `Error from server: the server responded with the status code ${status} but did not return more information`;
 }
 

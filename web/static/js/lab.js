@@ -377,8 +377,33 @@ function scheduleRefresh() {
   requestAnimationFrame(() => { refreshQueued = false; refreshKeys(); });
 }
 
+// learnCompactRev asks the store for its compaction revision the one way
+// the etcd API tells it: a watch from revision 1 is cancelled with
+// compact_revision when 1 is compacted.
+function learnCompactRev() {
+  return new Promise((resolve) => {
+    let cancel = null;
+    let done = false;
+    const finish = () => { if (!done) { done = true; cancel?.(); resolve(); } };
+    cancel = state.etcd.watch('\0', { rev: 1 }, (res) => {
+      if (res.canceled && res.compactRevision > state.compactRev) {
+        state.compactRev = res.compactRevision;
+        frame.schedule('revision', renderRevision);
+        if (state.selectedKey) frame.schedule('history', renderHistory);
+      }
+      finish();
+    }, finish);
+    if (done) cancel();
+  });
+}
+
 async function refreshKeys() {
   try {
+    // A compaction by someone else (another browser, the console) shows up
+    // as a failed read at the compaction revision we know.
+    await state.etcd.range('\0', { rev: Math.max(1, state.compactRev) }).catch(async (e) => {
+      if (e instanceof GatewayError && /compacted/.test(e.message)) await learnCompactRev();
+    });
     const res = await state.etcd.range('', { all: true, rev: state.travelRev || 0 });
     seeRevision(res.header.revision);
     if (!state.travelRev) state.keys = new Map(res.kvs.map((kv) => [kv.key, kv]));
@@ -606,10 +631,17 @@ function print(text, cls = '') {
 }
 let con;
 
-async function runCommand(line) {
+// Commands run one after another, as in a shell, even when typed quickly.
+let consoleQueue = Promise.resolve();
+function runCommand(line) {
   record({ op: 'cmd', line });
-  print('$ ' + line, 'cmd');
-  await con.run(line);
+  const run = async () => {
+    print('$ ' + line, 'cmd');
+    await con.run(line);
+    if (/^\s*etcdctl\s+compact/.test(line)) await learnCompactRev();
+  };
+  consoleQueue = consoleQueue.then(run, run);
+  return consoleQueue;
 }
 
 // ---- history, persistence, sharing ------------------------------------------------

@@ -1,0 +1,135 @@
+package web
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func get(t *testing.T, h http.Handler, path string, header ...string) *http.Response {
+	t.Helper()
+	req := httptest.NewRequest("GET", path, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Result()
+}
+
+func body(t *testing.T, r *http.Response) string {
+	t.Helper()
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestLandingOffersOfflineLabAndServerSessions(t *testing.T) {
+	r := get(t, Handler(), "/")
+	if r.StatusCode != 200 {
+		t.Fatalf("status %d", r.StatusCode)
+	}
+	b := body(t, r)
+	for _, id := range []string{`data-testid="landing"`, `data-testid="start-offline"`, `href="/lab"`, `data-testid="session-form"`, `data-testid="session-list"`} {
+		if !strings.Contains(b, id) {
+			t.Errorf("landing lacks %s", id)
+		}
+	}
+}
+
+func TestOfflineLabLoadsTheEngineInThePage(t *testing.T) {
+	b := body(t, get(t, Handler(), "/lab"))
+	for _, want := range []string{`"mode":"offline"`, `/static/wasm/wasm_exec.js`, `/static/js/lab.js`, `data-testid="client-a-put"`,
+		`data-testid="reflector-start"`, `data-testid="etcd-keys"`, `data-testid="time-travel"`, `data-testid="editor"`, `data-testid="console-input"`, `data-testid="help-overlay"`} {
+		if !strings.Contains(b, want) {
+			t.Errorf("lab lacks %s", want)
+		}
+	}
+}
+
+func TestSessionLabTalksToTheServerSession(t *testing.T) {
+	b := body(t, get(t, Handler(), "/s/demo/"))
+	if !strings.Contains(b, `"mode":"server","session":"demo","apiBase":"/s/demo"`) {
+		t.Errorf("session lab config missing: %s", b[:200])
+	}
+	if strings.Contains(b, "wasm_exec.js") {
+		t.Error("a server session must not load the WebAssembly engine")
+	}
+}
+
+func TestSessionNameIsEscapedInThePage(t *testing.T) {
+	b := body(t, get(t, Handler(), "/s/%3Cscript%3E/"))
+	if strings.Contains(b, "<script>alert") || strings.Contains(b, "session <script>") {
+		t.Fatal("session name inserted unescaped")
+	}
+}
+
+func TestOnlyExactPagePathsAreServed(t *testing.T) {
+	for _, p := range []string{"/nope", "/s/demo/extra", "/lab/x"} {
+		if r := get(t, Handler(), p); r.StatusCode != 404 {
+			t.Errorf("%s: status %d, want 404", p, r.StatusCode)
+		}
+	}
+}
+
+func TestStaticAssetsHaveTheirContentTypes(t *testing.T) {
+	for path, ct := range map[string]string{
+		"/static/js/lab.js": "text/javascript; charset=utf-8", "/static/css/lab.css": "text/css; charset=utf-8",
+		"/static/vendor/js-yaml-4.1.0.mjs": "text/javascript; charset=utf-8",
+	} {
+		r := get(t, Handler(), path)
+		if r.StatusCode != 200 || r.Header.Get("Content-Type") != ct {
+			t.Errorf("%s: %d %q", path, r.StatusCode, r.Header.Get("Content-Type"))
+		}
+	}
+}
+
+// The precompressed variants are chosen by Accept-Encoding: brotli first,
+// then gzip, else the raw file; the type stays application/wasm.
+func TestWasmIsServedPrecompressedByNegotiation(t *testing.T) {
+	a := &assetServer{fsys: fstest.MapFS{
+		"wasm/rvplay.wasm":    {Data: []byte("raw")},
+		"wasm/rvplay.wasm.gz": {Data: []byte("gz")},
+		"wasm/rvplay.wasm.br": {Data: []byte("br")},
+	}}
+	h := http.StripPrefix("/static/", a)
+	for _, c := range []struct{ accept, encoding, body string }{
+		{"gzip, deflate, br", "br", "br"},
+		{"gzip", "gzip", "gz"},
+		{"br;q=0, gzip", "gzip", "gz"},
+		{"", "", "raw"},
+		{"identity", "", "raw"},
+		{"*", "br", "br"},
+	} {
+		r := get(t, h, "/static/wasm/rvplay.wasm", "Accept-Encoding", c.accept)
+		if got := r.Header.Get("Content-Encoding"); got != c.encoding {
+			t.Errorf("Accept-Encoding %q: Content-Encoding %q, want %q", c.accept, got, c.encoding)
+		}
+		if got := body(t, r); got != c.body {
+			t.Errorf("Accept-Encoding %q: body %q, want %q", c.accept, got, c.body)
+		}
+		if r.Header.Get("Content-Type") != "application/wasm" || !strings.Contains(r.Header.Get("Vary"), "Accept-Encoding") {
+			t.Errorf("headers %v", r.Header)
+		}
+	}
+	if r := get(t, h, "/static/wasm/rvplay.wasm.gz"); r.StatusCode != 404 {
+		t.Errorf("compressed variants must not be addressable: %d", r.StatusCode)
+	}
+}
+
+func TestAssetsRevalidateWithETag(t *testing.T) {
+	h := Handler()
+	r := get(t, h, "/static/js/lab.js")
+	tag := r.Header.Get("ETag")
+	if tag == "" {
+		t.Fatal("no ETag")
+	}
+	if r2 := get(t, h, "/static/js/lab.js", "If-None-Match", tag); r2.StatusCode != 304 {
+		t.Fatalf("conditional GET: %d", r2.StatusCode)
+	}
+}
