@@ -27,8 +27,8 @@ type Options struct {
 	FieldManager FieldManager
 	// Applier is server-side apply (default: SchemaApplier).
 	Applier Applier
-	// Patcher applies json, merge and strategic patches; nil refuses them
-	// with 415.
+	// Patcher applies json, merge and strategic patches (default:
+	// SchemaPatcher).
 	Patcher Patcher
 	// WatchCacheDelay makes resourceVersion "0" reads see the store as it
 	// was this long ago (a lagging watch cache). 0: no lag.
@@ -76,6 +76,9 @@ func New(kv KV, o Options) *Server {
 	}
 	if s.applier == nil {
 		s.applier = SchemaApplier{}
+	}
+	if s.patcher == nil {
+		s.patcher = SchemaPatcher{}
 	}
 	if s.newUID == nil {
 		s.newUID = randomUID
@@ -182,6 +185,10 @@ type WriteOptions struct {
 	FieldManager string
 	// DryRun validates without storing.
 	DryRun bool
+
+	// keepManagedFields: the object's managedFields were computed by
+	// server-side apply.
+	keepManagedFields bool
 }
 
 // --- storage helpers ------------------------------------------------------
@@ -318,8 +325,10 @@ func (s *Server) createOnce(ctx context.Context, r *Resource, obj Object, o Writ
 		}
 	}
 	delete(m, "resourceVersion")
-	if err := s.fm.Update(r, nil, obj, o.FieldManager, "", now); err != nil {
-		return nil, err
+	if !o.keepManagedFields {
+		if err := s.fm.Update(r, nil, obj, o.FieldManager, "", now); err != nil {
+			return nil, err
+		}
 	}
 	key := r.Key(ns, name)
 	if o.DryRun {
@@ -495,7 +504,7 @@ func (s *Server) Update(ctx context.Context, r *Resource, ns, name, sub string, 
 		if err := s.checkUpdatePreconditions(r, cur, name, bodyUID, clientRV); err != nil {
 			return nil, err
 		}
-		return s.prepareUpdate(r, cur, copyObject(obj), sub, o.FieldManager)
+		return s.prepareUpdate(r, cur, copyObject(obj), sub, o.FieldManager, true)
 	})
 	return out, err
 }
@@ -525,19 +534,21 @@ func (s *Server) checkUpdatePreconditions(r *Resource, cur Object, name, bodyUID
 // fields come from the stored object, status (main endpoint) or everything
 // but status (status endpoint) is kept, generation moves on spec changes,
 // the result is validated and managedFields updated.
-func (s *Server) prepareUpdate(r *Resource, cur, nobj Object, sub, manager string) (Object, error) {
+func (s *Server) prepareUpdate(r *Resource, cur, nobj Object, sub, manager string, track bool) (Object, error) {
 	cm, nm := meta(cur), meta(nobj)
 	if sub == "status" {
 		st, has := nobj["status"]
-		managed := nm["managedFields"]
+		managed, hasManaged := nm["managedFields"]
 		nobj = copyObject(cur)
 		if has {
 			nobj["status"] = st
 		} else {
 			delete(nobj, "status")
 		}
-		_ = managed
 		nm = meta(nobj)
+		if !track && hasManaged {
+			nm["managedFields"] = managed // apply computed them
+		}
 	} else {
 		for _, k := range []string{"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"} {
 			if v, ok := cm[k]; ok {
@@ -571,8 +582,10 @@ func (s *Server) prepareUpdate(r *Resource, cur, nobj Object, sub, manager strin
 	if len(errs) > 0 {
 		return nil, NewInvalid(r.Group, r.Kind, Name(nobj), errs)
 	}
-	if err := s.fm.Update(r, cur, nobj, manager, sub, s.now()); err != nil {
-		return nil, err
+	if track {
+		if err := s.fm.Update(r, cur, nobj, manager, sub, s.now()); err != nil {
+			return nil, err
+		}
 	}
 	return nobj, nil
 }
@@ -768,7 +781,7 @@ func (s *Server) UpdateScale(ctx context.Context, r *Resource, ns, name string, 
 	}
 	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, nil, func(cur Object) (Object, error) {
 		if clientRV != 0 && formatRV(clientRV) != ResourceVersion(cur) {
-			return nil, NewConflict("apps", "deployments", name, OptimisticLockErrorMsg)
+			return nil, NewConflict(r.Group, r.Resource, name, OptimisticLockErrorMsg)
 		}
 		nobj := copyObject(cur)
 		spec, _ := nobj["spec"].(map[string]any)

@@ -1,0 +1,527 @@
+package kubeapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/kube"
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+// MaxBodyBytes is kube-apiserver's request body limit (3 MiB).
+const MaxBodyBytes = 3 * 1024 * 1024
+
+// Options configure a Handler.
+type Options struct {
+	// Server is the session's Kubernetes layer; New builds one over Store
+	// when it is nil.
+	Server *kube.Server
+	Store  *mvcc.Store
+	// Kube configures the server built over Store.
+	Kube kube.Options
+	// MaxBodyBytes overrides the request body limit.
+	MaxBodyBytes int
+}
+
+// Handler serves the Kubernetes REST API of one session.
+type Handler struct {
+	s       *kube.Server
+	maxBody int
+}
+
+// New returns the Handler of a session.
+func New(o Options) *Handler {
+	s := o.Server
+	if s == nil {
+		s = kube.New(kube.StoreKV(o.Store), o.Kube)
+	}
+	h := &Handler{s: s, maxBody: o.MaxBodyBytes}
+	if h.maxBody == 0 {
+		h.maxBody = MaxBodyBytes
+	}
+	return h
+}
+
+// ForSession is session.Options.Kube: a Handler over the session's store.
+func ForSession(name string, store *mvcc.Store) api.Handler {
+	return New(Options{Store: store})
+}
+
+// Server is the Kubernetes layer the handler serves.
+func (h *Handler) Server() *kube.Server { return h.s }
+
+// request is one decoded API request.
+type request struct {
+	*api.Request
+	res      *kube.Resource
+	ns, name string
+	sub      string
+	// collection is true for paths without a name.
+	collection bool
+	watchPath  bool
+}
+
+func jsonResponse(code int, body []byte) *api.Response {
+	return &api.Response{Status: code, Header: api.Header{
+		"Content-Type":  {"application/json"},
+		"Cache-Control": {"no-cache, private"},
+	}, Body: body}
+}
+
+func objectResponse(code int, r *kube.Resource, o kube.Object) *api.Response {
+	return jsonResponse(code, r.Encode(o))
+}
+
+// statusResponse answers an error as kube-apiserver does.
+func statusResponse(err error) *api.Response {
+	se := kube.AsStatus(err)
+	resp := jsonResponse(se.Code(), se.JSON())
+	if d := se.Status.Details; d != nil && d.RetryAfterSeconds > 0 {
+		resp.Header.Set("Retry-After", strconv.Itoa(int(d.RetryAfterSeconds)))
+	}
+	return resp
+}
+
+func notFoundPage() *api.Response {
+	return &api.Response{Status: 404, Header: api.Header{
+		"Content-Type":           {"text/plain; charset=utf-8"},
+		"X-Content-Type-Options": {"nosniff"},
+	}, Body: []byte("404 page not found\n")}
+}
+
+// Serve answers one request. It never panics: a panic in the layers
+// below becomes a 500 Status.
+func (h *Handler) Serve(ctx context.Context, req *api.Request) (resp *api.Response) {
+	defer func() {
+		if p := recover(); p != nil {
+			resp = statusResponse(kube.NewInternalError(fmt.Errorf("%v", p)))
+		}
+	}()
+	if req.Header == nil {
+		req.Header = api.Header{}
+	}
+	if req.Query == nil {
+		req.Query = url.Values{}
+	}
+	p := strings.TrimSuffix(req.Path, "/")
+	if p == "" {
+		p = "/"
+	}
+	if r, ok := h.serveDiscovery(req, p); ok {
+		return r
+	}
+	if p == "/rvplay/v1/settings" {
+		return h.serveSettings(req)
+	}
+	rq, ok := route(req, p)
+	if !ok {
+		return notFoundPage()
+	}
+	return h.serveResource(ctx, rq)
+}
+
+// route parses /api/v1/… and /apis/<group>/<version>/… paths.
+func route(req *api.Request, p string) (*request, bool) {
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	var group, version string
+	switch {
+	case len(parts) >= 3 && parts[0] == "api" && parts[1] == "v1":
+		group, version, parts = "", "v1", parts[2:]
+	case len(parts) >= 4 && parts[0] == "apis":
+		group, version, parts = parts[1], parts[2], parts[3:]
+	default:
+		return nil, false
+	}
+	rq := &request{Request: req}
+	if parts[0] == "watch" {
+		// the deprecated /watch/ prefix
+		rq.watchPath = true
+		parts = parts[1:]
+		if len(parts) == 0 {
+			return nil, false
+		}
+	}
+	for _, s := range parts {
+		if s == "" {
+			return nil, false
+		}
+	}
+	nsRes := kube.Lookup(group, version, "namespaces")
+	if parts[0] == "namespaces" && len(parts) >= 3 && group == "" {
+		// /namespaces/<ns>/<resource>[/<name>[/<sub>]], unless <resource>
+		// is a subresource of the namespace itself
+		if len(parts) == 3 && (parts[2] == "status" || parts[2] == "finalize") {
+			rq.res, rq.name, rq.sub = nsRes, parts[1], parts[2]
+			return rq, true
+		}
+		rq.ns = parts[1]
+		parts = parts[2:]
+	} else if parts[0] == "namespaces" && len(parts) >= 3 && group != "" {
+		rq.ns = parts[1]
+		parts = parts[2:]
+	}
+	rq.res = kube.Lookup(group, version, parts[0])
+	if rq.res == nil {
+		return nil, false
+	}
+	if rq.ns != "" && !rq.res.Namespaced {
+		return nil, false
+	}
+	switch len(parts) {
+	case 1:
+		rq.collection = true
+	case 2:
+		rq.name = parts[1]
+	case 3:
+		rq.name, rq.sub = parts[1], parts[2]
+		if !(rq.sub == "status" && rq.res.Status || rq.sub == "scale" && rq.res.Scale) {
+			return nil, false
+		}
+	default:
+		return nil, false
+	}
+	if rq.collection && rq.res.Namespaced && rq.ns == "" && req.Method != "GET" {
+		// POST or DELETE on an all-namespaces collection
+		return rq, true
+	}
+	return rq, true
+}
+
+func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response {
+	r := rq.res
+	q := rq.Query
+	if len(rq.Body) > h.maxBody {
+		return statusResponse(kube.NewRequestEntityTooLarge(h.maxBody))
+	}
+	if rq.name != "" {
+		if msgs := pathSegmentErrors(rq.name); len(msgs) > 0 {
+			return statusResponse(kube.NewBadRequest(fmt.Sprintf("%s: %s", rq.name, strings.Join(msgs, ", "))))
+		}
+	}
+	watch := rq.watchPath || boolParam(q, "watch")
+	switch {
+	case rq.Method == "GET" && (rq.collection || watch && rq.sub == ""):
+		lo, err := listOptions(q)
+		if err != nil {
+			return statusResponse(err)
+		}
+		if !rq.collection {
+			// watch of one object: the name becomes a field selector
+			if lo.FieldSelector != "" {
+				fs, err := kube.ParseFieldSelector(lo.FieldSelector)
+				if err != nil {
+					return statusResponse(kube.NewBadRequest(err.Error()))
+				}
+				for _, t := range fs {
+					if t.Field == "metadata.name" && (t.Value != rq.name || t.Not) {
+						return statusResponse(kube.NewBadRequest("fieldSelector metadata.name doesn't match requested name"))
+					}
+				}
+				lo.FieldSelector += ",metadata.name=" + rq.name
+			} else {
+				lo.FieldSelector = "metadata.name=" + rq.name
+			}
+		}
+		if watch {
+			return h.serveWatch(ctx, rq, lo)
+		}
+		l, err := h.s.List(ctx, r, rq.ns, lo)
+		if err != nil {
+			return statusResponse(err)
+		}
+		return jsonResponse(200, l.Encode())
+	case rq.Method == "GET":
+		if rq.sub == "scale" {
+			o, err := h.s.GetScale(ctx, r, rq.ns, rq.name)
+			if err != nil {
+				return statusResponse(err)
+			}
+			return jsonResponse(200, kube.EncodeObject(o, nil))
+		}
+		o, err := h.s.Get(ctx, r, rq.ns, rq.name, q.Get("resourceVersion"))
+		if err != nil {
+			return statusResponse(err)
+		}
+		return objectResponse(200, r, o)
+	case rq.Method == "POST" && rq.collection:
+		if r.Namespaced && rq.ns == "" {
+			return notFoundPage()
+		}
+		o, warnings, err := h.decodeBody(rq, r, false)
+		if err != nil {
+			return statusResponse(err)
+		}
+		out, err := h.s.Create(ctx, r, rq.ns, o, writeOptions(rq))
+		if err != nil {
+			return statusResponse(err)
+		}
+		return withWarnings(objectResponse(201, r, out), warnings)
+	case rq.Method == "PUT" && !rq.collection:
+		if rq.sub == "scale" {
+			o, _, err := h.decodeBody(rq, r, true)
+			if err != nil {
+				return statusResponse(err)
+			}
+			out, err := h.s.UpdateScale(ctx, r, rq.ns, rq.name, o, writeOptions(rq))
+			if err != nil {
+				return statusResponse(err)
+			}
+			return jsonResponse(200, kube.EncodeObject(out, nil))
+		}
+		o, warnings, err := h.decodeBody(rq, r, false)
+		if err != nil {
+			return statusResponse(err)
+		}
+		out, err := h.s.Update(ctx, r, rq.ns, rq.name, rq.sub, o, writeOptions(rq))
+		if err != nil {
+			return statusResponse(err)
+		}
+		return withWarnings(objectResponse(200, r, out), warnings)
+	case rq.Method == "PATCH" && !rq.collection:
+		return h.servePatch(ctx, rq)
+	case rq.Method == "DELETE" && !rq.collection && rq.sub == "":
+		do, err := deleteOptions(rq)
+		if err != nil {
+			return statusResponse(err)
+		}
+		res, err := h.s.Delete(ctx, r, rq.ns, rq.name, do)
+		if err != nil {
+			return statusResponse(err)
+		}
+		return deleteResponse(r, res)
+	case rq.Method == "DELETE" && rq.collection:
+		if !hasVerb(r, "deletecollection") {
+			return statusResponse(kube.NewMethodNotSupported(r.Group, r.Resource, "deletecollection"))
+		}
+		do, err := deleteOptions(rq)
+		if err != nil {
+			return statusResponse(err)
+		}
+		lo, err := listOptions(q)
+		if err != nil {
+			return statusResponse(err)
+		}
+		l, err := h.s.DeleteCollection(ctx, r, rq.ns, lo, do)
+		if err != nil {
+			return statusResponse(err)
+		}
+		return jsonResponse(200, l.Encode())
+	}
+	return statusResponse(kube.NewMethodNotSupported(r.Group, r.Resource, methodVerb(rq)))
+}
+
+func methodVerb(rq *request) string {
+	switch rq.Method {
+	case "POST":
+		return "create"
+	case "PUT":
+		return "update"
+	case "PATCH":
+		return "patch"
+	case "DELETE":
+		return "delete"
+	}
+	return strings.ToLower(rq.Method)
+}
+
+func hasVerb(r *kube.Resource, v string) bool {
+	for _, x := range r.Verbs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func deleteResponse(r *kube.Resource, res any) *api.Response {
+	switch x := res.(type) {
+	case kube.Object:
+		return objectResponse(200, r, x)
+	case *kube.Status:
+		b, _ := json.Marshal(x)
+		return jsonResponse(200, b)
+	}
+	return jsonResponse(200, []byte("{}"))
+}
+
+func withWarnings(resp *api.Response, warnings []string) *api.Response {
+	for _, w := range warnings {
+		resp.Header.Add("Warning", "299 - "+strconv.Quote(w))
+	}
+	return resp
+}
+
+func pathSegmentErrors(name string) []string {
+	if name == "." || name == ".." {
+		return []string{fmt.Sprintf("may not be '%s'", name)}
+	}
+	var errs []string
+	for _, s := range []string{"/", "%"} {
+		if strings.Contains(name, s) {
+			errs = append(errs, fmt.Sprintf("may not contain '%s'", s))
+		}
+	}
+	return errs
+}
+
+func writeOptions(rq *request) kube.WriteOptions {
+	return kube.WriteOptions{FieldManager: fieldManager(rq), DryRun: dryRun(rq.Query)}
+}
+
+func fieldManager(rq *request) string {
+	if fm := rq.Query.Get("fieldManager"); fm != "" {
+		return fm
+	}
+	return kube.ManagerFromUserAgent(rq.Header.Get("User-Agent"))
+}
+
+func dryRun(q url.Values) bool {
+	for _, v := range q["dryRun"] {
+		if v == "All" {
+			return true
+		}
+	}
+	return false
+}
+
+// boolParam is kube's string-to-bool conversion: anything but "0" and
+// "false" is true.
+func boolParam(q url.Values, k string) bool {
+	v, ok := q[k]
+	if !ok || len(v) == 0 {
+		return false
+	}
+	return !(v[0] == "0" || strings.EqualFold(v[0], "false"))
+}
+
+func int64Param(q url.Values, k string) (*int64, error) {
+	v, ok := q[k]
+	if !ok || len(v) == 0 {
+		return nil, nil
+	}
+	i, err := strconv.ParseInt(v[0], 10, 64)
+	if err != nil {
+		return nil, kube.NewBadRequest(err.Error())
+	}
+	return &i, nil
+}
+
+// listOptions decodes ListOptions from the query (400 on bad values).
+func listOptions(q url.Values) (kube.ListOptions, error) {
+	lo := kube.ListOptions{
+		LabelSelector:        q.Get("labelSelector"),
+		FieldSelector:        q.Get("fieldSelector"),
+		ResourceVersion:      q.Get("resourceVersion"),
+		ResourceVersionMatch: q.Get("resourceVersionMatch"),
+		Continue:             q.Get("continue"),
+		AllowWatchBookmarks:  boolParam(q, "allowWatchBookmarks"),
+	}
+	limit, err := int64Param(q, "limit")
+	if err != nil {
+		return lo, err
+	}
+	if limit != nil {
+		lo.Limit = *limit
+	}
+	if lo.TimeoutSeconds, err = int64Param(q, "timeoutSeconds"); err != nil {
+		return lo, err
+	}
+	if _, ok := q["sendInitialEvents"]; ok {
+		b := boolParam(q, "sendInitialEvents")
+		lo.SendInitialEvents = &b
+	}
+	return lo, nil
+}
+
+// deleteOptions reads DeleteOptions from the body, or the query when there
+// is no body.
+func deleteOptions(rq *request) (kube.DeleteOptions, error) {
+	var do kube.DeleteOptions
+	var body struct {
+		Kind               string              `json:"kind"`
+		APIVersion         string              `json:"apiVersion"`
+		GracePeriodSeconds *int64              `json:"gracePeriodSeconds"`
+		Preconditions      *kube.Preconditions `json:"preconditions"`
+		PropagationPolicy  *string             `json:"propagationPolicy"`
+		OrphanDependents   *bool               `json:"orphanDependents"`
+		DryRun             []string            `json:"dryRun"`
+	}
+	if len(strings.TrimSpace(string(rq.Body))) > 0 {
+		if err := json.Unmarshal(rq.Body, &body); err != nil {
+			return do, kube.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type DeleteOptions): %v (%s)", err, summarize(rq.Body)))
+		}
+	} else {
+		var err error
+		if body.GracePeriodSeconds, err = int64Param(rq.Query, "gracePeriodSeconds"); err != nil {
+			return do, err
+		}
+		if v := rq.Query.Get("propagationPolicy"); v != "" {
+			body.PropagationPolicy = &v
+		}
+		body.DryRun = rq.Query["dryRun"]
+	}
+	if p := body.PropagationPolicy; p != nil {
+		switch *p {
+		case "Foreground", "Background", "Orphan":
+			do.PropagationPolicy = *p
+		default:
+			return do, kube.NewInvalid("meta.k8s.io", "DeleteOptions", "", []kube.FieldError{{
+				Type: kube.CauseFieldValueNotSupported, Field: "propagationPolicy", Value: *p,
+				Detail: `supported values: "Foreground", "Background", "Orphan", "nil"`}})
+		}
+	}
+	do.Preconditions = body.Preconditions
+	do.GracePeriodSeconds = body.GracePeriodSeconds
+	for _, v := range body.DryRun {
+		if v == "All" {
+			do.DryRun = true
+		}
+	}
+	return do, nil
+}
+
+// --- settings ---------------------------------------------------------------
+
+// settings are the session's Kubernetes knobs a lesson may turn.
+type settings struct {
+	WatchCacheDelay  string `json:"watchCacheDelay"`
+	BookmarkInterval string `json:"bookmarkInterval"`
+}
+
+func (h *Handler) serveSettings(req *api.Request) *api.Response {
+	switch req.Method {
+	case "GET":
+	case "PUT", "POST", "PATCH":
+		var in settings
+		if err := json.Unmarshal(req.Body, &in); err != nil {
+			return statusResponse(kube.NewBadRequest(err.Error()))
+		}
+		if in.WatchCacheDelay != "" {
+			d, err := time.ParseDuration(in.WatchCacheDelay)
+			if err != nil || d < 0 {
+				return statusResponse(kube.NewBadRequest("watchCacheDelay: " + in.WatchCacheDelay + " is not a duration"))
+			}
+			h.s.SetWatchCacheDelay(d)
+		}
+		if in.BookmarkInterval != "" {
+			d, err := time.ParseDuration(in.BookmarkInterval)
+			if err != nil || d <= 0 {
+				return statusResponse(kube.NewBadRequest("bookmarkInterval: " + in.BookmarkInterval + " is not a positive duration"))
+			}
+			h.s.SetBookmarkInterval(d)
+		}
+	default:
+		return statusResponse(kube.NewMethodNotSupported("", "settings", methodVerb(&request{Request: req})))
+	}
+	b, _ := json.Marshal(settings{WatchCacheDelay: h.s.WatchCacheDelay().String(), BookmarkInterval: h.s.BookmarkInterval().String()})
+	return jsonResponse(200, b)
+}
+
+var _ = errors.New

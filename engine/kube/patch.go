@@ -1,0 +1,193 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/rvplay/rvplay/engine/kube/patch"
+)
+
+// Patch types (the Content-Type of a PATCH decides).
+const (
+	JSONPatch      = "json"
+	MergePatch     = "merge"
+	StrategicPatch = "strategic"
+	ApplyPatch     = "apply"
+)
+
+// SchemaPatcher is the Patcher of package patch.
+type SchemaPatcher struct{}
+
+func (SchemaPatcher) Patch(r *Resource, patchType string, original, p []byte) ([]byte, error) {
+	var out []byte
+	var err error
+	switch patchType {
+	case JSONPatch:
+		out, err = patch.JSONPatch(original, p)
+	case MergePatch:
+		out, err = patch.MergePatch(original, p)
+	case StrategicPatch:
+		t := r.Schema()
+		if t == nil {
+			return nil, NewUnsupportedMediaType()
+		}
+		out, err = patch.StrategicMerge(t, original, p)
+	default:
+		return nil, NewUnsupportedMediaType()
+	}
+	if err == nil {
+		return out, nil
+	}
+	var pe *patch.Error
+	if errors.As(err, &pe) {
+		if pe.Code == 422 && pe.Message == patch.GenericInvalidMessage {
+			return nil, NewGenericInvalid()
+		}
+		return nil, newStatusError(int32(pe.Code), pe.Reason, pe.Message, nil)
+	}
+	return nil, err
+}
+
+// PatchOptions are the options of a patch.
+type PatchOptions struct {
+	WriteOptions
+	// Force takes over conflicting fields (apply only).
+	Force *bool
+}
+
+// Patch patches an object (sub "" or "status"). A resourceVersion the
+// patch sets is a precondition. Apply creates a missing object; the bool
+// reports a create.
+func (s *Server) Patch(ctx context.Context, r *Resource, ns, name, sub, patchType string, body []byte, o PatchOptions) (Object, bool, error) {
+	if err := s.bootstrap(ctx); err != nil {
+		return nil, false, err
+	}
+	if patchType == ApplyPatch {
+		return s.apply(ctx, r, ns, name, sub, body, o)
+	}
+	if o.Force != nil {
+		return nil, false, NewInvalid("meta.k8s.io", "PatchOptions", "", []FieldError{{Type: CauseFieldValueForbidden, Field: "force", Detail: "may not be specified for non-apply patch"}})
+	}
+	if s.patcher == nil {
+		return nil, false, NewUnsupportedMediaType()
+	}
+	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, nil, func(cur Object) (Object, error) {
+		patched, err := s.patcher.Patch(r, patchType, r.Encode(cur), body)
+		if err != nil {
+			return nil, err
+		}
+		nobj, err := DecodeObject(patched)
+		if err != nil {
+			return nil, NewBadRequest(err.Error())
+		}
+		return s.preparePatched(r, cur, nobj, ns, name, sub, o.FieldManager, true)
+	})
+	return out, false, err
+}
+
+// preparePatched checks a patched object like an update body: identity
+// unchanged, a resourceVersion it carries must be the current one.
+func (s *Server) preparePatched(r *Resource, cur, nobj Object, ns, name, sub, manager string, track bool) (Object, error) {
+	m := meta(nobj)
+	if n := str(m, "name"); n != name {
+		return nil, NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
+	}
+	if r.Namespaced {
+		if bns := str(m, "namespace"); bns != "" && bns != ns {
+			return nil, NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		}
+		m["namespace"] = ns
+	}
+	if k, _ := nobj["kind"].(string); k != "" && k != r.Kind {
+		return nil, NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: converting to %s: unknown conversion", k, nobj["apiVersion"], r.Kind, r.Kind))
+	}
+	nobj["kind"], nobj["apiVersion"] = r.Kind, r.GroupVersion()
+	r.PruneUnknown(nobj)
+	rv, err := parseRV(str(m, "resourceVersion"))
+	if err != nil {
+		return nil, err
+	}
+	if rv != 0 && formatRV(rv) != ResourceVersion(cur) {
+		return nil, NewConflict(r.Group, r.Resource, name, OptimisticLockErrorMsg)
+	}
+	if uid := str(m, "uid"); uid != "" && uid != UID(cur) {
+		return nil, NewConflict(r.Group, r.Resource, name, fmt.Sprintf(
+			"StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: %s",
+			r.Key(ns, name), uid, UID(cur)))
+	}
+	if r.Default != nil && sub == "" {
+		r.Default(nobj)
+	}
+	return s.prepareUpdate(r, cur, nobj, sub, manager, track)
+}
+
+func (s *Server) apply(ctx context.Context, r *Resource, ns, name, sub string, body []byte, o PatchOptions) (Object, bool, error) {
+	if o.FieldManager == "" {
+		return nil, false, NewInvalid("meta.k8s.io", "PatchOptions", "", []FieldError{{Type: CauseFieldValueRequired, Field: "fieldManager", Detail: "is required for apply patch"}})
+	}
+	if s.applier == nil {
+		return nil, false, NewUnsupportedMediaType()
+	}
+	config, err := DecodeObject(body)
+	if err != nil {
+		return nil, false, NewBadRequest(err.Error())
+	}
+	force := o.Force != nil && *o.Force
+	create := func() (Object, error) {
+		if sub != "" {
+			return nil, NewNotFound(r.Group, r.Resource, name)
+		}
+		out, err := s.applier.Apply(r, nil, config, o.FieldManager, force, s.now())
+		if err != nil {
+			return nil, err
+		}
+		m := meta(out)
+		if n := str(m, "name"); n != name {
+			return nil, NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
+		}
+		delete(m, "resourceVersion")
+		wo := o.WriteOptions
+		wo.keepManagedFields = true // the applier's
+		return s.create(ctx, r, ns, out, wo)
+	}
+	out, created, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, create, func(cur Object) (Object, error) {
+		live := copyObject(cur)
+		nobj, err := s.applier.Apply(r, live, config, o.FieldManager, force, s.now())
+		if err != nil {
+			return nil, err
+		}
+		return s.preparePatched(r, cur, nobj, ns, name, sub, "", false)
+	})
+	return out, created, err
+}
+
+// scaleResource describes autoscaling/v1 Scale for patching.
+var scaleResource = &Resource{Group: "autoscaling", Version: "v1", Kind: "Scale", Resource: "scale"}
+
+// PatchScale patches the scale subresource.
+func (s *Server) PatchScale(ctx context.Context, r *Resource, ns, name, patchType string, body []byte, o PatchOptions) (Object, error) {
+	if patchType == ApplyPatch {
+		return nil, NewUnsupportedMediaType()
+	}
+	for attempt := 0; ; attempt++ {
+		cur, err := s.GetScale(ctx, r, ns, name)
+		if err != nil {
+			return nil, err
+		}
+		patched, err := s.patcher.Patch(scaleResource, patchType, scaleResource.Encode(cur), body)
+		if err != nil {
+			return nil, err
+		}
+		sc, err := DecodeObject(patched)
+		if err != nil {
+			return nil, NewBadRequest(err.Error())
+		}
+		out, err := s.UpdateScale(ctx, r, ns, name, sc, o.WriteOptions)
+		var se *StatusError
+		if attempt < 5 && errors.As(err, &se) && se.Status.Reason == ReasonConflict && ResourceVersion(sc) == ResourceVersion(cur) {
+			continue // a concurrent write, not the patch's precondition
+		}
+		return out, err
+	}
+}
