@@ -13,6 +13,7 @@ import (
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/api/etcdgw"
+	"github.com/rvplay/rvplay/engine/api/kubeapi"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
@@ -24,7 +25,7 @@ type Options struct {
 	// replaced by stable IDs derived from the session name.
 	Gateway etcdgw.Options
 	// Kube builds the Kubernetes API handler over the session's store. Nil:
-	// every non-etcd path answers 404, as kube-apiserver answers unknown paths.
+	// kubeapi.ForSession.
 	Kube func(name string, store *mvcc.Store) api.Handler
 }
 
@@ -50,9 +51,10 @@ func New(name string, b mvcc.Backend, opts Options) (*Session, error) {
 		g.ClusterID, g.MemberID = etcdgw.IDsFor(name)
 	}
 	s := &Session{Name: name, Store: store, Etcd: etcdgw.NewWithOptions(store, g)}
-	if opts.Kube != nil {
-		s.Kube = opts.Kube(name, store)
+	if opts.Kube == nil {
+		opts.Kube = kubeapi.ForSession // the Kubernetes API of package kubeapi
 	}
+	s.Kube = opts.Kube(name, store)
 	return s, nil
 }
 
