@@ -1,9 +1,9 @@
 package schema
 
 import (
-	"crypto/sha512"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"sort"
 	"strings"
 	"sync"
@@ -545,7 +545,11 @@ func buildDocs() {
 			return
 		}
 		v3Docs[gv] = b
-		v3Hashes[gv] = fmt.Sprintf("%X", sha512.Sum512(b))
+		// kube uses SHA-512; clients treat the hash as opaque, and FNV keeps
+		// crypto out of the WebAssembly build.
+		h := fnv.New128a()
+		h.Write(b)
+		v3Hashes[gv] = fmt.Sprintf("%X", h.Sum(nil))
 		index[gv] = map[string]any{"serverRelativeURL": "/openapi/v3/" + gv + "?hash=" + v3Hashes[gv]}
 	}
 	v3Index, docsError = json.Marshal(map[string]any{"paths": index})
