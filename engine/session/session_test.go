@@ -1,0 +1,82 @@
+package session
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+func open(t *testing.T, name string, opts Options) *Session {
+	t.Helper()
+	s, err := New(name, mvcc.NewMemoryBackend(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func serve(s *Session, method, path, body string) *api.Response {
+	return s.Serve(context.Background(), &api.Request{Method: method, Path: path, Body: []byte(body)})
+}
+
+func TestEtcdPathsGoToTheGatewayAndTheRestToKube(t *testing.T) {
+	var kubeSaw []string
+	s := open(t, "demo", Options{Kube: func(name string, store *mvcc.Store) api.Handler {
+		return api.HandlerFunc(func(_ context.Context, r *api.Request) *api.Response {
+			kubeSaw = append(kubeSaw, r.Path)
+			return &api.Response{Status: 200}
+		})
+	}})
+	if r := serve(s, "POST", "/v3/kv/put", `{"key":"YQ==","value":"Yg=="}`); r.Status != 200 || !strings.Contains(string(r.Body), `"revision":"2"`) {
+		t.Fatalf("put: %d %s", r.Status, r.Body)
+	}
+	if r := serve(s, "POST", "/v3/nope", `{}`); r.Status != 404 || string(r.Body) != "Not Found\n" {
+		t.Fatalf("unknown gateway path: %d %q", r.Status, r.Body)
+	}
+	serve(s, "GET", "/api/v1/namespaces", "")
+	serve(s, "GET", "/v3x", "")
+	if strings.Join(kubeSaw, ",") != "/api/v1/namespaces,/v3x" {
+		t.Fatalf("kube saw %v", kubeSaw)
+	}
+}
+
+func TestWithoutKubeHandlerOtherPathsAnswer404PageNotFound(t *testing.T) {
+	s := open(t, "demo", Options{Kube: func(string, *mvcc.Store) api.Handler { return nil }})
+	r := serve(s, "GET", "/api/v1/pods", "")
+	if r.Status != 404 || string(r.Body) != "404 page not found\n" || r.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
+		t.Fatalf("%d %q %v", r.Status, r.Body, r.Header)
+	}
+}
+
+func TestClusterAndMemberIDsAreStablePerSessionName(t *testing.T) {
+	header := func(name string) string {
+		s := open(t, name, Options{})
+		b := string(serve(s, "POST", "/v3/kv/range", `{"key":"YQ=="}`).Body)
+		return b[:strings.Index(b, `"revision"`)]
+	}
+	a1, a2, b := header("a"), header("a"), header("b")
+	if a1 != a2 || a1 == b {
+		t.Fatalf("headers: %s / %s / %s", a1, a2, b)
+	}
+}
+
+// The WebAssembly build links this package: it must stay free of net/http,
+// SQLite, syscall/js and websocket libraries.
+func TestSessionLinksNoTransportOrSQLite(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, bad := range []string{"net/http", "modernc.org/sqlite", "syscall/js", "gorilla/websocket", "engine/sqlite"} {
+			if strings.Contains(dep, bad) {
+				t.Errorf("engine/session depends on %s", dep)
+			}
+		}
+	}
+}
