@@ -206,4 +206,3 @@ func TestServerShutsDownGracefullyAndKeepsSessions(t *testing.T) {
 		t.Fatalf("data after restart: %s", a.body)
 	}
 }
-
