@@ -42,8 +42,8 @@ type Options struct {
 	// PingInterval is how often a WebSocket is pinged; a client that does
 	// not answer within two intervals is disconnected. Zero: 30 s.
 	PingInterval time.Duration
-	// SendBuffer is how many frames may wait for a slow WebSocket client
-	// before it is disconnected. Zero: 256.
+	// SendBuffer is how many frames may wait for a WebSocket client; when
+	// they stay full for WriteTimeout the client is disconnected. Zero: 256.
 	SendBuffer int
 	// ReadLimit bounds one message from a WebSocket client. Zero: 1 MiB.
 	ReadLimit int64
@@ -196,8 +196,8 @@ func (a *Adapter) streamChunked(w http.ResponseWriter, r *http.Request, s api.St
 // serveWebSocket upgrades the connection and sends every frame as one text
 // message (without its trailing newline). One goroutine writes; one reads
 // (pongs, and client messages for streams that take them); the stream is
-// pumped into a bounded buffer, and a client that lets it fill up is
-// disconnected rather than allowed to hold anything up.
+// pumped into a bounded buffer, and a client that leaves it full for
+// WriteTimeout is disconnected rather than allowed to hold anything up.
 func (a *Adapter) serveWebSocket(w http.ResponseWriter, r *http.Request, resp *api.Response) {
 	// Response headers that make sense on a 101 (CORS, say) are kept.
 	hdr := http.Header{}
@@ -246,6 +246,9 @@ func (a *Adapter) serveWebSocket(w http.ResponseWriter, r *http.Request, resp *a
 		out <- bytes.TrimSuffix(resp.Body, []byte("\n"))
 	}
 	closeWith := websocket.FormatCloseMessage(websocket.CloseNormalClosure, "")
+	slow := time.NewTimer(a.opts.WriteTimeout)
+	defer slow.Stop()
+pump:
 	for {
 		frame, err := resp.Stream.Next(ctx)
 		if err != nil {
@@ -259,9 +262,18 @@ func (a *Adapter) serveWebSocket(w http.ResponseWriter, r *http.Request, resp *a
 			continue
 		default:
 		}
-		// The client does not keep up: say so and hang up.
-		closeWith = websocket.FormatCloseMessage(websocket.CloseTryAgainLater, "client too slow")
-		break
+		// The buffer is full: the client gets WriteTimeout to make room,
+		// then it is too slow, and is told so and hung up on.
+		slow.Reset(a.opts.WriteTimeout)
+		select {
+		case out <- bytes.TrimSuffix(frame, []byte("\n")):
+		case <-slow.C:
+			closeWith = websocket.FormatCloseMessage(websocket.CloseTryAgainLater, "client too slow")
+			break pump
+		case <-ctx.Done():
+			closeWith = nil
+			break pump
+		}
 	}
 	close(out)
 	<-writerDone
