@@ -1,0 +1,456 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/api/kubeapi"
+	"github.com/rvplay/rvplay/engine/kube"
+	"github.com/rvplay/rvplay/engine/mvcc"
+	"github.com/rvplay/rvplay/engine/session"
+)
+
+// testSession is a real playground session (memory backend, the real
+// Kubernetes API) with a hook in front of it that tests use to hold a
+// request until they have changed the world underneath it.
+type testSession struct {
+	*session.Session
+	mu     sync.Mutex
+	before func(req *api.Request)
+}
+
+func (s *testSession) Serve(ctx context.Context, req *api.Request) *api.Response {
+	s.mu.Lock()
+	hook := s.before
+	s.mu.Unlock()
+	if hook != nil {
+		hook(req)
+	}
+	return s.Session.Serve(ctx, req)
+}
+
+func (s *testSession) setBefore(f func(req *api.Request)) {
+	s.mu.Lock()
+	s.before = f
+	s.mu.Unlock()
+}
+
+func newTestSession(t *testing.T, ko kube.Options) (*testSession, *Client) {
+	t.Helper()
+	sess, err := session.New("t", mvcc.NewMemoryBackend(), session.Options{
+		Kube: func(name string, store *mvcc.Store) api.Handler {
+			return kubeapi.New(kubeapi.Options{Store: store, Kube: ko})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	ts := &testSession{Session: sess}
+	return ts, New(ts)
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func createCM(t *testing.T, c *Client, ns, name string) Object {
+	t.Helper()
+	o, err := c.Resource(ConfigMaps).Namespace(ns).Create(testCtx(t), Object{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": name}, "data": map[string]any{"v": "0"},
+	}, WriteOptions{})
+	if err != nil {
+		t.Fatalf("create %s/%s: %v", ns, name, err)
+	}
+	return o
+}
+
+// stepRecorder collects a reflector's steps on a channel.
+type stepRecorder struct {
+	ch  chan Step
+	t   *testing.T
+	all []Step
+}
+
+func record(t *testing.T, r *Reflector) *stepRecorder {
+	rec := &stepRecorder{ch: make(chan Step, 100000), t: t}
+	r.OnStep = func(s Step) { rec.ch <- s }
+	r.Rand = func() float64 { return 0 }
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, s := range r.Steps() {
+				t.Log(s.String())
+			}
+		}
+	})
+	return rec
+}
+
+// until reads steps until one satisfies pred and returns it.
+func (rec *stepRecorder) until(desc string, pred func(Step) bool) Step {
+	rec.t.Helper()
+	timeout := time.NewTimer(15 * time.Second)
+	defer timeout.Stop()
+	for {
+		select {
+		case s := <-rec.ch:
+			rec.all = append(rec.all, s)
+			if pred(s) {
+				return s
+			}
+		case <-timeout.C:
+			rec.t.Fatalf("no step %s within 15s", desc)
+		}
+	}
+}
+
+func (rec *stepRecorder) kind(k string) Step {
+	rec.t.Helper()
+	return rec.until(k, func(s Step) bool { return s.Kind == k })
+}
+
+func (rec *stepRecorder) count(k string) int {
+	n := 0
+	for _, s := range rec.all {
+		if s.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+func runReflector(t *testing.T, r *Reflector) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); r.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+func rvInt(t *testing.T, rv string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil {
+		t.Fatalf("resourceVersion %q: %v", rv, err)
+	}
+	return n
+}
+
+func TestReflectorListsThenWatchesFromTheListResourceVersion(t *testing.T) {
+	_, c := newTestSession(t, kube.Options{})
+	for i := 0; i < 3; i++ {
+		createCM(t, c, "default", fmt.Sprintf("cm-%d", i))
+	}
+	store := NewStore()
+	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), store)
+	rec := record(t, r)
+	runReflector(t, r)
+
+	first := rec.kind(StepList)
+	if first.RV != "0" {
+		t.Fatalf("first list at rv %q, want \"0\" (any state the cache has)", first.RV)
+	}
+	rep := rec.kind(StepReplace)
+	if rep.Items != 3 || store.Len() != 3 || !store.HasSynced() {
+		t.Fatalf("replace: %d items, store %d, synced %v", rep.Items, store.Len(), store.HasSynced())
+	}
+	w := rec.kind(StepWatch)
+	if w.RV != rep.RV {
+		t.Fatalf("watch from %q, want the list's resourceVersion %q", w.RV, rep.RV)
+	}
+
+	created := createCM(t, c, "default", "late")
+	ev := rec.until("ADDED late", func(s Step) bool { return s.Kind == StepEvent && s.Key == "default/late" })
+	if ev.Type != Added || ev.RV != created.ResourceVersion() {
+		t.Fatalf("event %v, want ADDED at %s", ev, created.ResourceVersion())
+	}
+	if r.LastSyncResourceVersion() != created.ResourceVersion() || store.ResourceVersion() != created.ResourceVersion() {
+		t.Fatalf("last sync rv %s / store %s, want %s", r.LastSyncResourceVersion(), store.ResourceVersion(), created.ResourceVersion())
+	}
+
+	rc := c.Resource(ConfigMaps).Namespace("default")
+	if err := rc.Delete(testCtx(t), "cm-0", DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	del := rec.until("DELETED cm-0", func(s Step) bool { return s.Kind == StepEvent && s.Type == Deleted })
+	if del.Key != "default/cm-0" || rvInt(t, del.RV) <= rvInt(t, created.ResourceVersion()) {
+		t.Fatalf("delete event %v", del)
+	}
+	if _, ok := store.Get("default/cm-0"); ok || store.Len() != 3 {
+		t.Fatalf("store after delete: %d items", store.Len())
+	}
+}
+
+func TestReflectorResumesFromTheLastResourceVersionWhenTheWatchCloses(t *testing.T) {
+	_, c := newTestSession(t, kube.Options{})
+	createCM(t, c, "default", "a")
+	store := NewStore()
+	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), store)
+	r.MinWatchTimeout = time.Second // timeoutSeconds=1 with Rand 0
+	rec := record(t, r)
+	runReflector(t, r)
+
+	rec.kind(StepReplace)
+	w1 := rec.kind(StepWatch)
+	if want := "timeoutSeconds=1"; !contains(w1.Request, want) {
+		t.Fatalf("watch request %q lacks %s", w1.Request, want)
+	}
+	b := createCM(t, c, "default", "b")
+	rec.until("ADDED b", func(s Step) bool { return s.Kind == StepEvent && s.Key == "default/b" })
+	closed := rec.kind(StepWatchClosed)
+	if closed.RV != b.ResourceVersion() {
+		t.Fatalf("closed at %s, want %s", closed.RV, b.ResourceVersion())
+	}
+	w2 := rec.kind(StepWatch)
+	if w2.RV != b.ResourceVersion() {
+		t.Fatalf("resumed watch from %q, want the last seen %q", w2.RV, b.ResourceVersion())
+	}
+	if n := rec.count(StepList); n != 1 {
+		t.Fatalf("%d lists: a clean close must not relist", n)
+	}
+	createCM(t, c, "default", "c")
+	rec.until("ADDED c", func(s Step) bool { return s.Kind == StepEvent && s.Key == "default/c" })
+	if store.Len() != 3 {
+		t.Fatalf("store has %d items", store.Len())
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
+
+// holdNext makes the next request matching pred wait until release is
+// closed; held is closed when it arrives.
+func holdNext(ts *testSession, pred func(*api.Request) bool) (held, release chan struct{}) {
+	held, release = make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	ts.setBefore(func(req *api.Request) {
+		if pred(req) {
+			fired := false
+			once.Do(func() { fired = true })
+			if fired {
+				close(held)
+				<-release
+			}
+		}
+	})
+	return held, release
+}
+
+func isWatch(req *api.Request) bool { return req.Query.Get("watch") == "true" }
+
+func compactNow(t *testing.T, ts *testSession) int64 {
+	t.Helper()
+	rev := ts.Store.Rev()
+	if _, err := ts.Store.Compact(context.Background(), &mvcc.CompactionRequest{Revision: rev}); err != nil {
+		t.Fatalf("compact %d: %v", rev, err)
+	}
+	return rev
+}
+
+func TestReflectorRelistsWhenItsWatchRevisionWasCompacted(t *testing.T) {
+	ts, c := newTestSession(t, kube.Options{})
+	createCM(t, c, "default", "a")
+	store := NewStore()
+	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), store)
+	r.BackoffInit = time.Millisecond
+	rec := record(t, r)
+	held, release := holdNext(ts, isWatch)
+	runReflector(t, r)
+
+	rep := rec.kind(StepReplace)
+	<-held
+	// While the watch request is in flight: two writes, then compaction
+	// past the list's revision. The watch now starts at a compacted
+	// revision and the server answers 200 + one ERROR (410 Expired).
+	createCM(t, c, "default", "b")
+	createCM(t, c, "default", "c")
+	compacted := compactNow(t, ts)
+	close(release)
+
+	exp := rec.kind(StepExpired)
+	if exp.RV != rep.RV || !IsResourceExpired(exp.Err) {
+		t.Fatalf("expired step %v", exp)
+	}
+	list := rec.kind(StepList)
+	if list.RV != rep.RV {
+		t.Fatalf("relist at %q, want the last synced %q (not older than)", list.RV, rep.RV)
+	}
+	rep2 := rec.kind(StepReplace)
+	if rep2.Items != 3 || rvInt(t, rep2.RV) < compacted {
+		t.Fatalf("relist replaced %d items at %s (compacted %d)", rep2.Items, rep2.RV, compacted)
+	}
+	w := rec.kind(StepWatch)
+	if w.RV != rep2.RV {
+		t.Fatalf("watch after relist from %q, want %q", w.RV, rep2.RV)
+	}
+	createCM(t, c, "default", "d")
+	rec.until("ADDED d", func(s Step) bool { return s.Kind == StepEvent && s.Key == "default/d" })
+	if store.Len() != 4 {
+		t.Fatalf("store %d items", store.Len())
+	}
+}
+
+func TestReflectorBookmarksAdvanceTheResourceVersionWithoutEvents(t *testing.T) {
+	_, c := newTestSession(t, kube.Options{BookmarkInterval: 20 * time.Millisecond})
+	createCM(t, c, "default", "a")
+	store := NewStore()
+	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), store)
+	rec := record(t, r)
+	runReflector(t, r)
+	rep := rec.kind(StepReplace)
+	rec.kind(StepWatch)
+	// Writes elsewhere (another namespace) move the revision; this
+	// watch gets no events for them, only bookmarks that catch up.
+	other := createCM(t, c, "kube-system", "elsewhere")
+	bm := rec.until("bookmark past the other write", func(s Step) bool {
+		return s.Kind == StepBookmark && rvInt(t, s.RV) >= rvInt(t, other.ResourceVersion())
+	})
+	if r.LastSyncResourceVersion() != bm.RV || rvInt(t, bm.RV) <= rvInt(t, rep.RV) {
+		t.Fatalf("bookmark %s, last sync %s, list %s", bm.RV, r.LastSyncResourceVersion(), rep.RV)
+	}
+	if rec.count(StepEvent) != 0 {
+		t.Fatalf("saw events from another namespace")
+	}
+}
+
+func TestReflectorWatchListWaitsForInitialEventsEndThenReplaces(t *testing.T) {
+	_, c := newTestSession(t, kube.Options{})
+	var want []string
+	for i := 0; i < 3; i++ {
+		want = append(want, createCM(t, c, "default", fmt.Sprintf("cm-%d", i)).ResourceVersion())
+	}
+	store := NewStore()
+	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), store)
+	r.WatchList = true
+	rec := record(t, r)
+	// Record, at the moment of each initial event, whether the store was
+	// already synced (OnStep runs synchronously in the reflector).
+	var syncedEarly []bool
+	recordStep := r.OnStep
+	r.OnStep = func(s Step) {
+		if s.Kind == StepEvent && s.Initial {
+			syncedEarly = append(syncedEarly, store.HasSynced())
+		}
+		recordStep(s)
+	}
+	runReflector(t, r)
+
+	w := rec.kind(StepWatch)
+	for _, p := range []string{"sendInitialEvents=true", "resourceVersionMatch=NotOlderThan", "allowWatchBookmarks=true"} {
+		if !contains(w.Request, p) {
+			t.Fatalf("watch-list request %q lacks %s", w.Request, p)
+		}
+	}
+	if w.RV != "" {
+		t.Fatalf("first watch-list from %q, want \"\" (consistent)", w.RV)
+	}
+	for i := 0; i < 3; i++ {
+		ev := rec.kind(StepEvent)
+		if !ev.Initial || ev.Type != Added {
+			t.Fatalf("initial event %v", ev)
+		}
+	}
+	end := rec.kind(StepInitialEventsEnd)
+	for i, early := range syncedEarly {
+		if early {
+			t.Fatalf("store synced before the initial-events-end bookmark (initial event %d)", i)
+		}
+	}
+	if rvInt(t, end.RV) < rvInt(t, want[2]) {
+		t.Fatalf("end bookmark at %s, before the last object %s", end.RV, want[2])
+	}
+	rep := rec.kind(StepReplace)
+	if rep.RV != end.RV || rep.Items != 3 || !store.HasSynced() || r.LastSyncResourceVersion() != end.RV {
+		t.Fatalf("replace %v, synced %v, last sync %s", rep, store.HasSynced(), r.LastSyncResourceVersion())
+	}
+	// The same stream carries on with changes.
+	late := createCM(t, c, "default", "late")
+	ev := rec.until("ADDED late", func(s Step) bool { return s.Kind == StepEvent && s.Key == "default/late" })
+	if ev.Initial || ev.RV != late.ResourceVersion() {
+		t.Fatalf("live event %v", ev)
+	}
+	if rec.count(StepList) != 0 || rec.count(StepWatch) != 1 {
+		t.Fatalf("watch-list mode made %d lists and %d watches (want 0 and 1)", rec.count(StepList), rec.count(StepWatch))
+	}
+}
+
+// A relist from "" (after the RV became unavailable) is paged; a page
+// whose revision was compacted meanwhile answers 410 and the pager falls
+// back to one full list.
+func TestReflectorPagedListFallsBackToAFullListWhenAPageExpires(t *testing.T) {
+	ts, c := newTestSession(t, kube.Options{})
+	for i := 0; i < 5; i++ {
+		createCM(t, c, "default", fmt.Sprintf("cm-%d", i))
+	}
+	store := NewStore()
+	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), store)
+	r.PageSize = 2
+	rec := record(t, r)
+	r.setRVUnavailable(true) // as after a 410: relist from "" (latest)
+
+	held, release := holdNext(ts, func(req *api.Request) bool { return req.Query.Get("continue") != "" })
+	errc := make(chan error, 1)
+	go func() { errc <- r.list(testCtx(t)) }()
+	p1 := rec.kind(StepList)
+	if p1.RV != "" || !contains(p1.Request, "limit=2") {
+		t.Fatalf("first page %v", p1)
+	}
+	<-held
+	createCM(t, c, "default", "cm-5")
+	compactNow(t, ts)
+	close(release)
+	if err := <-errc; err != nil {
+		t.Fatalf("list: %v", err)
+	}
+	exp := rec.kind(StepExpired)
+	if !IsResourceExpired(exp.Err) {
+		t.Fatalf("expired step %v", exp)
+	}
+	full := rec.until("full list", func(s Step) bool { return s.Kind == StepList && !contains(s.Request, "limit=") })
+	_ = full
+	rep := rec.kind(StepReplace)
+	if rep.Items != 6 || store.Len() != 6 {
+		t.Fatalf("after fallback: replaced %d, store %d (want 6)", rep.Items, store.Len())
+	}
+}
+
+func TestReflectorPagesAListFromLatestButNotFromZero(t *testing.T) {
+	_, c := newTestSession(t, kube.Options{})
+	for i := 0; i < 5; i++ {
+		createCM(t, c, "default", fmt.Sprintf("cm-%d", i))
+	}
+	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), NewStore())
+	r.PageSize = 2
+	rec := record(t, r)
+	// RV "0": the cache answers everything at once, ignoring limit.
+	if err := r.list(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	rec.kind(StepReplace)
+	if n := rec.count(StepList); n != 1 {
+		t.Fatalf("RV=0 list took %d requests, want 1", n)
+	}
+	// From "" it is paged: 2+2+1.
+	rec.all = nil
+	r.setRVUnavailable(true)
+	if err := r.list(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	rep := rec.kind(StepReplace)
+	if n := rec.count(StepList); n != 3 || rep.Items != 5 {
+		t.Fatalf("RV=\"\" list took %d pages for %d items, want 3 for 5", n, rep.Items)
+	}
+}
