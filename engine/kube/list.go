@@ -377,6 +377,31 @@ type revAt struct {
 	at  time.Time
 }
 
+// note records that rev was observed at at (once per revision).
+func (rl *revisionLog) note(rev int64, at time.Time) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if n := len(rl.entries); rev <= rl.base || n > 0 && rev <= rl.entries[n-1].rev {
+		return
+	}
+	rl.entries = append(rl.entries, revAt{rev, at})
+	if len(rl.entries) > 100000 {
+		rl.base = rl.entries[50000].rev
+		rl.entries = append([]revAt(nil), rl.entries[50000:]...)
+	}
+}
+
+// wrote notes a write made through the server at once, so that the
+// lagging cache's timeline does not depend on watch delivery.
+func (s *Server) wrote(rev int64) {
+	s.revMu.Lock()
+	rl := s.revLog
+	s.revMu.Unlock()
+	if rl != nil {
+		rl.note(rev, s.clock.Now())
+	}
+}
+
 // SetWatchCacheDelay changes the lag of resourceVersion "0" reads.
 func (s *Server) SetWatchCacheDelay(d time.Duration) {
 	s.cacheDelay.Store(int64(d))
@@ -402,13 +427,7 @@ func (s *Server) SetWatchCacheDelay(d time.Duration) {
 			if len(resp.Events) == 0 {
 				continue
 			}
-			rl.mu.Lock()
-			rl.entries = append(rl.entries, revAt{resp.Events[len(resp.Events)-1].Kv.ModRevision, s.clock.Now()})
-			if len(rl.entries) > 100000 {
-				rl.base = rl.entries[50000].rev
-				rl.entries = append([]revAt(nil), rl.entries[50000:]...)
-			}
-			rl.mu.Unlock()
+			rl.note(resp.Events[len(resp.Events)-1].Kv.ModRevision, s.clock.Now())
 		}
 	}()
 }

@@ -353,6 +353,7 @@ func (s *Server) createOnce(ctx context.Context, r *Resource, obj Object, o Writ
 		return nil, NewAlreadyExists(r.Group, r.Resource, name)
 	}
 	m["resourceVersion"] = formatRV(resp.Header.Revision)
+	s.wrote(resp.Header.Revision)
 	return obj, nil
 }
 
@@ -463,6 +464,7 @@ func (s *Server) guaranteedUpdate(ctx context.Context, r *Resource, ns, name str
 			continue
 		}
 		meta(nobj)["resourceVersion"] = formatRV(resp.Header.Revision)
+		s.wrote(resp.Header.Revision)
 		return nobj, false, nil
 	}
 }
@@ -681,6 +683,7 @@ func (s *Server) Delete(ctx context.Context, r *Resource, ns, name string, o Del
 			continue
 		}
 		meta(cur)["resourceVersion"] = formatRV(resp.Header.Revision)
+		s.wrote(resp.Header.Revision)
 		return s.deleteAnswer(r, cur), nil
 	}
 }
