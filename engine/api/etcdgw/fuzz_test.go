@@ -3,6 +3,7 @@ package etcdgw
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,19 +17,29 @@ import (
 // never a panic, a hang or a non-JSON answer. Their seed corpus is in
 // testdata/fuzz/<target>/.
 
+var (
+	fuzzOnce sync.Once
+	fuzzGW   *Gateway
+)
+
+// fuzzGateway is one gateway per fuzzing process, over a store with a few
+// keys: opening a store per input would make fuzzing slow for no gain
+// (inputs that write only add history).
 func fuzzGateway(t testing.TB) *Gateway {
-	s, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	ctx := context.Background()
-	for _, k := range []string{"foo", "foo1", "bar"} {
-		if _, err := s.Put(ctx, &mvcc.PutRequest{Key: []byte(k), Value: []byte("v")}); err != nil {
-			t.Fatal(err)
+	fuzzOnce.Do(func() {
+		s, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{})
+		if err != nil {
+			panic(err)
 		}
-	}
-	return NewWithOptions(s, Options{})
+		ctx := context.Background()
+		for _, k := range []string{"foo", "foo1", "bar"} {
+			if _, err := s.Put(ctx, &mvcc.PutRequest{Key: []byte(k), Value: []byte("v")}); err != nil {
+				panic(err)
+			}
+		}
+		fuzzGW = NewWithOptions(s, Options{})
+	})
+	return fuzzGW
 }
 
 // checkAnswer fails unless resp is a success or a well-formed gateway error.
