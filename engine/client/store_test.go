@@ -15,8 +15,10 @@ type handlerLog []string
 
 func (l *handlerLog) handler() Handler {
 	return Handler{
-		OnAdd:    func(o Object) { *l = append(*l, "add "+o.Key()+"@"+o.ResourceVersion()) },
-		OnUpdate: func(old, o Object) { *l = append(*l, "update "+o.Key()+"@"+old.ResourceVersion()+"->"+o.ResourceVersion()) },
+		OnAdd: func(o Object) { *l = append(*l, "add "+o.Key()+"@"+o.ResourceVersion()) },
+		OnUpdate: func(old, o Object) {
+			*l = append(*l, "update "+o.Key()+"@"+old.ResourceVersion()+"->"+o.ResourceVersion())
+		},
 		OnDelete: func(o Object) { *l = append(*l, "delete "+o.Key()+"@"+o.ResourceVersion()) },
 	}
 }
