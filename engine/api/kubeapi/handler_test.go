@@ -1,0 +1,212 @@
+package kubeapi
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/api"
+)
+
+func TestDiscoveryMatchesKubeApiserver(t *testing.T) {
+	f := newFixture(t)
+	for path, file := range map[string]string{
+		"/api":          "api.json",
+		"/api/v1":       "api_v1.json",
+		"/apis":         "apis.json",
+		"/apis/apps/v1": "apis_apps_v1.json",
+	} {
+		want, err := os.ReadFile("testdata/discovery/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp := f.do("GET", path, "", nil)
+		var g, w any
+		json.Unmarshal(resp.Body, &g)
+		json.Unmarshal(want, &w)
+		if path == "/api" {
+			// the server address is the request's host
+			w.(map[string]any)["serverAddressByClientCIDRs"] = g.(map[string]any)["serverAddressByClientCIDRs"]
+		}
+		if resp.Status != 200 || !reflect.DeepEqual(g, w) {
+			t.Errorf("%s: %d %s\nwant %s", path, resp.Status, resp.Body, want)
+		}
+	}
+	var v, w map[string]any
+	json.Unmarshal(f.do("GET", "/version", "", nil).Body, &v)
+	b, _ := os.ReadFile("testdata/discovery/version.json")
+	json.Unmarshal(b, &w)
+	for k := range w {
+		if _, ok := v[k]; !ok {
+			t.Errorf("/version lacks %s", k)
+		}
+	}
+	if v["gitVersion"] != w["gitVersion"] || v["minor"] != w["minor"] {
+		t.Errorf("/version %v", v)
+	}
+}
+
+func TestOpenAPIDocumentsAreServed(t *testing.T) {
+	f := newFixture(t)
+	for _, p := range []string{"/openapi/v2", "/openapi/v3", "/openapi/v3/api/v1", "/openapi/v3/apis/apps/v1"} {
+		resp := f.do("GET", p, "", nil)
+		if resp.Status != 200 || !json.Valid(resp.Body) {
+			t.Errorf("%s: %d", p, resp.Status)
+		}
+	}
+	r := f.h.Serve(context.Background(), &api.Request{Method: "GET", Path: "/openapi/v2",
+		Header: api.Header{"Accept": {"application/com.github.proto-openapi.spec.v2@v1.0+protobuf"}}})
+	if r.Status != 200 || !strings.Contains(r.Header.Get("Content-Type"), "protobuf") {
+		t.Errorf("protobuf v2: %d %v", r.Status, r.Header)
+	}
+}
+
+func TestUnknownPathsAre404Pages(t *testing.T) {
+	f := newFixture(t)
+	for _, p := range []string{"/nope", "/api/v2/pods", "/api/v1/widgets", "/apis/apps/v1/namespaces/default/deployments/x/bogus",
+		"/api/v1/namespaces/default/configmaps/a/status", "/api/v1/namespaces/default/namespaces"} {
+		resp := f.do("GET", p, "", nil)
+		if resp.Status != 404 || string(resp.Body) != "404 page not found\n" {
+			t.Errorf("%s: %d %s", p, resp.Status, resp.Body)
+		}
+	}
+}
+
+func TestRoutesForEveryScope(t *testing.T) {
+	f := newFixture(t)
+	steps := []struct {
+		method, path, body string
+		code               int
+		contains           string
+	}{
+		{"POST", "/api/v1/namespaces", `{"metadata":{"name":"team"}}`, 201, `"phase":"Active"`},
+		{"GET", "/api/v1/namespaces/team", "", 200, `"kubernetes.io/metadata.name":"team"`},
+		{"GET", "/api/v1/namespaces/team/status", "", 200, `"name":"team"`},
+		{"POST", "/api/v1/namespaces/team/configmaps", `{"metadata":{"name":"a","labels":{"x":"1"}}}`, 201, `"namespace":"team"`},
+		{"POST", "/api/v1/namespaces/team/configmaps", `{"metadata":{"name":"b"}}`, 201, ``},
+		{"GET", "/api/v1/configmaps", "", 200, `"kind":"ConfigMapList"`},
+		{"GET", "/api/v1/namespaces/team/configmaps?labelSelector=x%3D1", "", 200, `"name":"a"`},
+		{"POST", "/api/v1/namespaces/team/pods", `{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"busybox"}]}}`, 201, `"phase":"Pending"`},
+		{"DELETE", "/api/v1/namespaces/team/pods/p", "", 200, `"kind":"Pod"`},
+		{"POST", "/api/v1/namespaces/team/secrets", `{"metadata":{"name":"s"},"stringData":{"k":"v"}}`, 201, `"data":{"k":"dg=="}`},
+		{"POST", "/api/v1/namespaces/team/events", `{"metadata":{"name":"e"},"involvedObject":{"kind":"Pod","name":"p"},"reason":"R"}`, 201, `"reason":"R"`},
+		{"DELETE", "/api/v1/namespaces/team/configmaps?labelSelector=x%3D1", "", 200, `"name":"a"`},
+		{"GET", "/api/v1/namespaces/team/configmaps", "", 200, `"name":"b"`},
+		{"POST", "/api/v1/namespaces/team/configmaps/b", `{}`, 405, `"reason":"MethodNotAllowed"`},
+		{"DELETE", "/api/v1/namespaces", "", 405, `deletecollection is not supported on resources of kind \"namespaces\"`},
+		{"DELETE", "/api/v1/namespaces/team", "", 200, `"status":"Success"`},
+		{"GET", "/api/v1/namespaces/team/configmaps", "", 200, `"items":[]`},
+		{"POST", "/apis/apps/v1/namespaces/default/deployments", `{"metadata":{"name":"d"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}`, 201, `"replicas":1`},
+		{"PATCH", "/apis/apps/v1/namespaces/default/deployments/d/scale", `{"spec":{"replicas":4}}`, 200, `"replicas":4`},
+		{"GET", "/apis/apps/v1/deployments", "", 200, `"generation":2`},
+		{"PATCH", "/apis/apps/v1/namespaces/default/deployments/d/status", `{"status":{"replicas":4}}`, 200, `"status":{"replicas":4}`},
+		{"GET", "/api/v1/watch/namespaces/default/configmaps?resourceVersion=1", "", 200, ``},
+	}
+	for _, s := range steps {
+		ct := "application/json"
+		if s.method == "PATCH" {
+			ct = "application/merge-patch+json"
+		}
+		var body []byte
+		if s.body != "" {
+			body = []byte(s.body)
+		}
+		resp := f.do(s.method, s.path, ct, body)
+		if resp.Stream != nil {
+			resp.Stream.Close()
+		}
+		if resp.Status != s.code || !strings.Contains(string(resp.Body), s.contains) {
+			t.Errorf("%s %s: %d %s", s.method, s.path, resp.Status, resp.Body)
+		}
+	}
+}
+
+func TestWatchStreamsJSONLines(t *testing.T) {
+	f := newFixture(t)
+	f.do("POST", "/api/v1/namespaces/default/configmaps", "application/json", []byte(`{"metadata":{"name":"a"}}`))
+	resp := f.do("GET", "/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true", "", nil)
+	if resp.Status != 200 || resp.Stream == nil || resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("%d %v", resp.Status, resp.Header)
+	}
+	defer resp.Stream.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, want := range []string{`{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"`,
+		`{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"6","annotations":{"k8s.io/initial-events-end":"true"}}}}`} {
+		b, err := resp.Stream.Next(ctx)
+		if err != nil || !strings.HasPrefix(string(b), want) || b[len(b)-1] != '\n' {
+			t.Fatalf("got %s %v, want %s", b, err, want)
+		}
+	}
+	// a single object's watch is a field selector on its name
+	resp2 := f.do("GET", "/api/v1/namespaces/default/configmaps/a?watch=true&fieldSelector=metadata.name%3Db", "", nil)
+	if resp2.Status != 400 || !strings.Contains(string(resp2.Body), "fieldSelector metadata.name doesn't match requested name") {
+		t.Fatalf("%d %s", resp2.Status, resp2.Body)
+	}
+}
+
+func TestBadInputGetsKubeStatus(t *testing.T) {
+	f := newFixture(t)
+	for _, c := range []struct {
+		method, path, ct, body string
+		code                   int
+		msg                    string
+	}{
+		{"POST", "/api/v1/namespaces/default/configmaps", "application/json", `[1]`, 400,
+			`the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" } (5b315d)`},
+		{"POST", "/api/v1/namespaces/default/configmaps", "application/json", `{"apiVersion":"v2","kind":"ConfigMap","metadata":{"name":"a"}}`, 400,
+			`no kind "ConfigMap" is registered for version "v2" in scheme "pkg/api/legacyscheme/scheme.go:30"`},
+		{"POST", "/api/v1/namespaces/default/configmaps", "application/json", `{"metadata":{"name":"a","namespace":"other"}}`, 400,
+			`the namespace of the provided object does not match the namespace sent on the request`},
+		{"POST", "/api/v1/namespaces/default/configmaps", "application/json", `{"metadata":{"name":"a"},"data":{"k":1}}`, 400,
+			`ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string`},
+		{"POST", "/api/v1/namespaces/default/configmaps", "application/json", `{"metadata":"x"}`, 400,
+			`ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal string into Go struct field ConfigMap.metadata of type v1.ObjectMeta`},
+		{"POST", "/api/v1/namespaces/default/configmaps", "application/json", `{"metadata":{}}`, 422,
+			`ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required`},
+		{"POST", "/api/v1/namespaces", "application/json", `{"metadata":{"name":"a.b"}}`, 422,
+			`Namespace "a.b" is invalid: metadata.name: Invalid value: "a.b": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`},
+		{"POST", "/api/v1/namespaces/default/configmaps", "application/yaml", "metadata: [", 400, ``},
+		{"POST", "/api/v1/namespaces/default/configmaps", "text/plain", `{}`, 415, `415: Unsupported Media Type`},
+		{"GET", "/api/v1/namespaces/default/configmaps?limit=abc", "", ``, 400, `strconv.ParseInt: parsing "abc": invalid syntax`},
+		{"GET", "/api/v1/namespaces/default/configmaps?resourceVersion=abc", "", ``, 400, `invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`},
+		{"GET", "/api/v1/namespaces/default/configmaps?resourceVersion=1&resourceVersionMatch=Bogus", "", ``, 422, ``},
+		{"DELETE", "/api/v1/namespaces/default/configmaps/a", "application/json", `{"propagationPolicy":"Sideways"}`, 422,
+			`DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"`},
+		{"PATCH", "/api/v1/namespaces/default/configmaps/a", "application/merge-patch+json", `{}`, 404, `configmaps "a" not found`},
+		{"PATCH", "/api/v1/namespaces/default/configmaps/a?force=true", "application/merge-patch+json", `{}`, 422,
+			`PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch`},
+		{"PUT", "/api/v1/namespaces/default/configmaps/a", "application/json", `{"metadata":{"name":"a","resourceVersion":"x1"}}`, 500,
+			`resourceVersion: Invalid value: "x1": strconv.ParseUint: parsing "x1": invalid syntax`},
+	} {
+		resp := f.do(c.method, c.path, c.ct, []byte(c.body))
+		var st map[string]any
+		if err := json.Unmarshal(resp.Body, &st); err != nil || st["kind"] != "Status" {
+			t.Errorf("%s %s %s: not a Status: %d %s", c.method, c.path, c.body, resp.Status, resp.Body)
+			continue
+		}
+		if resp.Status != c.code || c.msg != "" && st["message"] != c.msg {
+			t.Errorf("%s %s %s: %d %s, want %d %s", c.method, c.path, c.body, resp.Status, st["message"], c.code, c.msg)
+		}
+	}
+	// nothing above wrote
+	l := f.do("GET", "/api/v1/namespaces/default/configmaps", "", nil)
+	if !strings.Contains(string(l.Body), `"items":[]`) {
+		t.Fatalf("a bad request wrote: %s", l.Body)
+	}
+}
+
+func TestSettingsChangeBookmarkIntervalAndCacheDelay(t *testing.T) {
+	f := newFixture(t)
+	resp := f.do("PUT", "/rvplay/v1/settings", "application/json", []byte(`{"watchCacheDelay":"2s","bookmarkInterval":"5s"}`))
+	if resp.Status != 200 || string(resp.Body) != `{"watchCacheDelay":"2s","bookmarkInterval":"5s"}` {
+		t.Fatalf("%d %s", resp.Status, resp.Body)
+	}
+	if f.h.Server().BookmarkInterval() != 5*time.Second || f.h.Server().WatchCacheDelay() != 2*time.Second {
+		t.Fatal("not applied")
+	}
+}
