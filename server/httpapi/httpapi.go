@@ -199,15 +199,9 @@ func (a *Adapter) streamChunked(w http.ResponseWriter, r *http.Request, s api.St
 // pumped into a bounded buffer, and a client that leaves it full for
 // WriteTimeout is disconnected rather than allowed to hold anything up.
 func (a *Adapter) serveWebSocket(w http.ResponseWriter, r *http.Request, resp *api.Response) {
-	// Response headers that make sense on a 101 (CORS, say) are kept.
-	hdr := http.Header{}
-	for k, v := range resp.Header {
-		k = http.CanonicalHeaderKey(k)
-		if strings.HasPrefix(k, "Access-Control-") {
-			hdr[k] = v
-		}
-	}
-	conn, err := a.up.Upgrade(w, r, hdr)
+	// The 101 carries nothing of the response's header, as etcd's
+	// websocket proxy's does not.
+	conn, err := a.up.Upgrade(w, r, nil)
 	if err != nil {
 		return // Upgrade has answered the client
 	}

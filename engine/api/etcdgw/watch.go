@@ -64,6 +64,7 @@ type watchStream struct {
 	watchers map[int64]*watchEntry
 	nextID   int64
 	noInput  bool // a malformed request ended the reading of requests
+	started  bool // a request was read (so a malformed one is not the first)
 	ticking  bool
 	ticker   Ticker
 }
@@ -115,6 +116,7 @@ func (g *Gateway) serveWatch(body []byte) *api.Response {
 		watchers: map[int64]*watchEntry{},
 	}
 	if haveFirst {
+		s.started = true
 		s.handle(&req)
 		for {
 			var raw json.RawMessage
@@ -124,7 +126,7 @@ func (g *Gateway) serveWatch(body []byte) *api.Response {
 				}
 				break
 			}
-			if !s.receive(raw) {
+			if s.receive(raw) != nil {
 				break
 			}
 		}
@@ -135,7 +137,10 @@ func (g *Gateway) serveWatch(body []byte) *api.Response {
 
 // Receive takes one more WatchRequest from the client (a WebSocket message).
 // After a malformed request it refuses every further one, as etcd's gateway
-// stops reading the stream.
+// stops reading the stream. When the very first request is malformed, the
+// stream answers etcd's error (gRPC code Unknown) as its only frame and
+// ends, as etcd's websocket proxy relays the gateway's HTTP 500 body and
+// hangs up.
 func (s *watchStream) Receive(msg []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(msg))
 	for {
@@ -144,33 +149,52 @@ func (s *watchStream) Receive(msg []byte) error {
 			if err == io.EOF {
 				return nil
 			}
-			s.mu.Lock()
-			s.noInput = true
-			s.mu.Unlock()
+			s.refuse(err)
 			return err
 		}
-		if !s.receive(raw) {
-			return errors.New("etcdgw: watch stream no longer reads requests")
+		if err := s.receive(raw); err != nil {
+			return err
 		}
 	}
 }
 
-func (s *watchStream) receive(raw []byte) bool {
+var errNoInput = errors.New("etcdgw: the watch stream no longer reads requests")
+
+func (s *watchStream) receive(raw []byte) error {
 	s.mu.Lock()
 	closed := s.noInput
 	s.mu.Unlock()
 	if closed {
-		return false
+		return errNoInput
 	}
 	var req watchRequest
 	if err := decodeWatchRequest(raw, &req); err != nil {
-		s.mu.Lock()
-		s.noInput = true
-		s.mu.Unlock()
-		return false
+		s.refuse(err)
+		return err
 	}
+	s.mu.Lock()
+	s.started = true
+	s.mu.Unlock()
 	s.handle(&req)
-	return true
+	return nil
+}
+
+// refuse stops the reading of requests after a malformed one.
+func (s *watchStream) refuse(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.noInput {
+		return
+	}
+	s.noInput = true
+	if !s.started {
+		s.queue = append(s.queue, append(appendError(nil, mvcc.CodeUnknown, err.Error()), '\n'))
+		s.ended = true
+		s.signalLocked()
+		for _, e := range s.watchers {
+			e.gone = true
+		}
+	}
 }
 
 func (s *watchStream) handle(req *watchRequest) {

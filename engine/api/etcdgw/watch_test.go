@@ -300,3 +300,21 @@ func TestStreamEndsWhenTheStoreCloses(t *testing.T) {
 		t.Fatalf("after close: %v", err)
 	}
 }
+
+func TestMalformedFirstWebSocketRequestAnswersTheErrorAndEnds(t *testing.T) {
+	e := newEnv(t)
+	s := e.watch(``)
+	if err := s.(*watchStream).Receive([]byte(`not json`)); err == nil {
+		t.Fatal("accepted")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	b, err := s.Next(ctx)
+	want := `{"error":"invalid character 'o' in literal null (expecting 'u')","message":"invalid character 'o' in literal null (expecting 'u')","code":2}` + "\n"
+	if err != nil || string(b) != want {
+		t.Fatalf("got %q %v", b, err)
+	}
+	if _, err := s.Next(ctx); err != api.EOF {
+		t.Fatalf("after the error: %v", err)
+	}
+}
