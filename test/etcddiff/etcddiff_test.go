@@ -53,7 +53,7 @@ func checkSeed(t *testing.T, seed uint64, ref *Target, others ...*Target) {
 // comparison are deterministic, so any difference rvplay shows is rvplay's.
 func TestSequencesAreDeterministicOnEtcd(t *testing.T) {
 	for _, seed := range seeds() {
-		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+		t.Run(fmtSeed(seed), func(t *testing.T) {
 			t.Parallel()
 			a := etcdtest.Start(t, etcdtest.Options{})
 			b := etcdtest.Start(t, etcdtest.Options{})
@@ -61,3 +61,5 @@ func TestSequencesAreDeterministicOnEtcd(t *testing.T) {
 		})
 	}
 }
+
+func fmtSeed(seed uint64) string { return fmt.Sprint("seed=", seed) }
