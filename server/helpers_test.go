@@ -135,8 +135,6 @@ func (w *watchClient) next() string {
 	return ""
 }
 
-func (w *watchClient) close() { w.resp.Body.Close() }
-
 // idFields are the per-cluster IDs, which legitimately differ.
 var idFields = regexp.MustCompile(`"(cluster_id|member_id|leader)":"[0-9]+"`)
 
