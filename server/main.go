@@ -67,6 +67,7 @@ func run() error {
 	srv := &http.Server{
 		Handler:           &server{reg: reg, web: web.Handler()},
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}
 	// Tests and scripts read the address from this line.
