@@ -103,7 +103,7 @@ func OpenWithOptions(path string, opts Options) (*DB, error) {
 	// is persistent in the file but setting it again is free).
 	common := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)", opts.BusyTimeoutMillis)
 	wdsn := base + "?" + common + "&_pragma=journal_mode(WAL)&_pragma=synchronous(" + string(opts.Synchronous) + ")&_txlock=immediate"
-	rdsn := base + "?" + common + "&_query_only=1"
+	rdsn := base + "?" + common + "&_pragma=mmap_size(1073741824)&_query_only=1"
 
 	db := &DB{path: abs, reqs: make(chan *writeReq, 256), done: make(chan struct{})}
 	ok := false

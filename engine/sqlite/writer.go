@@ -23,6 +23,9 @@ type writer struct {
 	args                    []any
 	del                     *sql.Stmt
 	setCompact, setFinished *sql.Stmt
+	// control holds the prepared transaction-control statements, by SQL
+	// text: they run several times per commit, so parse them once.
+	control map[string]*sql.Stmt
 }
 
 // maxInsertRows is the most rows one INSERT statement carries (10 bound
@@ -36,6 +39,12 @@ const recordColumns = "session, main, sub, tombstone, key, create_revision, mod_
 
 func (w *writer) prepare(ctx context.Context) error {
 	var err error
+	w.control = map[string]*sql.Stmt{}
+	for _, q := range []string{"BEGIN IMMEDIATE", "COMMIT", "ROLLBACK", "SAVEPOINT req", "ROLLBACK TO req", "RELEASE req"} {
+		if w.control[q], err = w.conn.PrepareContext(ctx, q); err != nil {
+			return err
+		}
+	}
 	if w.del, err = w.conn.PrepareContext(ctx, "DELETE FROM records WHERE session = ? AND main = ? AND sub = ?"); err != nil {
 		return err
 	}
@@ -51,6 +60,9 @@ func (w *writer) prepare(ctx context.Context) error {
 func (w *writer) close() error {
 	var errs []error
 	for _, s := range w.insert {
+		errs = append(errs, s.Close())
+	}
+	for _, s := range w.control {
 		errs = append(errs, s.Close())
 	}
 	for _, s := range []*sql.Stmt{w.del, w.setCompact, w.setFinished} {
@@ -173,7 +185,12 @@ func (db *DB) writeLoop() {
 }
 
 func (w *writer) exec(q string) error {
-	_, err := w.conn.ExecContext(context.Background(), q)
+	var err error
+	if s := w.control[q]; s != nil {
+		_, err = s.Exec()
+	} else {
+		_, err = w.conn.ExecContext(context.Background(), q)
+	}
 	return err
 }
 
