@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/rvplay/rvplay/internal/etcdtest"
+)
+
+var benchDuration = flag.Duration("gatewayload.duration", 3*time.Second, "how long each workload runs on each system")
+
+// BenchmarkGatewayVsEtcd drives a real etcd's gateway and rvplay's (server
+// binary, SQLite) with the same workloads and reports, per workload,
+// ops/s and p50/p99 latency of both and the ratios rvplay/etcd. Each
+// sub-benchmark runs for a fixed time whatever b.N is; use -benchtime 1x.
+func BenchmarkGatewayVsEtcd(b *testing.B) {
+	etcdtest.Require(b)
+	cfg := DefaultConfig()
+	cfg.Duration = *benchDuration
+	ctx := context.Background()
+	s, err := StartSystems(ctx, b.TempDir(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Stop()
+	PrintHeader(os.Stdout)
+	for _, name := range Workloads {
+		b.Run(name, func(b *testing.B) {
+			etcd, rvplay, err := Compare(ctx, os.Stdout, name, s, cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+			b.ReportMetric(0, "ns/op")
+			b.ReportMetric(etcd.OpsPerSec(), "etcd-ops/s")
+			b.ReportMetric(rvplay.OpsPerSec(), "rvplay-ops/s")
+			b.ReportMetric(rvplay.OpsPerSec()/etcd.OpsPerSec(), "ops-ratio")
+			b.ReportMetric(ms(etcd.Quantile(.5)), "etcd-p50-ms")
+			b.ReportMetric(ms(etcd.Quantile(.99)), "etcd-p99-ms")
+			b.ReportMetric(ms(rvplay.Quantile(.5)), "rvplay-p50-ms")
+			b.ReportMetric(ms(rvplay.Quantile(.99)), "rvplay-p99-ms")
+		})
+	}
+}
