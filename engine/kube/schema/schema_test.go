@@ -120,6 +120,26 @@ func TestStrictDecodingErrorMatchesGolden(t *testing.T) {
 	t.Fatal("golden exchange missing")
 }
 
+func TestStrictFieldErrorsKeepDocumentOrderAndFindDuplicates(t *testing.T) {
+	body := []byte(`{"kind":"Deployment","zzz":1,"metadata":{"name":"a","name":"b","annotations":{"k":"1","k":"2"}},
+	  "spec":{"template":{"spec":{"containers":[{"name":"a"},{"name":"b","bad":{"x":1,"x":2}}]}}},"aaa":2}`)
+	got, err := StrictFieldErrors(ForGVK("apps/v1", "Deployment"), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`unknown field "zzz"`, `duplicate field "metadata.name"`, `duplicate field "metadata.annotations.k"`,
+		`unknown field "spec.template.spec.containers[1].bad"`, `duplicate field "spec.template.spec.containers[1].bad.x"`, `unknown field "aaa"`}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got  %v\nwant %v", got, want)
+	}
+	if _, err := StrictFieldErrors(ForGVK("v1", "ConfigMap"), []byte(`{"a":`)); err == nil {
+		t.Error("malformed JSON accepted")
+	}
+	if msg := StrictDecodingError(got[:2]); msg != `strict decoding error: unknown field "zzz", duplicate field "metadata.name"` {
+		t.Errorf("message %q", msg)
+	}
+}
+
 func TestPruneUnknownFieldsDropsThemAsDefaultValidationDoes(t *testing.T) {
 	obj := decode(t, []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"u2","x":1},"bogus":1,"data":{"a":"b"}}`))
 	removed := PruneUnknownFields(ForGVK("v1", "ConfigMap"), obj)

@@ -1,6 +1,9 @@
 package schema
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,19 +21,102 @@ func UnknownFields(t *Type, obj map[string]any) []string {
 	return out
 }
 
+// StrictFieldErrors checks a JSON request body against t the way kube's
+// strict decoder does, in document order: `unknown field "spec.foo"` for
+// fields t does not declare, `duplicate field "data.a"` for keys that
+// appear twice in one object (anywhere, also inside maps and untyped
+// fields). List elements show as "[i]", map keys and fields as ".key".
+// The strings are the items of StrictDecodingError / Warning headers. An
+// error is returned only for malformed JSON.
+func StrictFieldErrors(t *Type, data []byte) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var out []string
+	if err := walkTokens(dec, &TypeRef{Kind: KindObject, Named: t}, "", &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func walkTokens(dec *json.Decoder, r *TypeRef, path string, out *[]string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return nil
+	}
+	switch d {
+	case '{':
+		seen := map[string]bool{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			k, _ := kt.(string)
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			if seen[k] {
+				*out = append(*out, "duplicate field "+strconv.Quote(p))
+			}
+			seen[k] = true
+			var child *TypeRef
+			switch {
+			case r == nil:
+			case r.Kind == KindObject && r.Named.IsObject() && !r.Named.Untyped:
+				if f := r.Named.Field(k); f != nil {
+					child = f.Type
+				} else if !seen[k+"\x00unknown"] {
+					seen[k+"\x00unknown"] = true
+					*out = append(*out, UnknownFieldWarning(p))
+				}
+			case r.Kind == KindMap:
+				child = r.Elem
+			}
+			if err := walkTokens(dec, child, p, out); err != nil {
+				return err
+			}
+		}
+	case '[':
+		for i := 0; dec.More(); i++ {
+			var elem *TypeRef
+			if r != nil && r.Kind == KindList {
+				elem = r.Elem
+			}
+			if err := walkTokens(dec, elem, path+"["+strconv.Itoa(i)+"]", out); err != nil {
+				return err
+			}
+		}
+	default:
+		return fmt.Errorf("unexpected %v", d)
+	}
+	_, err = dec.Token() // closing delimiter
+	return err
+}
+
 // StrictDecodingError renders unknown fields as kube's strict decoding error,
 // e.g. `strict decoding error: unknown field "bogus", unknown field "spec.x"`.
 // The REST layer prefixes it with `<Kind> in version "<v>" cannot be handled
 // as a <Kind>: ` and answers 400 BadRequest (fieldValidation=Strict); with
 // fieldValidation=Warn each `unknown field "<path>"` becomes a Warning header.
-func StrictDecodingError(unknown []string) string {
+// Items that are already messages (from StrictFieldErrors) are used as
+// they are; bare paths (from UnknownFields) become `unknown field "<path>"`.
+func StrictDecodingError(items []string) string {
 	var b strings.Builder
 	b.WriteString("strict decoding error: ")
-	for i, p := range unknown {
+	for i, p := range items {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(UnknownFieldWarning(p))
+		if strings.HasPrefix(p, "unknown field \"") || strings.HasPrefix(p, "duplicate field \"") {
+			b.WriteString(p)
+		} else {
+			b.WriteString(UnknownFieldWarning(p))
+		}
 	}
 	return b.String()
 }
@@ -81,7 +167,7 @@ func walkValue(r *TypeRef, v any, path string, out *[]string) {
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				walkValue(r.Elem, m[k], path+"["+k+"]", out)
+				walkValue(r.Elem, m[k], path+"."+k, out)
 			}
 		}
 	}
@@ -136,7 +222,7 @@ func pruneValue(r *TypeRef, v any, path string, out *[]string) {
 	case KindMap:
 		if m, ok := v.(map[string]any); ok {
 			for k, e := range m {
-				pruneValue(r.Elem, e, path+"["+k+"]", out)
+				pruneValue(r.Elem, e, path+"."+k, out)
 			}
 		}
 	}
