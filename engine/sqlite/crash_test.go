@@ -1,0 +1,127 @@
+//go:build !js
+
+package sqlite
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+const crashChildEnv = "RVPLAY_SQLITE_CRASH_CHILD"
+
+// TestAcknowledgedCommitsSurviveSIGKILL runs writers in a child process,
+// which reports every Commit that returned, kills it with SIGKILL in the
+// middle of its writes, and reopens the file: every acknowledged revision
+// must be there, and each session's revisions must be gap-free (a commit is
+// all or nothing).
+func TestAcknowledgedCommitsSurviveSIGKILL(t *testing.T) {
+	if path := os.Getenv(crashChildEnv); path != "" {
+		crashChild(path)
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	const sessions, acksBeforeKill = 4, 400
+	path := filepath.Join(t.TempDir(), "crash.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAcknowledgedCommitsSurviveSIGKILL$", "-test.count=1")
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	acked := map[string]int64{}
+	lines := bufio.NewScanner(out)
+	for n := 0; n < acksBeforeKill && lines.Scan(); n++ {
+		var s string
+		var main int64
+		if _, err := fmt.Sscanf(lines.Text(), "%s %d", &s, &main); err != nil {
+			t.Fatalf("child said %q", lines.Text())
+		}
+		acked[s] = max(acked[s], main)
+	}
+	if err := cmd.Process.Kill(); err != nil { // SIGKILL
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if len(acked) == 0 {
+		t.Fatal("the child acknowledged nothing")
+	}
+
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for s := range sessions {
+		name := fmt.Sprint("s", s)
+		got, _ := load(t, session(t, db, name))
+		for i, r := range got {
+			if want := int64(i + 2); r.Rev.Main != want || string(r.KV.Value) != fmt.Sprint(name, "@", want) {
+				t.Fatalf("%s: record %d is %v %q: revisions must be 2, 3, 4... without gaps", name, i, r.Rev, r.KV.Value)
+			}
+		}
+		var last int64 = 1
+		if len(got) > 0 {
+			last = got[len(got)-1].Rev.Main
+		}
+		if last < acked[name] {
+			t.Errorf("%s: acknowledged revision %d, found only up to %d after SIGKILL", name, acked[name], last)
+		}
+		t.Logf("%s: acknowledged up to %d, found up to %d", name, acked[name], last)
+	}
+}
+
+// crashChild commits to several sessions concurrently and prints each
+// acknowledged commit, until it is killed (or its parent went away).
+func crashChild(path string) {
+	db, err := Open(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	var mu sync.Mutex
+	w := bufio.NewWriter(os.Stdout)
+	var wg sync.WaitGroup
+	for s := range 4 {
+		name := fmt.Sprint("s", s)
+		b, err := db.Session(name)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for main := int64(2); main < 1_000_000; main++ {
+				rec := mvcc.Record{Rev: mvcc.Revision{Main: main}, KV: mvcc.KeyValue{
+					Key: []byte("k"), Value: fmt.Appendf(nil, "%s@%d", name, main), CreateRevision: 2, ModRevision: main, Version: main - 1,
+				}}
+				if err := b.Commit([]mvcc.Record{rec}); err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					os.Exit(2)
+				}
+				mu.Lock()
+				fmt.Fprintln(w, name, main)
+				err := w.Flush()
+				mu.Unlock()
+				if err != nil { // the parent is gone
+					os.Exit(0)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	os.Exit(0)
+}
