@@ -88,11 +88,24 @@ func run() error {
 	case <-sig.Done():
 	}
 	log.Print("shutting down")
-	stopStreams()
+	// Stop accepting, then close the sessions: their watch streams end the
+	// way etcd's do when the server goes away, and every acknowledged write
+	// is already committed. Streams that do not end by themselves are ended
+	// after a grace period, so that Shutdown can finish.
+	shutdown := make(chan error, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err = srv.Shutdown(ctx)
-	reg.close() // every acknowledged write is already committed; this closes the stores
+	go func() { shutdown <- srv.Shutdown(ctx) }()
+	reg.close()
+	grace := time.NewTimer(2 * time.Second)
+	defer grace.Stop()
+	select {
+	case err = <-shutdown:
+	case <-grace.C:
+		stopStreams()
+		err = <-shutdown
+	}
+	stopStreams()
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}

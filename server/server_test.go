@@ -174,8 +174,9 @@ func TestWatchOverWebSocketOneMessagePerFrame(t *testing.T) {
 }
 
 // TestServerShutsDownGracefullyAndKeepsSessions: SIGTERM ends the process
-// promptly even with a watch open, and the sessions (with their data) are
-// there after a restart on the same file.
+// promptly even with a watch open (which ends with etcd's "transport is
+// closing" line), and the sessions (with their data) are there after a
+// restart on the same file.
 func TestServerShutsDownGracefullyAndKeepsSessions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the server binary")
@@ -197,6 +198,9 @@ func TestServerShutsDownGracefullyAndKeepsSessions(t *testing.T) {
 	}
 	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("exit code %d", code)
+	}
+	if l := w.next(); l != `{"error":{"grpc_code":14,"http_code":503,"message":"transport is closing","http_status":"Service Unavailable"}}` {
+		t.Fatalf("last watch line: %s", l)
 	}
 	p2 := startProcess(t, bin, db)
 	if a := get(t, p2.url+"/sessions"); !strings.Contains(a.body, `"later"`) || !strings.Contains(a.body, `"demo"`) {

@@ -44,6 +44,10 @@ import (
 // fragment is accepted and ignored: responses are never split (etcd only
 // splits a response above 2 MiB, for clients that ask).
 
+// streamClosingError is grpc-gateway v1's stream error line for a gRPC
+// stream broken by the server shutting down, as etcd 3.4 sends it.
+const streamClosingError = `{"error":{"grpc_code":14,"http_code":503,"message":"transport is closing","http_status":"Service Unavailable"}}` + "\n"
+
 // maxQueuedFrames bounds the frames waiting for the client. When it is
 // reached the watchers' forwarders stop taking responses from their
 // mvcc.Watcher, which then falls behind and later catches up from history:
@@ -398,10 +402,11 @@ func (s *watchStream) forward(e *watchEntry) {
 		}
 		if !ok {
 			s.mu.Lock()
-			if !e.gone && s.ctx.Err() == nil {
-				// The store stopped under a live watch: the stream ends,
-				// as etcd's does when the server goes away.
+			if !e.gone && s.ctx.Err() == nil && !s.ended {
+				// The store stopped under a live watch: the stream ends with
+				// the error line etcd's gateway sends when its server goes away.
 				s.dropLocked(e)
+				s.queue = append(s.queue, []byte(streamClosingError))
 				s.ended = true
 				s.signalLocked()
 			}
