@@ -12,19 +12,22 @@ import (
 
 var (
 	flagSeed      = flag.Uint64("etcddiff.seed", 0, "run only this seed (0: the default seeds)")
+	flagSeeds     = flag.Int("etcddiff.seeds", 3, "run seeds 1..N")
 	flagOps       = flag.Int("etcddiff.ops", 2000, "operations per seed")
 	flagKeepGoing = flag.Bool("etcddiff.keepgoing", false, "keep comparing a target after its first difference")
 	flagTrace     = flag.Bool("etcddiff.trace", false, "print every op and the reference's answer")
 )
 
-// defaultSeeds are the sequences every run checks.
-var defaultSeeds = []uint64{1, 2, 3}
-
+// seeds are the sequences a run checks: 1..3 by default.
 func seeds() []uint64 {
 	if *flagSeed != 0 {
 		return []uint64{*flagSeed}
 	}
-	return defaultSeeds
+	var s []uint64
+	for i := 1; i <= *flagSeeds; i++ {
+		s = append(s, uint64(i))
+	}
+	return s
 }
 
 func runOptions() Options {

@@ -33,6 +33,8 @@ func NewTarget(name, baseURL string) *Target {
 // Result is one answer, parsed as a JSON value when it is JSON.
 type Result struct {
 	Status int
+	// ContentType is the response's media type (parameters dropped).
+	ContentType string
 	Raw    []byte
 	Value  any // parsed JSON with UseNumber; nil if Raw is not JSON
 	Err    error
@@ -42,7 +44,7 @@ func (r Result) String() string {
 	if r.Err != nil {
 		return fmt.Sprintf("error: %v (status %d, body %s)", r.Err, r.Status, r.Raw)
 	}
-	return fmt.Sprintf("%d %s", r.Status, bytes.TrimSpace(r.Raw))
+	return fmt.Sprintf("%d %s %s", r.Status, r.ContentType, bytes.TrimSpace(r.Raw))
 }
 
 // opTimeout bounds one request and one watch drain.
@@ -62,9 +64,16 @@ func (t *Target) post(ctx context.Context, path string, body []byte) Result {
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
-	res := Result{Status: resp.StatusCode, Raw: raw, Err: err}
+	res := Result{Status: resp.StatusCode, ContentType: mediaType(resp.Header.Get("Content-Type")), Raw: raw, Err: err}
 	res.Value = parseJSON(raw)
 	return res
+}
+
+func mediaType(v string) string {
+	if i := strings.IndexByte(v, ';'); i >= 0 {
+		v = v[:i]
+	}
+	return strings.ToLower(strings.TrimSpace(v))
 }
 
 func parseJSON(raw []byte) any {
@@ -104,6 +113,7 @@ func (t *Target) openWatch(ctx context.Context, id int, body []byte) Result {
 		cancel()
 		return Result{Err: err}
 	}
+	ct := mediaType(resp.Header.Get("Content-Type"))
 	ws := &watchStream{cancel: cancel, msgs: make(chan json.RawMessage, 4096), body: resp.Body}
 	t.watches[id] = ws
 	go func() {
@@ -123,7 +133,7 @@ func (t *Target) openWatch(ctx context.Context, id int, body []byte) Result {
 	if resp.StatusCode != http.StatusOK {
 		raw := t.collect(ws, 2*time.Second)
 		t.closeWatch(id)
-		return Result{Status: resp.StatusCode, Raw: raw, Value: parseJSON(raw)}
+		return Result{Status: resp.StatusCode, ContentType: ct, Raw: raw, Value: parseJSON(raw)}
 	}
 	// The first message is the "created" answer.
 	select {
@@ -131,7 +141,7 @@ func (t *Target) openWatch(ctx context.Context, id int, body []byte) Result {
 		if !ok {
 			return Result{Status: resp.StatusCode, Err: fmt.Errorf("watch stream ended before the created message: %v", ws.err)}
 		}
-		return Result{Status: resp.StatusCode, Raw: m, Value: parseJSON(m)}
+		return Result{Status: resp.StatusCode, ContentType: ct, Raw: m, Value: parseJSON(m)}
 	case <-time.After(opTimeout):
 		return Result{Status: resp.StatusCode, Err: errors.New("no created message within timeout")}
 	}
@@ -267,7 +277,7 @@ func Normalize(v any) any {
 // Equal compares two answers: same HTTP status, same JSON value after
 // Normalize (or the same bytes when not JSON), same transport outcome.
 func Equal(a, b Result) bool {
-	if (a.Err == nil) != (b.Err == nil) || a.Status != b.Status {
+	if (a.Err == nil) != (b.Err == nil) || a.Status != b.Status || a.ContentType != b.ContentType {
 		return false
 	}
 	if a.Value == nil || b.Value == nil {
