@@ -35,9 +35,9 @@ type Result struct {
 	Status int
 	// ContentType is the response's media type (parameters dropped).
 	ContentType string
-	Raw    []byte
-	Value  any // parsed JSON with UseNumber; nil if Raw is not JSON
-	Err    error
+	Raw         []byte
+	Value       any // parsed JSON with UseNumber; nil if Raw is not JSON
+	Err         error
 }
 
 func (r Result) String() string {
