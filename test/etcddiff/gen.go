@@ -68,9 +68,6 @@ type WatchSpec struct {
 	// FenceRev is filled when the drain is queued: the revision of the last
 	// fence write the watch must deliver (by its filters).
 	FenceRev int64
-	// wantDelete / lastPut record the fence writes' revisions as they are
-	// observed from the reference.
-	fencePuts int
 }
 
 // State is what the generator learns from the reference target's answers.
@@ -638,9 +635,7 @@ func (g *Generator) closeWatch(w *WatchSpec) *Op {
 		g.queue = append(g.queue, &Op{Kind: OpPut, Body: map[string]any{"key": b64(w.Key), "value": b64("fence")}})
 	}
 	g.queue = append(g.queue, &Op{Kind: OpDeleteRange, Body: map[string]any{"key": b64(w.Key)}})
-	// The fence's revisions are known once the writes ran: the last put is
-	// at Rev+puts, the delete one later.
-	w.fencePuts = int(puts)
+	// The fence's revisions are known once the writes ran (FenceTarget).
 	g.queue = append(g.queue, drain)
 	op := g.queue[0]
 	g.queue = g.queue[1:]
