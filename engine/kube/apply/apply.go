@@ -176,7 +176,7 @@ func Apply(t *schema.Type, apiVersion string, live, config map[string]any, w Wri
 	if !value.Equals(liveTV.AsValue(), newTV.AsValue()) || live == nil {
 		managed.times[key] = stamp(w.Now)
 	}
-	delete(managed.times, "")
+	capUpdateManagers(managed)
 	if err := encodeManagedFields(out, managed); err != nil {
 		return nil, err
 	}
@@ -274,6 +274,7 @@ func updateManaged(t *schema.Type, apiVersion string, oldObj, newObj map[string]
 		}
 	}
 	managed.fields = stripMeta(fields)
+	capUpdateManagers(managed)
 	return nil
 }
 

@@ -339,3 +339,52 @@ func BenchmarkUpdateManagedFieldsDeployment(b *testing.B) {
 		}
 	}
 }
+
+func TestUpdateKeepsAtMostTenUpdateManagersFoldingOldestIntoAncientChanges(t *testing.T) {
+	obj := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "m"}, "data": map[string]any{}}
+	var old map[string]any
+	for i := 0; i < 12; i++ {
+		next := roundTrip(t, obj)
+		next["data"].(map[string]any)[string(rune('a'+i))] = "x"
+		if err := UpdateManagedFields(configMap, "v1", old, next, Write{Manager: "mgr-" + string(rune('a'+i)), Now: at06.Add(time.Duration(i) * time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+		old, obj = next, next
+	}
+	entries := obj["metadata"].(map[string]any)["managedFields"].([]any)
+	if len(entries) > MaxUpdateManagers+1 {
+		t.Fatalf("%d entries", len(entries))
+	}
+	first := entries[0].(map[string]any)
+	if first["manager"] != "ancient-changes" || !strings.HasPrefix(js(t, first["fieldsV1"]), `{"f:data":{".":{},"f:a":{},"f:b":{}`) {
+		t.Errorf("first entry = %v", js(t, first))
+	}
+}
+
+func TestApplyThroughStatusOwnsStatusOnly(t *testing.T) {
+	live := golden(t, "deployment after scale: generation").Received
+	cfg := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "nginx"},
+		"spec": map[string]any{"replicas": 1}, "status": map[string]any{"readyReplicas": 2}}
+	got, err := Apply(deployment, "apps/v1", live, cfg, Write{Manager: "ctrl", Subresource: "status", Now: at07}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range got["metadata"].(map[string]any)["managedFields"].([]any) {
+		m := e.(map[string]any)
+		if m["manager"] == "ctrl" {
+			if m["subresource"] != "status" || js(t, m["fieldsV1"]) != `{"f:status":{"f:readyReplicas":{}}}` {
+				t.Errorf("ctrl entry = %s", js(t, m))
+			}
+			return
+		}
+	}
+	t.Error("no entry for ctrl")
+}
+
+func js(t testing.TB, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -203,3 +203,54 @@ func (e ManagedFieldsEntry) toMap() map[string]any {
 	}
 	return m
 }
+
+// MaxUpdateManagers is how many Update entries an object keeps; older ones
+// are folded, per apiVersion, into an "ancient-changes" entry (as kube's
+// field manager does, so managedFields cannot grow without bound).
+const MaxUpdateManagers = 10
+
+const ancientChanges = "ancient-changes"
+
+func capUpdateManagers(m *managedSet) {
+	var updaters []string
+	for k, vs := range m.fields {
+		if !vs.Applied() {
+			updaters = append(updaters, k)
+		}
+	}
+	if len(updaters) <= MaxUpdateManagers {
+		return
+	}
+	// Oldest first; entries without a time count as the oldest.
+	sort.Slice(updaters, func(i, j int) bool {
+		ti, tj := m.times[updaters[i]], m.times[updaters[j]]
+		if ti != tj {
+			return ti < tj
+		}
+		return updaters[i] < updaters[j]
+	})
+	// Fold the oldest entries into the bucket of their apiVersion until the
+	// count is under the cap. Creating a bucket replaces an entry (the count
+	// stays); merging into an existing bucket removes one.
+	length := len(updaters)
+	for _, k := range updaters {
+		if length <= MaxUpdateManagers {
+			break
+		}
+		vs := m.fields[k]
+		bucket := managerKey(ancientChanges, OperationUpdate, string(vs.APIVersion()), "")
+		if prev, ok := m.fields[bucket]; ok {
+			m.fields[bucket] = fieldpath.NewVersionedSet(vs.Set().Union(prev.Set()), vs.APIVersion(), false)
+			length--
+		} else {
+			m.fields[bucket] = fieldpath.NewVersionedSet(vs.Set(), vs.APIVersion(), false)
+		}
+		if t, ok := m.times[k]; ok && t > m.times[bucket] {
+			m.times[bucket] = t
+		}
+		if k != bucket {
+			delete(m.fields, k)
+			delete(m.times, k)
+		}
+	}
+}
