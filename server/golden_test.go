@@ -120,6 +120,8 @@ var goldenExchanges = []exchange{
 	{Path: "/v3/nope", Body: `{}`},
 	{Path: "/v3/kv/range", Method: "GET"},
 	{Path: "/v3/kv/range", Method: "OPTIONS"},
+	{Path: "/v3beta/kv/range", Body: `{"key":"Zm9v","revision":"4"}`},
+	{Path: "/v3beta/nope", Body: `{}`},
 }
 
 // recorded is one exchange and etcd's answer.

@@ -1,6 +1,7 @@
 // Package session wires one playground session: an mvcc.Store over a
-// Backend, the etcd v3 JSON gateway on it, and (when plugged in) the
-// Kubernetes API, behind one api.Handler that routes by path.
+// Backend, the etcd v3 JSON gateway on it, and the Kubernetes API (package
+// kubeapi, or another handler given in Options), behind one api.Handler
+// that routes by path.
 //
 // Both the server and the WebAssembly build use it, so it must not import
 // net/http, SQLite, syscall/js or a websocket library: the caller chooses the
@@ -58,8 +59,11 @@ func New(name string, b mvcc.Backend, opts Options) (*Session, error) {
 	return s, nil
 }
 
-// IsEtcdPath reports whether path belongs to the etcd gateway.
-func IsEtcdPath(path string) bool { return path == "/v3" || strings.HasPrefix(path, "/v3/") }
+// IsEtcdPath reports whether path belongs to the etcd gateway: /v3/..., and
+// /v3beta/..., the alias etcd 3.4 still serves.
+func IsEtcdPath(path string) bool {
+	return path == "/v3" || strings.HasPrefix(path, "/v3/") || strings.HasPrefix(path, "/v3beta/")
+}
 
 // Serve routes a request to the etcd gateway or the Kubernetes API.
 func (s *Session) Serve(ctx context.Context, req *api.Request) *api.Response {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"strings"
 	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
@@ -114,17 +115,21 @@ func (g *Gateway) Serve(ctx context.Context, req *api.Request) (resp *api.Respon
 			resp = grpcError(&mvcc.Error{Code: mvcc.CodeInternal, Message: fmt.Sprint("etcdgw: internal error: ", p)})
 		}
 	}()
+	path := req.Path
+	if rest, ok := strings.CutPrefix(path, "/v3beta/"); ok {
+		path = "/v3/" + rest // etcd 3.4 still serves its 3.3 prefix
+	}
 	if req.Method == "OPTIONS" {
 		// etcd answers CORS preflights for every path itself.
 		return &api.Response{Status: 200, Header: corsHeader()}
 	}
-	if !routes[req.Path] {
+	if !routes[path] {
 		return plainError(404, "Not Found")
 	}
 	if req.Method != "POST" {
 		return plainError(405, "Method Not Allowed")
 	}
-	switch req.Path {
+	switch path {
 	case "/v3/kv/range":
 		return g.serveRange(ctx, req.Body)
 	case "/v3/kv/put":
