@@ -1,0 +1,3 @@
+module github.com/rvplay/rvplay/test/kubectl
+
+go 1.26

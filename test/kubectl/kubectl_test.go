@@ -1,0 +1,436 @@
+// Package kubectl runs the kubectl binaries installed on the machine
+// (1.27–1.33, and whatever `kubectl` is on PATH) against a real rvplay
+// server process, with a temporary kubeconfig and no extra flags, through
+// the commands a lesson uses: get (-o yaml/json, -w with
+// --output-watch-events), create, apply (client-side and server-side with
+// a conflict), replace with a stale file, edit through KUBE_EDITOR, patch,
+// scale, describe and delete.
+//
+// It is a module of its own, like test/clientgo: it builds the server and
+// executes external binaries, so it stays out of the product module's
+// `go test ./...` and runs from `task test`. It needs only the standard
+// library.
+package kubectl
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var serverBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rvplay-kubectl-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	serverBin = filepath.Join(dir, "rvplay")
+	build := exec.Command("go", "build", "-o", serverBin, "./server")
+	build.Dir = "../.."
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building the rvplay server (go build ./server) failed: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// kubectlBinaries finds the kubectl binaries to test: $RVPLAY_KUBECTL
+// (a list separated by the OS path separator) if set, else every
+// kubectl.1.NN beside the kubectl on PATH (that is how the Google Cloud SDK
+// installs them) plus that kubectl itself.
+func kubectlBinaries(t *testing.T) map[string]string {
+	out := map[string]string{}
+	if env := os.Getenv("RVPLAY_KUBECTL"); env != "" {
+		for _, p := range filepath.SplitList(env) {
+			out[filepath.Base(p)] = p
+		}
+		return out
+	}
+	onPath, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("no kubectl on PATH")
+	}
+	out["kubectl"] = onPath
+	if real, err := filepath.EvalSymlinks(onPath); err == nil {
+		matches, _ := filepath.Glob(filepath.Join(filepath.Dir(real), "kubectl.1.*"))
+		for _, m := range matches {
+			out[filepath.Base(m)] = m
+		}
+	}
+	return out
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startServer runs a fresh server with one session "t" and returns the
+// session's base URL.
+func startServer(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	var out syncBuffer
+	cmd := exec.Command(serverBin, "--addr", addr, "--db", filepath.Join(t.TempDir(), "x.db"), "--session", "t")
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+		if t.Failed() {
+			t.Logf("server output:\n%s", out.String())
+		}
+	})
+	base := "http://" + addr + "/s/t"
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if resp, err := http.Get(base + "/version"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return base
+			}
+		}
+		select {
+		case err := <-exited:
+			exited <- err
+			t.Fatalf("server exited: %v\n%s", err, out.String())
+		case <-time.After(25 * time.Millisecond): // no readiness signal but HTTP itself
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not answer %s/version\n%s", base, out.String())
+		}
+	}
+}
+
+// kubectl runs one kubectl binary with its own HOME (so its discovery
+// cache is fresh) and a kubeconfig for the session.
+type kubectl struct {
+	t   *testing.T
+	bin string
+	dir string
+	env []string
+}
+
+func newKubectl(t *testing.T, bin, base string) *kubectl {
+	dir := t.TempDir()
+	cfg := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: rvplay
+  cluster:
+    server: %s
+contexts:
+- name: rvplay
+  context:
+    cluster: rvplay
+    user: rvplay
+    namespace: default
+current-context: rvplay
+users:
+- name: rvplay
+  user: {}
+`, base)
+	kc := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kc, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"KUBECONFIG=" + kc, "HOME=" + dir, "PATH=" + os.Getenv("PATH"), "LANG=C"}
+	return &kubectl{t: t, bin: bin, dir: dir, env: env}
+}
+
+func (k *kubectl) write(name, content string) string {
+	p := filepath.Join(k.dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		k.t.Fatal(err)
+	}
+	return p
+}
+
+// run executes kubectl and returns stdout, stderr and the error.
+func (k *kubectl) run(extraEnv []string, args ...string) (string, string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, k.bin, args...)
+	cmd.Env = append(append([]string(nil), k.env...), extraEnv...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
+}
+
+// ok runs kubectl, requires success and returns stdout.
+func (k *kubectl) ok(args ...string) string {
+	k.t.Helper()
+	out, errOut, err := k.run(nil, args...)
+	if err != nil {
+		k.t.Fatalf("kubectl %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out, errOut)
+	}
+	return out
+}
+
+// fails runs kubectl, requires failure and returns stderr.
+func (k *kubectl) fails(args ...string) string {
+	k.t.Helper()
+	out, errOut, err := k.run(nil, args...)
+	if err == nil {
+		k.t.Fatalf("kubectl %s succeeded, want an error\nstdout: %s\nstderr: %s", strings.Join(args, " "), out, errOut)
+	}
+	return errOut
+}
+
+func mustContain(t *testing.T, what, got string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(got, w) {
+			t.Fatalf("%s: want %q in:\n%s", what, w, got)
+		}
+	}
+}
+
+const configMapYAML = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: demo
+data:
+  color: blue
+`
+
+func deploymentYAML(name string, replicas int) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: %s
+  labels:
+    app: %s
+spec:
+  replicas: %d
+  selector:
+    matchLabels:
+      app: %s
+  template:
+    metadata:
+      labels:
+        app: %s
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+`, name, name, replicas, name, name)
+}
+
+func TestKubectl(t *testing.T) {
+	bins := kubectlBinaries(t)
+	names := make([]string, 0, len(bins))
+	for n := range bins {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		bin := bins[name]
+		t.Run(name, func(t *testing.T) { kubectlScenario(t, bin) })
+	}
+}
+
+// kubectlScenario runs every command as its own subtest on one server, so
+// a report names exactly which commands work. Later steps use objects
+// that earlier ones made; a failed step is logged and the rest still run.
+func kubectlScenario(t *testing.T, bin string) {
+	base := startServer(t)
+	k := newKubectl(t, bin, base)
+	if out, _, err := k.run(nil, "version", "--client"); err == nil {
+		t.Logf("%s", strings.SplitN(out, "\n", 2)[0])
+	}
+	step := func(name string, f func(t *testing.T, k *kubectl)) {
+		t.Run(name, func(t *testing.T) {
+			kk := *k
+			kk.t = t
+			f(t, &kk)
+		})
+	}
+
+	step("create", func(t *testing.T, k *kubectl) {
+		out := k.ok("create", "-f", k.write("cm.yaml", configMapYAML))
+		mustContain(t, "create", out, "configmap/demo created")
+	})
+	step("get", func(t *testing.T, k *kubectl) {
+		mustContain(t, "get table", k.ok("get", "configmaps"), "NAME", "demo")
+		mustContain(t, "get -o yaml", k.ok("get", "configmap", "demo", "-o", "yaml"),
+			"kind: ConfigMap", "name: demo", "color: blue", "resourceVersion:")
+		var obj struct {
+			Kind     string            `json:"kind"`
+			Data     map[string]string `json:"data"`
+			Metadata struct {
+				ResourceVersion string `json:"resourceVersion"`
+				UID             string `json:"uid"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal([]byte(k.ok("get", "cm", "demo", "-o", "json")), &obj); err != nil {
+			t.Fatalf("get -o json: %v", err)
+		}
+		if obj.Kind != "ConfigMap" || obj.Data["color"] != "blue" || obj.Metadata.ResourceVersion == "" || obj.Metadata.UID == "" {
+			t.Fatalf("get -o json: %+v", obj)
+		}
+		errOut := k.fails("get", "cm", "missing")
+		mustContain(t, "get missing", errOut, `Error from server (NotFound): configmaps "missing" not found`)
+	})
+	step("get -w --output-watch-events", func(t *testing.T, k *kubectl) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, k.bin, "get", "cm", "demo", "-w", "--output-watch-events", "--request-timeout=5s")
+		cmd.Env = k.env
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr syncBuffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines := make(chan string, 100)
+		go func() {
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			close(lines)
+		}()
+		await := func(word string) {
+			t.Helper()
+			for {
+				select {
+				case l, ok := <-lines:
+					if !ok {
+						t.Fatalf("watch output ended before %s; stderr: %s", word, stderr.String())
+					}
+					if strings.Contains(l, word) && strings.Contains(l, "demo") {
+						return
+					}
+				case <-ctx.Done():
+					t.Fatalf("no %s line; stderr: %s", word, stderr.String())
+				}
+			}
+		}
+		await("ADDED")
+		k.ok("patch", "cm", "demo", "-p", `{"data":{"watched":"yes"}}`)
+		await("MODIFIED")
+		// --request-timeout bounds the watch: kubectl must end by itself.
+		for range lines {
+		}
+		_ = cmd.Wait()
+		if ctx.Err() != nil {
+			t.Fatalf("kubectl get -w did not end after --request-timeout=5s")
+		}
+	})
+	step("patch", func(t *testing.T, k *kubectl) {
+		mustContain(t, "strategic", k.ok("patch", "cm", "demo", "-p", `{"data":{"a":"1"}}`), "configmap/demo patched")
+		mustContain(t, "merge", k.ok("patch", "cm", "demo", "--type=merge", "-p", `{"data":{"b":"2"}}`), "configmap/demo patched")
+		mustContain(t, "json", k.ok("patch", "cm", "demo", "--type=json", "-p", `[{"op":"add","path":"/data/c","value":"3"}]`), "configmap/demo patched")
+		got := k.ok("get", "cm", "demo", "-o", "jsonpath={.data.a}{.data.b}{.data.c}")
+		if got != "123" {
+			t.Fatalf("after patches data a,b,c = %q", got)
+		}
+	})
+	step("replace with a stale file", func(t *testing.T, k *kubectl) {
+		stale := k.write("stale.yaml", k.ok("get", "cm", "demo", "-o", "yaml"))
+		k.ok("patch", "cm", "demo", "-p", `{"data":{"moved":"on"}}`)
+		errOut := k.fails("replace", "-f", stale)
+		mustContain(t, "replace stale", errOut, `Operation cannot be fulfilled on configmaps "demo": the object has been modified; please apply your changes to the latest version and try again`)
+		fresh := k.write("fresh.yaml", k.ok("get", "cm", "demo", "-o", "yaml"))
+		mustContain(t, "replace fresh", k.ok("replace", "-f", fresh), "configmap/demo replaced")
+	})
+	step("edit", func(t *testing.T, k *kubectl) {
+		editor := k.write("editor.sh", "#!/bin/sh\nsed -i 's/color: blue/color: green/' \"$1\"\n")
+		if err := os.Chmod(editor, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, err := k.run([]string{"KUBE_EDITOR=" + editor, "EDITOR=" + editor}, "edit", "cm", "demo")
+		if err != nil {
+			t.Fatalf("edit: %v\n%s\n%s", err, out, errOut)
+		}
+		mustContain(t, "edit", out, "configmap/demo edited")
+		if got := k.ok("get", "cm", "demo", "-o", "jsonpath={.data.color}"); got != "green" {
+			t.Fatalf("after edit color = %q", got)
+		}
+	})
+	step("apply client-side", func(t *testing.T, k *kubectl) {
+		f := k.write("web.yaml", deploymentYAML("web", 2))
+		mustContain(t, "apply create", k.ok("apply", "-f", f), "deployment.apps/web created")
+		mustContain(t, "apply again", k.ok("apply", "-f", f), "deployment.apps/web unchanged")
+		f = k.write("web.yaml", deploymentYAML("web", 3))
+		mustContain(t, "apply change", k.ok("apply", "-f", f), "deployment.apps/web configured")
+		if got := k.ok("get", "deploy", "web", "-o", "jsonpath={.spec.replicas}"); got != "3" {
+			t.Fatalf("replicas after apply = %q", got)
+		}
+		anns := k.ok("get", "deploy", "web", "-o", "jsonpath={.metadata.annotations}")
+		mustContain(t, "last-applied annotation", anns, "kubectl.kubernetes.io/last-applied-configuration")
+	})
+	step("apply server-side with a conflict", func(t *testing.T, k *kubectl) {
+		f := k.write("ssa.yaml", deploymentYAML("ssa", 2))
+		mustContain(t, "ssa alice", k.ok("apply", "--server-side", "--field-manager=alice", "-f", f), "deployment.apps/ssa serverside-applied")
+		f = k.write("ssa.yaml", deploymentYAML("ssa", 5))
+		errOut := k.fails("apply", "--server-side", "--field-manager=bob", "-f", f)
+		mustContain(t, "ssa bob conflict", errOut, `Apply failed with 1 conflict: conflict with "alice": .spec.replicas`)
+		mustContain(t, "ssa bob forced", k.ok("apply", "--server-side", "--field-manager=bob", "--force-conflicts", "-f", f), "deployment.apps/ssa serverside-applied")
+		if got := k.ok("get", "deploy", "ssa", "-o", "jsonpath={.spec.replicas}"); got != "5" {
+			t.Fatalf("replicas after forced apply = %q", got)
+		}
+		mf := k.ok("get", "deploy", "ssa", "-o", "jsonpath={.metadata.managedFields[*].manager}", "--show-managed-fields")
+		mustContain(t, "managers", mf, "alice", "bob")
+	})
+	step("scale", func(t *testing.T, k *kubectl) {
+		mustContain(t, "scale", k.ok("scale", "deployment", "web", "--replicas=4"), "deployment.apps/web scaled")
+		if got := k.ok("get", "deploy", "web", "-o", "jsonpath={.spec.replicas}"); got != "4" {
+			t.Fatalf("replicas after scale = %q", got)
+		}
+	})
+	step("describe", func(t *testing.T, k *kubectl) {
+		mustContain(t, "describe deployment", k.ok("describe", "deployment", "web"), "Name:", "web", "Replicas:")
+		mustContain(t, "describe configmap", k.ok("describe", "configmap", "demo"), "Name:", "demo", "color")
+	})
+	step("delete", func(t *testing.T, k *kubectl) {
+		mustContain(t, "delete cm", k.ok("delete", "configmap", "demo"), `configmap "demo" deleted`)
+		mustContain(t, "delete deploy", k.ok("delete", "-f", filepath.Join(k.dir, "web.yaml")), `deployment.apps "web" deleted`)
+		errOut := k.fails("get", "cm", "demo")
+		mustContain(t, "get deleted", errOut, `configmaps "demo" not found`)
+	})
+}
+
