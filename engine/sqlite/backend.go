@@ -323,6 +323,10 @@ func (b *backend) Remove(revs []mvcc.Revision, finished int64) error {
 
 // Close ends this Backend; the DB and other sessions stay open.
 func (b *backend) Close() error {
-	b.closed.Store(true)
+	if b.closed.CompareAndSwap(false, true) {
+		b.db.inUseMu.Lock()
+		delete(b.db.inUse, b.id)
+		b.db.inUseMu.Unlock()
+	}
 	return nil
 }

@@ -218,23 +218,19 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func openFixture(b *testing.B) (*DB, mvcc.Backend) {
+func openFixture(b *testing.B) *DB {
 	db, err := Open(fixture(b))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	be, err := db.Session("load")
-	if err != nil {
-		b.Fatal(err)
-	}
-	return db, be
+	return db
 }
 
 // BenchmarkLoad is Backend.Load of the whole fixture session (a record
 // handed to a callback that only counts it). One op = the whole session.
 func BenchmarkLoad(b *testing.B) {
-	_, be := openFixture(b)
+	be := session(b, openFixture(b), "load")
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -250,8 +246,8 @@ func BenchmarkLoad(b *testing.B) {
 // rows through database/sql, scanning every column into reused variables
 // (sql.RawBytes: no copy of its own) and doing nothing with them.
 func BenchmarkBareScan(b *testing.B) {
-	db, be := openFixture(b)
-	id := be.(*backend).id
+	db := openFixture(b)
+	id := session(b, db, "load").(*backend).id
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -281,7 +277,7 @@ func BenchmarkBareScan(b *testing.B) {
 // the Store's key index, i.e. a server's start-up for this session. The
 // issue's target compares it with BenchmarkBareScan at 1,000,000 revisions.
 func BenchmarkStoreOpen(b *testing.B) {
-	db, _ := openFixture(b)
+	db := openFixture(b)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

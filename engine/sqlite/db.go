@@ -28,6 +28,10 @@ var (
 	// (DeleteSession of an unknown name, or a Backend whose session was
 	// deleted meanwhile).
 	ErrNoSession = errors.New("sqlite: no such session")
+	// ErrSessionInUse is returned by Session while another Backend of the
+	// same session is open: two Stores over one revision sequence would
+	// hand out the same revisions twice.
+	ErrSessionInUse = errors.New("sqlite: session is in use")
 )
 
 // Synchronous is SQLite's PRAGMA synchronous for the write connection.
@@ -66,6 +70,9 @@ type DB struct {
 
 	mu     sync.RWMutex // guards closed and sends on reqs
 	closed bool
+
+	inUseMu sync.Mutex
+	inUse   map[int64]bool // ids of sessions with an open Backend
 	reqs   chan *writeReq
 	done   chan struct{} // closed when the writer goroutine has exited
 	w      *writer
@@ -105,7 +112,7 @@ func OpenWithOptions(path string, opts Options) (*DB, error) {
 	wdsn := base + "?" + common + "&_pragma=journal_mode(WAL)&_pragma=synchronous(" + string(opts.Synchronous) + ")&_txlock=immediate"
 	rdsn := base + "?" + common + "&_pragma=mmap_size(1073741824)&_query_only=1"
 
-	db := &DB{path: abs, reqs: make(chan *writeReq, 256), done: make(chan struct{})}
+	db := &DB{path: abs, reqs: make(chan *writeReq, 256), done: make(chan struct{}), inUse: map[int64]bool{}}
 	ok := false
 	defer func() {
 		if !ok {
@@ -205,8 +212,9 @@ func validSessionName(name string) error {
 }
 
 // Session returns the Backend of session name, creating the session (empty,
-// never compacted) if it does not exist. Each call returns a new Backend
-// over the same rows; a session must be used by one mvcc.Store at a time.
+// never compacted) if it does not exist. A session has at most one open
+// Backend (it belongs to one mvcc.Store): until that Backend is closed,
+// Session fails with ErrSessionInUse.
 func (db *DB) Session(name string) (mvcc.Backend, error) {
 	if err := validSessionName(name); err != nil {
 		return nil, err
@@ -222,6 +230,12 @@ func (db *DB) Session(name string) (mvcc.Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: session %q: %w", name, err)
 	}
+	db.inUseMu.Lock()
+	defer db.inUseMu.Unlock()
+	if db.inUse[id] {
+		return nil, fmt.Errorf("sqlite: session %q: %w", name, ErrSessionInUse)
+	}
+	db.inUse[id] = true
 	return &backend{db: db, id: id, name: name}, nil
 }
 

@@ -283,7 +283,11 @@ func TestSessionsAreIsolated(t *testing.T) {
 	if _, ok, _ := a.Get(mvcc.Revision{Main: 3}); ok {
 		t.Fatal("session a sees session b's revision 3")
 	}
-	// The same name gives the same session.
+	// The same name gives the same session, once its Backend is closed.
+	if _, err := db.Session("a"); !errors.Is(err, ErrSessionInUse) {
+		t.Fatalf("a second Backend of an open session: %v, want ErrSessionInUse", err)
+	}
+	a.Close()
 	again, _ := load(t, session(t, db, "a"))
 	sameRecords(t, again, ga)
 }
@@ -291,7 +295,7 @@ func TestSessionsAreIsolated(t *testing.T) {
 func TestSessionsListsNamesSortedAndDeleteSessionRemovesEverything(t *testing.T) {
 	db, _ := openTemp(t)
 	for _, n := range []string{"zeta", "alpha", "mid"} {
-		session(t, db, n)
+		session(t, db, n).Close()
 	}
 	doomed := session(t, db, "mid")
 	var recs []mvcc.Record
@@ -485,6 +489,7 @@ func TestConcurrentCommitsOfManySessionsAllLand(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer b.Close()
 			for m := int64(2); m < 2+txns; m++ {
 				if err := b.Commit([]mvcc.Record{put(m, 0, "k", fmt.Sprint(s), 2, m-1)}); err != nil {
 					errc <- err
