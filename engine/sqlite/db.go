@@ -73,9 +73,9 @@ type DB struct {
 
 	inUseMu sync.Mutex
 	inUse   map[int64]bool // ids of sessions with an open Backend
-	reqs   chan *writeReq
-	done   chan struct{} // closed when the writer goroutine has exited
-	w      *writer
+	reqs    chan *writeReq
+	done    chan struct{} // closed when the writer goroutine has exited
+	w       *writer
 }
 
 // Open opens (creating if needed) the database at path with the default
