@@ -70,12 +70,12 @@ type DB struct {
 
 	mu     sync.RWMutex // guards closed and sends on reqs
 	closed bool
+	reqs   chan *writeReq
+	done   chan struct{} // closed when the writer goroutine has exited
+	w      *writer
 
 	inUseMu sync.Mutex
 	inUse   map[int64]bool // ids of sessions with an open Backend
-	reqs    chan *writeReq
-	done    chan struct{} // closed when the writer goroutine has exited
-	w       *writer
 }
 
 // Open opens (creating if needed) the database at path with the default
