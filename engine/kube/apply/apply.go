@@ -158,15 +158,40 @@ func Apply(t *schema.Type, apiVersion string, live, config map[string]any, w Wri
 	}
 	key := managerKey(w.Manager, OperationApply, apiVersion, w.Subresource)
 	up := updater(t, apiVersion, w.Subresource)
-	newTV, fields, err := up.Apply(liveTV, cfgTV, fieldpath.APIVersion(apiVersion), managed.fields, key, force)
+	newTV, fields, err := up.Apply(liveTV, cfgTV, fieldpath.APIVersion(apiVersion), managed.fields.Copy(), key, force)
 	if err != nil {
-		if cs, ok := err.(merge.Conflicts); ok {
+		var cs merge.Conflicts
+		switch e := err.(type) {
+		case merge.Conflicts:
+			cs = e
+		case merge.Conflict:
+			cs = merge.Conflicts{e}
+		default:
+			return nil, err
+		}
+		// kubectl apply --server-side after client-side apply: conflicts on
+		// fields the last-applied annotation already set to the live values
+		// are not conflicts (kube's migration from client-side apply).
+		if w.Manager != kubectlManager {
 			return nil, conflictError(cs)
 		}
-		if c, ok := err.(merge.Conflict); ok {
-			return nil, conflictError(merge.Conflicts{c})
+		allowed := allowedByLastApplied(pt, liveTV, liveObj)
+		if allowed == nil {
+			return nil, conflictError(cs)
 		}
-		return nil, err
+		var rest merge.Conflicts
+		for _, c := range cs {
+			if !allowed.Has(c.Path) {
+				rest = append(rest, c)
+			}
+		}
+		if len(rest) > 0 {
+			return nil, conflictError(rest)
+		}
+		newTV, fields, err = up.Apply(liveTV, cfgTV, fieldpath.APIVersion(apiVersion), managed.fields.Copy(), key, true)
+		if err != nil {
+			return nil, err
+		}
 	}
 	managed.fields = stripMeta(fields)
 	out, _ := newTV.AsValue().Unstructured().(map[string]any)
@@ -177,6 +202,9 @@ func Apply(t *schema.Type, apiVersion string, live, config map[string]any, w Wri
 		managed.times[key] = stamp(w.Now)
 	}
 	capUpdateManagers(managed)
+	if w.Manager == kubectlManager {
+		syncLastApplied(liveObj, cfg, out)
+	}
 	if err := encodeManagedFields(out, managed); err != nil {
 		return nil, err
 	}
@@ -276,6 +304,84 @@ func updateManaged(t *schema.Type, apiVersion string, oldObj, newObj map[string]
 	managed.fields = stripMeta(fields)
 	capUpdateManagers(managed)
 	return nil
+}
+
+// kubectlManager is kubectl's server-side apply manager; only its applies
+// take part in the migration from client-side apply.
+const kubectlManager = "kubectl"
+
+// LastAppliedAnnotation is where client-side apply keeps its configuration.
+const LastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// maxAnnotationsSize is kube's limit on the total size of annotations.
+const maxAnnotationsSize = 256 * 1024
+
+func annotations(obj map[string]any) map[string]any {
+	md, _ := obj["metadata"].(map[string]any)
+	a, _ := md["annotations"].(map[string]any)
+	return a
+}
+
+// allowedByLastApplied returns the fields of the live object's
+// last-applied configuration whose values are still the live ones, or nil
+// when there is no usable annotation.
+func allowedByLastApplied(pt typed.ParseableType, liveTV *typed.TypedValue, live map[string]any) *fieldpath.Set {
+	s, _ := annotations(live)[LastAppliedAnnotation].(string)
+	if s == "" {
+		return nil
+	}
+	var last map[string]any
+	if err := json.Unmarshal([]byte(s), &last); err != nil {
+		return nil
+	}
+	lastTV, err := pt.FromUnstructured(normalize(last), typed.AllowDuplicates)
+	if err != nil {
+		return nil
+	}
+	set, err := lastTV.ToFieldSet()
+	if err != nil {
+		return nil
+	}
+	cmp, err := lastTV.Compare(liveTV)
+	if err != nil {
+		return nil
+	}
+	return set.Difference(cmp.Modified)
+}
+
+// syncLastApplied keeps the client-side apply annotation in step when
+// kubectl applies server-side to an object that has one, so a later
+// client-side apply computes its patch from what was applied last.
+func syncLastApplied(live, cfg, out map[string]any) {
+	if _, ok := annotations(live)[LastAppliedAnnotation]; !ok {
+		return
+	}
+	c := normalize(cfg).(map[string]any)
+	if a := annotations(c); a != nil {
+		delete(a, LastAppliedAnnotation)
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return
+	}
+	md, _ := out["metadata"].(map[string]any)
+	if md == nil {
+		return
+	}
+	a, _ := md["annotations"].(map[string]any)
+	if a == nil {
+		a = map[string]any{}
+		md["annotations"] = a
+	}
+	a[LastAppliedAnnotation] = string(b) + "\n"
+	size := 0
+	for k, v := range a {
+		vs, _ := v.(string)
+		size += len(k) + len(vs)
+	}
+	if size > maxAnnotationsSize {
+		delete(a, LastAppliedAnnotation)
+	}
 }
 
 type converter struct{}

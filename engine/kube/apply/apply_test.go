@@ -388,3 +388,58 @@ func js(t testing.TB, v any) string {
 	}
 	return string(b)
 }
+
+// csaObject is a deployment as client-side apply leaves it: the
+// last-applied annotation and an Update entry of kubectl-client-side-apply.
+func csaObject(t *testing.T) map[string]any {
+	cfg := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web"},
+		"spec": map[string]any{"replicas": 2, "selector": map[string]any{"matchLabels": map[string]any{"app": "web"}},
+			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
+				"spec": map[string]any{"containers": []any{map[string]any{"name": "app", "image": "app:1"}}}}}}
+	last, _ := json.Marshal(cfg)
+	obj := roundTrip(t, cfg)
+	obj["metadata"].(map[string]any)["annotations"] = map[string]any{LastAppliedAnnotation: string(last) + "\n"}
+	if err := UpdateManagedFields(deployment, "apps/v1", nil, obj, Write{Manager: "kubectl-client-side-apply", Now: at06}); err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+func TestKubectlServerSideApplyTakesOverFromClientSideApplyWithoutForce(t *testing.T) {
+	live := csaObject(t)
+	cfg := roundTrip(t, map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web"},
+		"spec": map[string]any{"replicas": 5, "selector": map[string]any{"matchLabels": map[string]any{"app": "web"}},
+			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
+				"spec": map[string]any{"containers": []any{map[string]any{"name": "app", "image": "app:2"}}}}}})
+	got, err := Apply(deployment, "apps/v1", live, cfg, Write{Manager: "kubectl", Now: at07}, false)
+	if err != nil {
+		t.Fatalf("want migration without conflict, got %v", err)
+	}
+	if js(t, got["spec"].(map[string]any)["replicas"]) != "5" {
+		t.Errorf("replicas not applied: %s", js(t, got["spec"]))
+	}
+	last := annotations(got)[LastAppliedAnnotation].(string)
+	if !strings.Contains(last, `"replicas":5`) || !strings.HasSuffix(last, "\n") {
+		t.Errorf("last-applied not synced: %q", last)
+	}
+	// Any other manager still conflicts.
+	_, err = Apply(deployment, "apps/v1", live, cfg, Write{Manager: "ops", Now: at07}, false)
+	if _, ok := err.(*ConflictError); !ok {
+		t.Errorf("want conflict for another manager, got %v", err)
+	}
+}
+
+func TestKubectlServerSideApplyConflictsOnFieldsChangedSinceClientSideApply(t *testing.T) {
+	live := csaObject(t)
+	scaled := roundTrip(t, live)
+	scaled["spec"].(map[string]any)["replicas"] = 3
+	if err := UpdateManagedFields(deployment, "apps/v1", live, scaled, Write{Manager: "kubectl-client-side-apply", Now: at07}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := roundTrip(t, map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web"}, "spec": map[string]any{"replicas": 4}})
+	_, err := Apply(deployment, "apps/v1", scaled, cfg, Write{Manager: "kubectl", Now: at07}, false)
+	ce, ok := err.(*ConflictError)
+	if !ok || len(ce.Conflicts) != 1 || ce.Conflicts[0].Field != ".spec.replicas" {
+		t.Errorf("want a conflict on .spec.replicas, got %v", err)
+	}
+}

@@ -317,9 +317,6 @@ func TestKubectlWorksAgainstOurOpenAPIAndPatches(t *testing.T) {
 
 			// explain reads the OpenAPI documents.
 			out, err = k.run("", "explain", "configmap")
-			if os.Getenv("SHOW_EXPLAIN") != "" {
-				t.Log(out)
-			}
 			if err != nil || !strings.Contains(out, "binaryData") || !strings.Contains(out, "ConfigMap holds") {
 				t.Errorf("explain configmap: %v\n%s", err, out)
 			}
@@ -346,10 +343,27 @@ func TestKubectlWorksAgainstOurOpenAPIAndPatches(t *testing.T) {
 				t.Errorf("after apply: %v %q", err, out)
 			}
 
+			// The same file applied server-side by kubectl takes over from
+			// client-side apply without --force-conflicts (the server allows
+			// it, kubectl then moves ownership with a JSON patch).
+			changed = strings.Replace(changed, "replicas: 2", "replicas: 3", 1)
+			if out, err := k.run(changed, "apply", "--server-side", "-f", "-"); err != nil {
+				t.Fatalf("server-side apply after client-side apply: %v\n%s", err, out)
+			}
+			if os.Getenv("SHOW_REQUESTS") != "" {
+				for _, r := range k.srv.requests {
+					t.Log(r)
+				}
+			}
+			out, _ = k.run("", "get", "deploy", "web", "-o", "jsonpath={.spec.replicas} {.metadata.managedFields[*].manager}")
+			if !strings.HasPrefix(out, "3 ") || !strings.Contains(out, "kubectl") {
+				t.Errorf("after migration: %q", out)
+			}
+
 			// Server-side apply by a second manager conflicts, --force-conflicts wins.
 			ssa := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 5\n"
 			out, err = k.run(ssa, "apply", "--server-side", "--field-manager", "ops", "-f", "-")
-			if err == nil || !strings.Contains(out, `conflict with "kubectl-client-side-apply" using apps/v1: .spec.replicas`) {
+			if err == nil || !strings.Contains(out, `conflict with "kubectl": .spec.replicas`) {
 				t.Errorf("server-side apply should conflict: %v\n%s", err, out)
 			}
 			if out, err := k.run(ssa, "apply", "--server-side", "--field-manager", "ops", "--force-conflicts", "-f", "-"); err != nil {
