@@ -146,6 +146,15 @@ func Apply(t *schema.Type, apiVersion string, live, config map[string]any, w Wri
 		managed = newManaged()
 	}
 	removeManagedFields(liveObj)
+	if live != nil && len(managed.fields) == 0 {
+		// An object nobody tracked (written before tracking, through the
+		// etcd gateway, or with managedFields cleared): kube first gives
+		// every existing field to "before-first-apply", so the apply
+		// conflicts on values it would change.
+		if err := updateManaged(t, apiVersion, nil, liveObj, Write{Manager: BeforeFirstApplyManager, Now: w.Now}, managed); err != nil {
+			return nil, err
+		}
+	}
 
 	pt := parseableType(t)
 	liveTV, err := pt.FromUnstructured(liveObj, typed.AllowDuplicates)
@@ -305,6 +314,10 @@ func updateManaged(t *schema.Type, apiVersion string, oldObj, newObj map[string]
 	capUpdateManagers(managed)
 	return nil
 }
+
+// BeforeFirstApplyManager owns the fields of an untracked object when it
+// is first applied to.
+const BeforeFirstApplyManager = "before-first-apply"
 
 // kubectlManager is kubectl's server-side apply manager; only its applies
 // take part in the migration from client-side apply.

@@ -443,3 +443,20 @@ func TestKubectlServerSideApplyConflictsOnFieldsChangedSinceClientSideApply(t *t
 		t.Errorf("want a conflict on .spec.replicas, got %v", err)
 	}
 }
+
+func TestApplyToUntrackedObjectConflictsWithBeforeFirstApply(t *testing.T) {
+	// As if written through the etcd gateway: no managedFields.
+	live := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "raw", "namespace": "default"}, "data": map[string]any{"a": "1"}}
+	_, err := Apply(configMap, "v1", live, cmApply("raw", "a", "2"), Write{Manager: "me", Now: at07}, false)
+	ce, ok := err.(*ConflictError)
+	if !ok || ce.Error() != `Apply failed with 1 conflict: conflict with "before-first-apply" using v1: .data.a` {
+		t.Fatalf("got %v", err)
+	}
+	got, err := Apply(configMap, "v1", live, cmApply("raw", "b", "2"), Write{Manager: "me", Now: at07}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := js(t, managedFieldsOf(t, got)); !strings.Contains(m, `"manager":"before-first-apply"`) {
+		t.Errorf("managedFields = %s", m)
+	}
+}
