@@ -269,6 +269,20 @@ func TestStrategicMergeSetElementOrderReordersList(t *testing.T) {
 	}
 }
 
+func TestStrategicMergeSetElementOrderKeepsServerOnlyItemsAfterTheirPredecessors(t *testing.T) {
+	orig := `{"spec":{"template":{"spec":{"containers":[{"name":"a"},{"name":"b"},{"name":"x"}]}}}}`
+	p := `{"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"new"},{"name":"a"},{"name":"b"}],"containers":[{"name":"new"}]}}}}`
+	out, err := StrategicMerge(deployment, []byte(orig), []byte(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	json.Unmarshal(out, &m)
+	if got := js(containers(m)); got != `[{"name":"new"},{"name":"a"},{"name":"b"},{"name":"x"}]` {
+		t.Errorf("containers = %s", got)
+	}
+}
+
 func TestStrategicMergeMissingMergeKeyIsAnError(t *testing.T) {
 	_, err := StrategicMerge(deployment, []byte(deploy), []byte(`{"spec":{"template":{"spec":{"containers":[{"image":"x"}]}}}}`))
 	var pe *Error

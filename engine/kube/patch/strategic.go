@@ -212,7 +212,8 @@ func mergeMap(orig, p map[string]any, s shape) (map[string]any, bool, error) {
 			if f, _ := s.field(name); f != nil {
 				key = f.PatchMergeKey
 			}
-			out[name] = applyOrder(l, order, key)
+			orig, _ := orig[name].([]any)
+			out[name] = applyOrder(l, order, orig, key)
 		}
 	}
 	return out, false, nil
@@ -282,10 +283,12 @@ func mergeList(orig, p []any, f *schema.Field, elem *schema.TypeRef) ([]any, err
 	return out, nil
 }
 
-// applyOrder reorders the items of l named in order (by merge key for
-// objects, by value for scalars) into that order, within the positions
-// those items occupy; items the order does not name keep their place.
-func applyOrder(l, order []any, key string) []any {
+// applyOrder enforces a $setElementOrder list on the merged list l, as
+// kube does: the items the order names are sorted by it, the items only
+// the server has keep their order in the original list, and the two runs
+// are interleaved using the original list's order where both sides
+// appear in it.
+func applyOrder(l, order, original []any, key string) []any {
 	id := func(v any) any {
 		if key == "" {
 			return v
@@ -295,26 +298,44 @@ func applyOrder(l, order []any, key string) []any {
 		}
 		return nil
 	}
-	rank := func(v any) int {
-		for i, o := range order {
+	indexIn := func(list []any, v any) int {
+		for i, o := range list {
 			if equalValue(id(o), id(v)) {
 				return i
 			}
 		}
 		return -1
 	}
-	var slots []int
-	var items []any
-	for i, v := range l {
-		if rank(v) >= 0 {
-			slots = append(slots, i)
-			items = append(items, v)
+	var named, serverOnly []any
+	for _, v := range l {
+		if indexIn(order, v) >= 0 {
+			named = append(named, v)
+		} else {
+			serverOnly = append(serverOnly, v)
 		}
 	}
-	sort.SliceStable(items, func(i, j int) bool { return rank(items[i]) < rank(items[j]) })
-	out := append([]any{}, l...)
-	for i, s := range slots {
-		out[s] = items[i]
+	sort.SliceStable(named, func(i, j int) bool { return indexIn(order, named[i]) < indexIn(order, named[j]) })
+	sort.SliceStable(serverOnly, func(i, j int) bool { return indexIn(original, serverOnly[i]) < indexIn(original, serverOnly[j]) })
+	out := make([]any, 0, len(l))
+	i, j := 0, 0
+	for len(out) < len(l) {
+		switch {
+		case i >= len(serverOnly):
+			out = append(out, named[j])
+			j++
+		case j >= len(named):
+			out = append(out, serverOnly[i])
+			i++
+		default:
+			li, ri := indexIn(original, serverOnly[i]), indexIn(original, named[j])
+			if li >= 0 && ri >= 0 && li < ri {
+				out = append(out, serverOnly[i])
+				i++
+			} else {
+				out = append(out, named[j])
+				j++
+			}
+		}
 	}
 	return out
 }
