@@ -58,7 +58,9 @@ type Options struct {
 	BusyTimeoutMillis int
 }
 
-// DB is one SQLite file holding many sessions.
+// DB is one SQLite file holding many sessions. One process opens a file at
+// a time: SQLite's locks keep two processes from corrupting it, but the
+// one-Backend-per-session rule (ErrSessionInUse) is enforced per DB.
 type DB struct {
 	path string
 	wdb  *sql.DB // exactly one connection: the writer's
@@ -110,6 +112,10 @@ func OpenWithOptions(path string, opts Options) (*DB, error) {
 	// is persistent in the file but setting it again is free).
 	common := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)", opts.BusyTimeoutMillis)
 	wdsn := base + "?" + common + "&_pragma=journal_mode(WAL)&_pragma=synchronous(" + string(opts.Synchronous) + ")&_txlock=immediate"
+	// Readers are query_only (a write through them is a bug) and map the
+	// main file into memory: a page then comes straight from the OS page
+	// cache instead of being copied into each connection's own cache.
+	// (Pages still in the WAL are read with pread either way.)
 	rdsn := base + "?" + common + "&_pragma=mmap_size(1073741824)&_query_only=1"
 
 	db := &DB{path: abs, reqs: make(chan *writeReq, 256), done: make(chan struct{}), inUse: map[int64]bool{}}
