@@ -102,13 +102,37 @@ func newMatcher(r *Resource, lo *ListOptions) (*matcher, error) {
 	return m, nil
 }
 
-// List is a list answer.
+// List is a list answer. Items read from storage are kept as JSON (raw)
+// until someone asks for Objects.
 type List struct {
 	Kind       string
 	APIVersion string
 	Metadata   ListMeta
 	Items      []Object
 	Resource   *Resource
+
+	raw [][]byte // items as kube encodes them in a list, when read from storage
+}
+
+// Len is the number of items.
+func (l *List) Len() int {
+	if l.raw != nil {
+		return len(l.raw)
+	}
+	return len(l.Items)
+}
+
+// Objects returns the items as objects.
+func (l *List) Objects() []Object {
+	if l.raw != nil && l.Items == nil {
+		l.Items = make([]Object, 0, len(l.raw))
+		for _, b := range l.raw {
+			if o, err := DecodeObject(b); err == nil {
+				l.Items = append(l.Items, o)
+			}
+		}
+	}
+	return l.Items
 }
 
 // Encode renders the list as kube-apiserver does for built-in types:
@@ -122,6 +146,16 @@ func (l *List) Encode() []byte {
 	b.WriteString(`,"metadata":`)
 	writeJSON(&b, l.Metadata)
 	b.WriteString(`,"items":[`)
+	if l.raw != nil {
+		for i, it := range l.raw {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(it)
+		}
+		b.WriteString("]}")
+		return b.Bytes()
+	}
 	for i, it := range l.Items {
 		if i > 0 {
 			b.WriteByte(',')
@@ -293,7 +327,7 @@ func (s *Server) List(ctx context.Context, r *Resource, ns string, lo ListOption
 		}
 		return nil, err
 	}
-	l := &List{Kind: r.ListKind, APIVersion: r.GroupVersion(), Resource: r, Items: items}
+	l := &List{Kind: r.ListKind, APIVersion: r.GroupVersion(), Resource: r, raw: items}
 	l.Metadata.ResourceVersion = formatRV(rev)
 	if next != "" {
 		l.Metadata.Continue = next
@@ -307,8 +341,8 @@ func (s *Server) List(ctx context.Context, r *Resource, ns string, lo ListOption
 // rangeList reads [startKey, end of prefix) at rev (0: latest), keeping
 // objects that match, up to limit (0: all). It returns the items, the
 // revision read at, a continue token and the number of keys left.
-func (s *Server) rangeList(ctx context.Context, r *Resource, m *matcher, prefix, startKey string, rev, limit int64) ([]Object, int64, string, int64, error) {
-	items := []Object{}
+func (s *Server) rangeList(ctx context.Context, r *Resource, m *matcher, prefix, startKey string, rev, limit int64) ([][]byte, int64, string, int64, error) {
+	items := [][]byte{}
 	end := prefixEnd([]byte(prefix))
 	key := []byte(startKey)
 	batch := limit
@@ -330,14 +364,14 @@ func (s *Server) rangeList(ctx context.Context, r *Resource, m *matcher, prefix,
 		full := false
 		for i, kv := range resp.Kvs {
 			lastKey = kv.Key
-			o, err := decodeKV(kv)
+			item, ok, err := listItem(r, m, kv)
 			if err != nil {
 				return nil, 0, "", 0, err
 			}
-			if !m.matches(o) {
+			if !ok {
 				continue
 			}
-			items = append(items, o)
+			items = append(items, item)
 			if limit > 0 && int64(len(items)) >= limit {
 				hasMore = i < len(resp.Kvs)-1 || resp.More
 				full = true
@@ -360,6 +394,30 @@ func (s *Server) rangeList(ctx context.Context, r *Resource, m *matcher, prefix,
 		return nil, 0, "", 0, err
 	}
 	return items, rev, next, count - limit, nil
+}
+
+// listItem renders a stored object as a list item (no kind and
+// apiVersion) if it matches m.
+func listItem(r *Resource, m *matcher, kv *mvcc.KeyValue) ([]byte, bool, error) {
+	rv := formatRV(kv.ModRevision)
+	if m.empty() {
+		if b, ok := spliceRV(kv.Value, rv, true); ok {
+			return b, true, nil
+		}
+	}
+	o, err := decodeKV(kv)
+	if err != nil {
+		return nil, false, err
+	}
+	if !m.matches(o) {
+		return nil, false, nil
+	}
+	if b, ok := spliceRV(kv.Value, rv, true); ok {
+		return b, true, nil
+	}
+	delete(o, "kind")
+	delete(o, "apiVersion")
+	return r.Encode(o), true, nil
 }
 
 // --- the watch-cache model ------------------------------------------------

@@ -20,7 +20,7 @@ func (f *fixture) fill(t *testing.T, n int) {
 
 func names(l *List) string {
 	var s []string
-	for _, it := range l.Items {
+	for _, it := range l.Objects() {
 		s = append(s, Name(it))
 	}
 	return strings.Join(s, ",")
@@ -128,8 +128,8 @@ func TestListResourceVersionTable(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		if len(l.Items) != c.items || l.Metadata.ResourceVersion != rv(c.listRV) || (l.Metadata.Continue != "") != c.continue_ {
-			t.Errorf("%s: %d items at %s (continue %q), want %d at %d", c.name, len(l.Items), l.Metadata.ResourceVersion, l.Metadata.Continue, c.items, c.listRV)
+		if l.Len() != c.items || l.Metadata.ResourceVersion != rv(c.listRV) || (l.Metadata.Continue != "") != c.continue_ {
+			t.Errorf("%s: %d items at %s (continue %q), want %d at %d", c.name, l.Len(), l.Metadata.ResourceVersion, l.Metadata.Continue, c.items, c.listRV)
 		}
 	}
 }

@@ -72,7 +72,7 @@ func (s *Server) Patch(ctx context.Context, r *Resource, ns, name, sub, patchTyp
 	if s.patcher == nil {
 		return nil, false, NewUnsupportedMediaType()
 	}
-	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, nil, func(cur Object) (Object, error) {
+	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, o.Encoded, nil, func(cur Object) (Object, error) {
 		patched, err := s.patcher.Patch(r, patchType, r.Encode(cur), body)
 		if err != nil {
 			return nil, err
@@ -151,7 +151,7 @@ func (s *Server) apply(ctx context.Context, r *Resource, ns, name, sub string, b
 		wo.keepManagedFields = true // the applier's
 		return s.create(ctx, r, ns, out, wo)
 	}
-	out, created, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, create, func(cur Object) (Object, error) {
+	out, created, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, o.Encoded, create, func(cur Object) (Object, error) {
 		live := copyObject(cur)
 		nobj, err := s.applier.Apply(r, live, config, o.FieldManager, force, s.now())
 		if err != nil {

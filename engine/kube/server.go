@@ -186,6 +186,11 @@ type WriteOptions struct {
 	// DryRun validates without storing.
 	DryRun bool
 
+	// Encoded, when set, receives the JSON of the answer (the stored bytes
+	// with their resourceVersion), which saves the REST layer encoding the
+	// object again. It is left nil when the answer must be encoded.
+	Encoded *[]byte
+
 	// keepManagedFields: the object's managedFields were computed by
 	// server-side apply.
 	keepManagedFields bool
@@ -354,6 +359,7 @@ func (s *Server) createOnce(ctx context.Context, r *Resource, obj Object, o Writ
 	}
 	m["resourceVersion"] = formatRV(resp.Header.Revision)
 	s.wrote(resp.Header.Revision)
+	setEncoded(o.Encoded, data, resp.Header.Revision)
 	return obj, nil
 }
 
@@ -389,6 +395,39 @@ func (s *Server) Get(ctx context.Context, r *Resource, ns, name, rv string) (Obj
 	return decodeKV(kv)
 }
 
+// GetJSON is Get answering the object's JSON as kube-apiserver encodes it.
+func (s *Server) GetJSON(ctx context.Context, r *Resource, ns, name, rv string) ([]byte, error) {
+	if err := s.bootstrap(ctx); err != nil {
+		return nil, err
+	}
+	minRV, err := parseRV(rv)
+	if err != nil {
+		return nil, NewBadRequest("invalid resource version: " + err.Error())
+	}
+	readRev := int64(0)
+	if rv == "0" {
+		readRev = s.cacheRev()
+	}
+	kv, cur, err := s.getCached(ctx, r.Key(ns, name), readRev)
+	if err != nil {
+		return nil, err
+	}
+	if minRV > cur {
+		return nil, NewTooLargeResourceVersion(minRV, cur, 0)
+	}
+	if kv == nil {
+		return nil, NewNotFound(r.Group, r.Resource, name)
+	}
+	if b, ok := spliceRV(kv.Value, formatRV(kv.ModRevision), false); ok {
+		return b, nil
+	}
+	o, err := decodeKV(kv)
+	if err != nil {
+		return nil, err
+	}
+	return r.Encode(o), nil
+}
+
 // getCached reads at rev, falling back to the latest revision when rev
 // was compacted (a cache keeps its own copy).
 func (s *Server) getCached(ctx context.Context, key string, rev int64) (*mvcc.KeyValue, int64, error) {
@@ -418,7 +457,7 @@ var errDeleteFinalized = errors.New("finalized")
 // transform result identical to what is stored is a no-op (no write, same
 // resourceVersion). An object left with a deletionTimestamp and no
 // finalizers is deleted.
-func (s *Server) guaranteedUpdate(ctx context.Context, r *Resource, ns, name string, dryRun bool,
+func (s *Server) guaranteedUpdate(ctx context.Context, r *Resource, ns, name string, dryRun bool, enc *[]byte,
 	notFound func() (Object, error), transform func(cur Object) (Object, error)) (Object, bool, error) {
 	key := r.Key(ns, name)
 	for {
@@ -437,12 +476,14 @@ func (s *Server) guaranteedUpdate(ctx context.Context, r *Resource, ns, name str
 		if err != nil {
 			return nil, false, err
 		}
-		nobj, err := transform(copyObject(cur))
+		// transform must not modify cur (it is the answer of a no-op)
+		nobj, err := transform(cur)
 		if err != nil {
 			return nil, false, err
 		}
 		data := storageBytes(r, nobj)
 		if bytes.Equal(data, kv.Value) {
+			setEncoded(enc, kv.Value, kv.ModRevision)
 			return cur, false, nil
 		}
 		if dryRun {
@@ -465,7 +506,19 @@ func (s *Server) guaranteedUpdate(ctx context.Context, r *Resource, ns, name str
 		}
 		meta(nobj)["resourceVersion"] = formatRV(resp.Header.Revision)
 		s.wrote(resp.Header.Revision)
+		if !finalized {
+			setEncoded(enc, data, resp.Header.Revision)
+		}
 		return nobj, false, nil
+	}
+}
+
+func setEncoded(enc *[]byte, stored []byte, rev int64) {
+	if enc == nil {
+		return
+	}
+	if b, ok := spliceRV(stored, formatRV(rev), false); ok {
+		*enc = b
 	}
 }
 
@@ -502,7 +555,7 @@ func (s *Server) Update(ctx context.Context, r *Resource, ns, name, sub string, 
 	if r.Default != nil && sub == "" {
 		r.Default(obj)
 	}
-	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, nil, func(cur Object) (Object, error) {
+	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, o.Encoded, nil, func(cur Object) (Object, error) {
 		if err := s.checkUpdatePreconditions(r, cur, name, bodyUID, clientRV); err != nil {
 			return nil, err
 		}
@@ -638,10 +691,11 @@ func (s *Server) Delete(ctx context.Context, r *Resource, ns, name string, o Del
 		}
 		if len(finalizers(cur)) > 0 {
 			// graceful: mark for deletion, the last finalizer removal deletes
-			out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, nil, func(c Object) (Object, error) {
+			out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, nil, nil, func(c Object) (Object, error) {
 				if ResourceVersion(c) != ResourceVersion(cur) {
 					return nil, errRetryDelete
 				}
+				c = copyObject(c)
 				cm := meta(c)
 				if str(cm, "deletionTimestamp") == "" {
 					cm["deletionTimestamp"] = s.timestamp()
@@ -705,7 +759,7 @@ func (s *Server) DeleteCollection(ctx context.Context, r *Resource, ns string, l
 		return nil, err
 	}
 	out := &List{Kind: l.Kind, APIVersion: l.APIVersion, Resource: r, Items: []Object{}}
-	for _, it := range l.Items {
+	for _, it := range l.Objects() {
 		d, err := s.Delete(ctx, r, Namespace(it), Name(it), DeleteOptions{DryRun: o.DryRun, GracePeriodSeconds: o.GracePeriodSeconds})
 		if err != nil {
 			var se *StatusError
@@ -782,7 +836,7 @@ func (s *Server) UpdateScale(ctx context.Context, r *Resource, ns, name string, 
 		return nil, NewInvalid("autoscaling", "Scale", name, []FieldError{{Type: CauseFieldValueInvalid,
 			Field: "spec.replicas", Value: jsonInt(replicas), Detail: "must be greater than or equal to 0"}})
 	}
-	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, nil, func(cur Object) (Object, error) {
+	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, nil, nil, func(cur Object) (Object, error) {
 		if clientRV != 0 && formatRV(clientRV) != ResourceVersion(cur) {
 			return nil, NewConflict(r.Group, r.Resource, name, OptimisticLockErrorMsg)
 		}

@@ -96,7 +96,7 @@ func (s *Server) Watch(ctx context.Context, r *Resource, ns string, lo ListOptio
 			return nil, err
 		}
 		for _, it := range items {
-			w.queueEvent(Added, it)
+			w.queueRaw(Added, it, true)
 		}
 		if lo.AllowWatchBookmarks {
 			w.queueBookmark(rev, true)
@@ -143,6 +143,31 @@ func (w *Watch) encodeEvent(typ string, o Object) []byte {
 }
 
 func (w *Watch) queueEvent(typ string, o Object) { w.queue = append(w.queue, w.encodeEvent(typ, o)) }
+
+// queueRaw queues an event whose object is a list item's JSON (item) or
+// a stored object with its resourceVersion (item false).
+func (w *Watch) queueRaw(typ string, obj []byte, item bool) {
+	var b bytes.Buffer
+	b.Grow(len(obj) + 64)
+	b.WriteString(`{"type":"`)
+	b.WriteString(typ)
+	b.WriteString(`","object":`)
+	if item {
+		// put kind and apiVersion back in front
+		b.WriteString(`{"kind":`)
+		writeJSON(&b, w.r.Kind)
+		b.WriteString(`,"apiVersion":`)
+		writeJSON(&b, w.r.GroupVersion())
+		if len(obj) > 2 {
+			b.WriteByte(',')
+		}
+		b.Write(obj[1:])
+	} else {
+		b.Write(obj)
+	}
+	b.WriteString("}\n")
+	w.queue = append(w.queue, b.Bytes())
+}
 
 func (w *Watch) queueBookmark(rev int64, initialEnd bool) {
 	o := w.r.Zero()
@@ -215,6 +240,9 @@ func (w *Watch) handle(resp mvcc.WatchResponse) {
 	}
 	for _, ev := range resp.Events {
 		w.lastRev = ev.Kv.ModRevision
+		if w.m.empty() && w.fastEvent(ev) {
+			continue
+		}
 		var cur, prev Object
 		if ev.Type == mvcc.EventPut {
 			o, err := decodeKV(ev.Kv)
@@ -246,6 +274,34 @@ func (w *Watch) handle(resp mvcc.WatchResponse) {
 			w.queueEvent(Deleted, prev)
 		}
 	}
+}
+
+// fastEvent queues the event of a watch without selectors straight from
+// the stored bytes; false when they are not in the canonical form.
+func (w *Watch) fastEvent(ev *mvcc.Event) bool {
+	rv := formatRV(ev.Kv.ModRevision)
+	switch {
+	case ev.Type == mvcc.EventDelete:
+		if ev.PrevKv == nil {
+			return false
+		}
+		b, ok := spliceRV(ev.PrevKv.Value, rv, false)
+		if !ok {
+			return false
+		}
+		w.queueRaw(Deleted, b, false)
+	default:
+		b, ok := spliceRV(ev.Kv.Value, rv, false)
+		if !ok {
+			return false
+		}
+		typ := Modified
+		if ev.IsCreate() {
+			typ = Added
+		}
+		w.queueRaw(typ, b, false)
+	}
+	return true
 }
 
 // Close ends the watch.

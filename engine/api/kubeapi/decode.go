@@ -74,15 +74,21 @@ func (h *Handler) decodeBody(rq *request, r *kube.Resource, scale bool) (kube.Ob
 	default:
 		return nil, nil, kube.NewUnsupportedMediaType()
 	}
-	// kube first reads apiVersion and kind on their own.
-	var findKind struct {
-		APIVersion string `json:"apiVersion,omitempty"`
-		Kind       string `json:"kind,omitempty"`
+	// kube first reads apiVersion and kind on their own; the full decode
+	// below is done once, and the kind-only decode just for its message.
+	o, decodeErr := kube.DecodeObject(body)
+	bk, okKind := stringField(o, "kind")
+	bv, okVersion := stringField(o, "apiVersion")
+	if decodeErr != nil || o == nil || !okKind || !okVersion {
+		var findKind struct {
+			APIVersion string `json:"apiVersion,omitempty"`
+			Kind       string `json:"kind,omitempty"`
+		}
+		if err := json.Unmarshal(body, &findKind); err != nil {
+			return nil, nil, kube.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: %v (%s)", kind, err, summarize(body)))
+		}
+		bk, bv = findKind.Kind, findKind.APIVersion
 	}
-	if err := json.Unmarshal(body, &findKind); err != nil {
-		return nil, nil, kube.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: %v (%s)", kind, err, summarize(body)))
-	}
-	bk, bv := findKind.Kind, findKind.APIVersion
 	if bk == "" {
 		bk = kind
 	}
@@ -114,9 +120,8 @@ func (h *Handler) decodeBody(rq *request, r *kube.Resource, scale bool) (kube.Ob
 		}
 		return kube.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", kind, ver, kind, msg))
 	}
-	o, err := kube.DecodeObject(body)
-	if err != nil {
-		return nil, nil, cannot(err.Error())
+	if decodeErr != nil {
+		return nil, nil, cannot(decodeErr.Error())
 	}
 	if o == nil {
 		o = kube.Object{}
@@ -148,6 +153,17 @@ func (h *Handler) decodeBody(rq *request, r *kube.Resource, scale bool) (kube.Ob
 		}
 	}
 	return o, warnings, nil
+}
+
+// stringField reads a string member; ok is false when it is present with
+// another type.
+func stringField(o map[string]any, k string) (string, bool) {
+	v, present := o[k]
+	if !present || v == nil {
+		return "", true
+	}
+	s, ok := v.(string)
+	return s, ok
 }
 
 func unsupportedFormat() error {
@@ -324,6 +340,8 @@ func (h *Handler) servePatch(ctx context.Context, rq *request) *api.Response {
 		body = j
 	}
 	o := kube.PatchOptions{WriteOptions: writeOptions(rq)}
+	var enc []byte
+	o.Encoded = &enc
 	if pt == kube.ApplyPatch {
 		o.FieldManager = rq.Query.Get("fieldManager")
 	}
@@ -346,7 +364,7 @@ func (h *Handler) servePatch(ctx context.Context, rq *request) *api.Response {
 	if created {
 		code = 201
 	}
-	return objectResponse(code, r, out)
+	return encodedResponse(code, r, out, enc)
 }
 
 func (h *Handler) serveWatch(ctx context.Context, rq *request, lo kube.ListOptions) *api.Response {

@@ -79,6 +79,15 @@ func objectResponse(code int, r *kube.Resource, o kube.Object) *api.Response {
 	return jsonResponse(code, r.Encode(o))
 }
 
+// encodedResponse answers with enc, the JSON kube produced while writing,
+// or encodes o when there is none.
+func encodedResponse(code int, r *kube.Resource, o kube.Object, enc []byte) *api.Response {
+	if enc != nil {
+		return jsonResponse(code, enc)
+	}
+	return objectResponse(code, r, o)
+}
+
 // statusResponse answers an error as kube-apiserver does.
 func statusResponse(err error) *api.Response {
 	se := kube.AsStatus(err)
@@ -245,11 +254,11 @@ func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response 
 			}
 			return jsonResponse(200, kube.EncodeObject(o, nil))
 		}
-		o, err := h.s.Get(ctx, r, rq.ns, rq.name, q.Get("resourceVersion"))
+		b, err := h.s.GetJSON(ctx, r, rq.ns, rq.name, q.Get("resourceVersion"))
 		if err != nil {
 			return statusResponse(err)
 		}
-		return objectResponse(200, r, o)
+		return jsonResponse(200, b)
 	case rq.Method == "POST" && rq.collection:
 		if r.Namespaced && rq.ns == "" {
 			return notFoundPage()
@@ -258,11 +267,14 @@ func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response 
 		if err != nil {
 			return statusResponse(err)
 		}
-		out, err := h.s.Create(ctx, r, rq.ns, o, writeOptions(rq))
+		wo := writeOptions(rq)
+		var enc []byte
+		wo.Encoded = &enc
+		out, err := h.s.Create(ctx, r, rq.ns, o, wo)
 		if err != nil {
 			return statusResponse(err)
 		}
-		return withWarnings(objectResponse(201, r, out), warnings)
+		return withWarnings(encodedResponse(201, r, out, enc), warnings)
 	case rq.Method == "PUT" && !rq.collection:
 		if rq.sub == "scale" {
 			o, _, err := h.decodeBody(rq, r, true)
@@ -279,11 +291,14 @@ func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response 
 		if err != nil {
 			return statusResponse(err)
 		}
-		out, err := h.s.Update(ctx, r, rq.ns, rq.name, rq.sub, o, writeOptions(rq))
+		wo := writeOptions(rq)
+		var enc []byte
+		wo.Encoded = &enc
+		out, err := h.s.Update(ctx, r, rq.ns, rq.name, rq.sub, o, wo)
 		if err != nil {
 			return statusResponse(err)
 		}
-		return withWarnings(objectResponse(200, r, out), warnings)
+		return withWarnings(encodedResponse(200, r, out, enc), warnings)
 	case rq.Method == "PATCH" && !rq.collection:
 		return h.servePatch(ctx, rq)
 	case rq.Method == "DELETE" && !rq.collection && rq.sub == "":
