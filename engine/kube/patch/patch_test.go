@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/rvplay/rvplay/engine/kube/schema"
@@ -256,7 +257,7 @@ func TestStrategicMergeRetainKeysRejectsPatchKeysNotRetained(t *testing.T) {
 
 func TestStrategicMergeDeleteFromPrimitiveListAndSetUnion(t *testing.T) {
 	m := smp(t, `{"metadata":{"$deleteFromPrimitiveList/finalizers":["a"],"finalizers":["c"]}}`)
-	if got := js(path(m, "metadata", "finalizers")); got != `["b","c"]` {
+	if got := js(path(m, "metadata", "finalizers")); got != `["c","b"]` {
 		t.Errorf("finalizers = %s", got)
 	}
 }
@@ -280,6 +281,19 @@ func TestStrategicMergeSetElementOrderKeepsServerOnlyItemsAfterTheirPredecessors
 	json.Unmarshal(out, &m)
 	if got := js(containers(m)); got != `[{"name":"new"},{"name":"a"},{"name":"b"},{"name":"x"}]` {
 		t.Errorf("containers = %s", got)
+	}
+}
+
+func TestStrategicMergePutsNewItemsBeforeServerOnlyItems(t *testing.T) {
+	// kube's order: patch items first unless the original order places a
+	// server-only item before them (what kubectl patch and set env show).
+	m := smp(t, `{"spec":{"template":{"spec":{"containers":[{"name":"new","image":"n"}]}}}}`)
+	if got := js(containers(m)); !strings.HasPrefix(got, `[{"image":"n","name":"new"},{"args"`) {
+		t.Errorf("containers = %s", got)
+	}
+	m = smp(t, `{"spec":{"template":{"spec":{"containers":[{"name":"log","image":"log:2"},{"name":"app","image":"app:2"}]}}}}`)
+	if got := path(containers(m)[0], "name"); got != "log" {
+		t.Errorf("patch order not kept: %s", js(containers(m)))
 	}
 }
 

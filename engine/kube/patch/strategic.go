@@ -229,17 +229,17 @@ func mergeList(orig, p []any, f *schema.Field, elem *schema.TypeRef) ([]any, err
 	}
 	key := f.PatchMergeKey
 	if key == "" || elem == nil || elem.Kind != schema.KindObject {
-		// A set of scalars: add what is missing.
-		out := append([]any{}, orig...)
-		for _, e := range p {
-			if m, ok := e.(map[string]any); ok && m[directivePatch] == "delete" {
+		// A set of scalars: the union, without duplicates.
+		var out []any
+		for _, e := range append(append([]any{}, orig...), p...) {
+			if _, ok := e.(map[string]any); ok {
 				continue
 			}
 			if !containsValue(out, e) {
-				out = append(out, clean(e))
+				out = append(out, e)
 			}
 		}
-		return out, nil
+		return applyOrder(out, p, orig, ""), nil
 	}
 	out := append([]any{}, orig...)
 	es := shapeOf(elem)
@@ -280,11 +280,21 @@ func mergeList(orig, p []any, f *schema.Field, elem *schema.TypeRef) ([]any, err
 			out[idx] = merged
 		}
 	}
-	return out, nil
+	// kube orders the result: the patch's items in the patch's order, the
+	// server-only items in their original order, interleaved where the
+	// original order relates them, so new items come before server-only
+	// items they cannot be placed after.
+	var named []any
+	for _, e := range p {
+		if m, ok := e.(map[string]any); ok && m[directivePatch] == nil {
+			named = append(named, m)
+		}
+	}
+	return applyOrder(out, named, orig, key), nil
 }
 
-// applyOrder enforces a $setElementOrder list on the merged list l, as
-// kube does: the items the order names are sorted by it, the items only
+// applyOrder enforces an order (a $setElementOrder list, or the patch's
+// own list) on the merged list l, as kube does: the items the order names are sorted by it, the items only
 // the server has keep their order in the original list, and the two runs
 // are interleaved using the original list's order where both sides
 // appear in it.
