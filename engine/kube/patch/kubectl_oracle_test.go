@@ -121,3 +121,58 @@ func TestStrategicMergeAgreesWithKubectlPatchLocal(t *testing.T) {
 		})
 	}
 }
+
+var oracleJSONPatchCases = []string{
+	`[{"op":"replace","path":"/metadata/labels/zz","value":"new"}]`,
+	`[{"op":"add","path":"/spec/containers/-","value":{"name":"x","image":"x"}}]`,
+	`[{"op":"move","from":"/metadata/labels/a","path":"/metadata/labels/m"}]`,
+	`[{"op":"copy","from":"/spec/containers/0/image","path":"/spec/containers/1/image"}]`,
+	`[{"op":"remove","path":"/spec/containers/0/args/0"}]`,
+	`[{"op":"test","path":"/metadata/name","value":"p"},{"op":"replace","path":"/spec/containers/1/image","value":"log:9"}]`,
+	`[{"op":"replace","path":"/spec/containers/0/ports/1/protocol","value":"TCP"}]`,
+}
+
+var oracleJSONPatchFailures = []string{
+	`[{"op":"test","path":"/metadata/name","value":"q"}]`,
+	`[{"op":"remove","path":"/metadata/labels/nope"}]`,
+	`[{"op":"replace","path":"/spec/containers/7/image","value":"x"}]`,
+	`[{"op":"add","path":"/nope/deeper","value":1}]`,
+}
+
+func TestJSONPatchAgreesWithKubectlPatchLocal(t *testing.T) {
+	bin := oracleKubectl(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "pod.json")
+	os.WriteFile(file, []byte(podJSON), 0o600)
+	os.WriteFile(filepath.Join(dir, "none"), []byte("apiVersion: v1\nkind: Config\n"), 0o600)
+	run := func(p string) ([]byte, error) {
+		cmd := exec.Command(bin, "--kubeconfig", filepath.Join(dir, "none"), "patch", "--local", "-f", file, "--type", "json", "-p", p, "-o", "json")
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		err := cmd.Run()
+		return out.Bytes(), err
+	}
+	for _, p := range oracleJSONPatchCases {
+		want, err := run(p)
+		if err != nil {
+			t.Errorf("%s: kubectl failed: %v", p, err)
+			continue
+		}
+		got, err := JSONPatch([]byte(podJSON), []byte(p))
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		if canon(t, got) != canon(t, want) {
+			t.Errorf("%s:\n ours    %s\n kubectl %s", p, canon(t, got), canon(t, want))
+		}
+	}
+	for _, p := range oracleJSONPatchFailures {
+		if _, err := run(p); err == nil {
+			t.Errorf("%s: kubectl accepted it", p)
+		}
+		if _, err := JSONPatch([]byte(podJSON), []byte(p)); err == nil {
+			t.Errorf("%s: accepted", p)
+		}
+	}
+}
