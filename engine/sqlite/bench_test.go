@@ -11,9 +11,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/mvcc/mvcctest"
@@ -51,6 +53,16 @@ func reportTxns(b *testing.B, n int) {
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "txn/s")
 }
 
+// reportLatency reports the median and 99th percentile of one Commit call.
+func reportLatency(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}
+
 // BenchmarkCommit writes single-record txns: one Commit per txn
 // (batch=1), and Commits of 16 or 64 txns at once, as the Store's committer
 // does when writers queue up (group commit). ns/op is per txn.
@@ -61,6 +73,7 @@ func BenchmarkCommit(b *testing.B) {
 				be := session(b, openBench(b, mode), "bench")
 				recs := make([]mvcc.Record, 0, batch)
 				main := int64(2)
+				lat := make([]time.Duration, 0, b.N/batch+1)
 				b.ReportAllocs()
 				b.ResetTimer()
 				for i := 0; i < b.N; i += batch {
@@ -69,11 +82,14 @@ func BenchmarkCommit(b *testing.B) {
 						recs = append(recs, benchRecord(main))
 						main++
 					}
+					start := time.Now()
 					if err := be.Commit(recs); err != nil {
 						b.Fatal(err)
 					}
+					lat = append(lat, time.Since(start))
 				}
 				reportTxns(b, b.N)
+				reportLatency(b, lat)
 			})
 		}
 	}
