@@ -21,6 +21,8 @@
 //   - Remove deletes compacted revisions in batches of bounded size, each its
 //     own transaction, so neither other sessions' commits nor the WAL
 //     checkpoint wait behind one huge delete.
+//   - the WAL is checkpointed in the background on a connection of its own,
+//     not inside some unlucky writer's COMMIT (see checkpoint.go).
 //
 // The schema comes from package migrations, applied at Open in version order,
 // each in its own transaction and recorded in schema_migrations.
