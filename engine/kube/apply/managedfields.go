@@ -170,7 +170,7 @@ func encodeManagedFields(obj map[string]any, m *managedSet) error {
 	})
 	out := make([]any, len(entries))
 	for i, e := range entries {
-		out[i] = ManagedFieldsEntry{
+		out[i] = managedFieldsEntry{
 			Manager: e.manager, Operation: e.operation, APIVersion: e.apiVersion, Time: e.time,
 			FieldsType: "FieldsV1", FieldsV1: e.fields, Subresource: e.subresource,
 		}.toMap()
@@ -179,8 +179,8 @@ func encodeManagedFields(obj map[string]any, m *managedSet) error {
 	return nil
 }
 
-// ManagedFieldsEntry is one entry of metadata.managedFields.
-type ManagedFieldsEntry struct {
+// managedFieldsEntry is one entry of metadata.managedFields.
+type managedFieldsEntry struct {
 	Manager     string
 	Operation   string
 	APIVersion  string
@@ -190,7 +190,7 @@ type ManagedFieldsEntry struct {
 	Subresource string
 }
 
-func (e ManagedFieldsEntry) toMap() map[string]any {
+func (e managedFieldsEntry) toMap() map[string]any {
 	m := map[string]any{"manager": e.Manager, "operation": e.Operation, "fieldsType": e.FieldsType, "fieldsV1": e.FieldsV1}
 	if e.APIVersion != "" {
 		m["apiVersion"] = e.APIVersion
