@@ -225,8 +225,9 @@ func Apply(t *schema.Type, apiVersion string, live, config map[string]any, w Wri
 // newObj's metadata.managedFields in place: the manager's Update entry
 // (apiVersion, subresource) gains the fields this write added or changed,
 // other managers lose them, and every manager loses removed fields. The
-// entry's time moves only when its field set changed, so a no-op write
-// leaves managedFields byte-identical.
+// entry's time moves only when the write changed a field, so a no-op write
+// leaves managedFields byte-identical. Entries beyond MaxUpdateManagers
+// are folded into "ancient-changes".
 //
 // As kube does, managedFields sent by the client in newObj replace the
 // stored ones (an explicit empty list clears them); subresource writes
