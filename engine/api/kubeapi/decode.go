@@ -69,7 +69,14 @@ func (h *Handler) decodeBody(rq *request, r *kube.Resource, scale bool) (kube.Ob
 			return nil, nil, kube.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", kind, err, summarize(body)))
 		}
 		body = j
-	case "application/vnd.kubernetes.protobuf", "application/cbor":
+	case "application/vnd.kubernetes.protobuf":
+		o, err := protobufToJSON(body)
+		if err != nil {
+			return nil, nil, kube.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", kind, err, summarize(body)))
+		}
+		j, _ := json.Marshal(o)
+		body = j
+	case "application/cbor":
 		return nil, nil, unsupportedFormat()
 	default:
 		return nil, nil, kube.NewUnsupportedMediaType()
