@@ -101,8 +101,8 @@ var pbTypes = map[string]map[int]pbField{
 	"Container": {
 		1: {name: "name"}, 2: {name: "image"}, 3: {name: "command", repeated: true}, 4: {name: "args", repeated: true},
 		5: {name: "workingDir"}, 6: {name: "ports", kind: pbMsg, msg: "ContainerPort", repeated: true},
-		7: {name: "env", kind: pbMsg, msg: "EnvVar", repeated: true},
-		8: {name: "resources", kind: pbMsg, msg: "ResourceRequirements"},
+		7:  {name: "env", kind: pbMsg, msg: "EnvVar", repeated: true},
+		8:  {name: "resources", kind: pbMsg, msg: "ResourceRequirements"},
 		13: {name: "terminationMessagePath"}, 14: {name: "imagePullPolicy"}, 16: {name: "stdin", kind: pbBool},
 		17: {name: "stdinOnce", kind: pbBool}, 18: {name: "tty", kind: pbBool}, 20: {name: "terminationMessagePolicy"},
 	},
