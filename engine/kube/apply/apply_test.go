@@ -460,3 +460,41 @@ func TestApplyToUntrackedObjectConflictsWithBeforeFirstApply(t *testing.T) {
 		t.Errorf("managedFields = %s", m)
 	}
 }
+
+func BenchmarkUpdateManagedFieldsConfigMap(b *testing.B) {
+	old := golden(b, "merge patch with current resourceVersion").Received
+	newObj := roundTrip(b, old)
+	newObj["data"].(map[string]any)["a"] = "2"
+	b.ReportAllocs()
+	for b.Loop() {
+		n := roundTrip(b, newObj)
+		if err := UpdateManagedFields(configMap, "v1", old, n, Write{Manager: "Python-urllib", Now: at07}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestApplyAcceptsKubectlGeneratedObjectsWithNulls(t *testing.T) {
+	// kubectl ≤1.33 writes "creationTimestamp": null, "strategy": {},
+	// "resources": {} and "status": {} into generated manifests.
+	b, err := os.ReadFile("testdata/kubectl-1.27-create-deployment.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Apply(deployment, "apps/v1", nil, cfg, Write{Manager: "kubectl", Now: at07}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := UpdateManagedFields(deployment, "apps/v1", nil, roundTrip(t, cfg), Write{Manager: "kubectl-create", Now: at07}); err != nil {
+		t.Fatal(err)
+	}
+	// The top-level creationTimestamp is nobody's; the template's null one
+	// is owned, as on a real cluster.
+	if mf := js(t, managedFieldsOf(t, got)); !strings.Contains(mf, `"f:image":{}`) || !strings.Contains(mf, `"fieldsV1":{"f:metadata":{"f:labels"`) {
+		t.Errorf("managedFields = %s", mf)
+	}
+}
