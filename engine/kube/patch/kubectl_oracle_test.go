@@ -15,6 +15,9 @@ import (
 )
 
 func oracleKubectl(t *testing.T) string {
+	if testing.Short() {
+		t.Skip("runs kubectl; skipped with -short")
+	}
 	for _, p := range []string{"/usr/lib/google-cloud-sdk/bin/kubectl.1.33", "/usr/bin/kubectl"} {
 		if _, err := os.Stat(p); err == nil {
 			return p
