@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -209,7 +210,7 @@ func (s *fakeServer) resource(w http.ResponseWriter, r *http.Request, body []byt
 }
 
 func kubectls(t *testing.T) []string {
-	if testing.Short() {
+	if testing.Short() || runtime.GOOS == "js" || runtime.GOOS == "wasip1" {
 		t.Skip("runs kubectl; skipped with -short")
 	}
 	var out []string
