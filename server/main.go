@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rvplay/rvplay/engine/api/etcdgw"
 	"github.com/rvplay/rvplay/engine/sqlite"
 	"github.com/rvplay/rvplay/web"
 )
@@ -40,6 +41,8 @@ func run() error {
 	dbPath := flag.String("db", "rvplay.db", "SQLite file holding the sessions (created if missing)")
 	var names sessionFlags
 	flag.Var(&names, "session", "a session to serve, created if missing (repeatable)")
+	progress := flag.Duration("watch-progress-notify-interval", etcdgw.DefaultProgressInterval,
+		"period of progress notifications for etcd watches created with progress_notify (etcd's flag and default)")
 	flag.Parse()
 
 	db, err := sqlite.Open(*dbPath)
@@ -51,6 +54,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	reg.opts.Gateway.ProgressInterval = *progress
 	for _, n := range names {
 		if _, _, err := reg.create(n); err != nil {
 			return fmt.Errorf("session %q: %w", n, err)

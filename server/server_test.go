@@ -210,3 +210,21 @@ func TestServerShutsDownGracefullyAndKeepsSessions(t *testing.T) {
 		t.Fatalf("data after restart: %s", a.body)
 	}
 }
+
+func TestProgressNotifyIntervalIsConfigurable(t *testing.T) {
+	reg, err := newRegistry(&memoryBackends{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.close()
+	reg.opts.Gateway.ProgressInterval = 20 * time.Millisecond
+	reg.create("p")
+	srv := httptest.NewServer(&server{reg: reg})
+	defer srv.Close()
+	w := openWatch(t, srv.URL+"/s/p/v3/watch", `{"create_request":{"key":"YQ==","progress_notify":true}}`)
+	w.next() // created
+	want := `{"result":{"header":{"cluster_id":"ID","member_id":"ID","revision":"1","raft_term":"2"}}}`
+	if l := normalize(w.next()); l != want {
+		t.Fatalf("progress notification %s, want %s", l, want)
+	}
+}

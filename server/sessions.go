@@ -32,6 +32,8 @@ type backends interface {
 // database is opened (its index rebuilt) on first use.
 type registry struct {
 	db backends
+	// opts configure every session this registry opens.
+	opts session.Options
 
 	mu     sync.Mutex
 	known  map[string]bool
@@ -109,7 +111,11 @@ func (r *registry) openLocked(name string) (*liveSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := session.New(name, b, session.Options{Kube: kubeHandler})
+	opts := r.opts
+	if opts.Kube == nil {
+		opts.Kube = kubeHandler
+	}
+	s, err := session.New(name, b, opts)
 	if err != nil {
 		b.Close()
 		return nil, err
