@@ -184,7 +184,7 @@ func Apply(t *schema.Type, apiVersion string, live, config map[string]any, w Wri
 		if w.Manager != kubectlManager {
 			return nil, conflictError(cs)
 		}
-		allowed := allowedByLastApplied(pt, liveTV, liveObj)
+		allowed := allowedByLastApplied(pt, apiVersion, liveTV, liveObj)
 		if allowed == nil {
 			return nil, conflictError(cs)
 		}
@@ -230,8 +230,8 @@ func Apply(t *schema.Type, apiVersion string, live, config map[string]any, w Wri
 // are folded into "ancient-changes".
 //
 // As kube does, managedFields sent by the client in newObj replace the
-// stored ones (an explicit empty list clears them); subresource writes
-// always start from the stored ones. If tracking fails (an object the
+// stored ones (an explicit [] or [{}] clears them, keeping only what this
+// write changed); subresource writes always start from the stored ones. If tracking fails (an object the
 // schema cannot type), the write must still succeed: newObj's
 // managedFields are removed and the error is returned for logging only.
 func UpdateManagedFields(t *schema.Type, apiVersion string, oldObj, newObj map[string]any, w Write) error {
@@ -242,11 +242,10 @@ func UpdateManagedFields(t *schema.Type, apiVersion string, oldObj, newObj map[s
 	var managed *managedSet
 	var err error
 	sent, present := md["managedFields"]
-	if l, isList := sent.([]any); present && isList && len(l) == 0 && w.Subresource == "" {
-		delete(md, "managedFields") // explicit reset
-		return nil
-	}
-	if present && w.Subresource == "" {
+	switch {
+	case w.Subresource == "" && present && isResetManagedFields(sent):
+		managed = newManaged() // the client clears them: track from scratch
+	case w.Subresource == "" && present:
 		managed, err = decodeManagedFields(newObj)
 		if err != nil || len(managed.fields) == 0 {
 			managed = nil
@@ -339,13 +338,13 @@ func annotations(obj map[string]any) map[string]any {
 // allowedByLastApplied returns the fields of the live object's
 // last-applied configuration whose values are still the live ones, or nil
 // when there is no usable annotation.
-func allowedByLastApplied(pt typed.ParseableType, liveTV *typed.TypedValue, live map[string]any) *fieldpath.Set {
+func allowedByLastApplied(pt typed.ParseableType, apiVersion string, liveTV *typed.TypedValue, live map[string]any) *fieldpath.Set {
 	s, _ := annotations(live)[LastAppliedAnnotation].(string)
 	if s == "" {
 		return nil
 	}
 	var last map[string]any
-	if err := json.Unmarshal([]byte(s), &last); err != nil {
+	if err := json.Unmarshal([]byte(s), &last); err != nil || last["apiVersion"] != apiVersion {
 		return nil
 	}
 	lastTV, err := pt.FromUnstructured(normalize(last), typed.AllowDuplicates)
@@ -360,7 +359,7 @@ func allowedByLastApplied(pt typed.ParseableType, liveTV *typed.TypedValue, live
 	if err != nil {
 		return nil
 	}
-	return set.Difference(cmp.Modified)
+	return set.Difference(cmp.Modified).Difference(cmp.Added).Difference(cmp.Removed)
 }
 
 // syncLastApplied keeps the client-side apply annotation in step when
@@ -486,6 +485,23 @@ func objectID(obj map[string]any, t *schema.Type) string {
 
 // normalize deep-copies a JSON value, turning json.Number and integral
 // float64 into int64 so structured-merge-diff compares numbers by value.
+// isResetManagedFields reports kube's "clear managedFields" request: an
+// empty list, or a list with one empty entry.
+func isResetManagedFields(v any) bool {
+	l, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	if len(l) == 0 {
+		return true
+	}
+	if len(l) == 1 {
+		m, ok := l[0].(map[string]any)
+		return ok && len(m) == 0
+	}
+	return false
+}
+
 func normalize(v any) any {
 	switch x := v.(type) {
 	case map[string]any:

@@ -293,13 +293,25 @@ func TestUpdateNoOpLeavesManagedFieldsIdentical(t *testing.T) {
 
 func TestUpdateWithExplicitEmptyManagedFieldsResetsThem(t *testing.T) {
 	old := golden(t, "apply by alice").Received
+	for _, reset := range []any{[]any{}, []any{map[string]any{}}} {
+		newObj := roundTrip(t, old)
+		newObj["metadata"].(map[string]any)["managedFields"] = reset
+		if err := UpdateManagedFields(configMap, "v1", old, newObj, Write{Manager: "x", Now: at07}); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := newObj["metadata"].(map[string]any)["managedFields"]; ok {
+			t.Errorf("managedFields not reset: %v", newObj["metadata"])
+		}
+	}
+	// What the resetting write changes is still recorded.
 	newObj := roundTrip(t, old)
 	newObj["metadata"].(map[string]any)["managedFields"] = []any{}
+	newObj["data"].(map[string]any)["z"] = "1"
 	if err := UpdateManagedFields(configMap, "v1", old, newObj, Write{Manager: "x", Now: at07}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := newObj["metadata"].(map[string]any)["managedFields"]; ok {
-		t.Errorf("managedFields not reset: %v", newObj["metadata"])
+	if got := js(t, managedFieldsOf(t, newObj)); got != `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:z":{}}},"manager":"x","operation":"Update","time":"2026-11-22T01:45:07Z"}]` {
+		t.Errorf("got %s", got)
 	}
 }
 

@@ -229,28 +229,35 @@ func capUpdateManagers(m *managedSet) {
 		}
 		return updaters[i] < updaters[j]
 	})
-	// Fold the oldest entries into the bucket of their apiVersion until the
-	// count is under the cap. Creating a bucket replaces an entry (the count
-	// stays); merging into an existing bucket removes one.
+	// The first entry seen for an apiVersion stays until a second one of
+	// that version comes along; then both go into the version's bucket
+	// (which takes the newer one's time) and the count drops by one.
+	firstOf := map[fieldpath.APIVersion]string{}
 	length := len(updaters)
 	for _, k := range updaters {
 		if length <= MaxUpdateManagers {
 			break
 		}
 		vs := m.fields[k]
+		first, seen := firstOf[vs.APIVersion()]
+		if !seen {
+			firstOf[vs.APIVersion()] = k
+			continue
+		}
 		bucket := managerKey(ancientChanges, OperationUpdate, string(vs.APIVersion()), "")
-		if prev, ok := m.fields[bucket]; ok {
-			m.fields[bucket] = fieldpath.NewVersionedSet(vs.Set().Union(prev.Set()), vs.APIVersion(), false)
-			length--
-		} else {
-			m.fields[bucket] = fieldpath.NewVersionedSet(vs.Set(), vs.APIVersion(), false)
+		if _, ok := m.fields[bucket]; !ok {
+			m.fields[bucket] = m.fields[first]
+			delete(m.fields, first)
+			delete(m.times, first)
 		}
-		if t, ok := m.times[k]; ok && t > m.times[bucket] {
+		m.fields[bucket] = fieldpath.NewVersionedSet(vs.Set().Union(m.fields[bucket].Set()), vs.APIVersion(), false)
+		if t, ok := m.times[k]; ok {
 			m.times[bucket] = t
+		} else {
+			delete(m.times, bucket)
 		}
-		if k != bucket {
-			delete(m.fields, k)
-			delete(m.times, k)
-		}
+		delete(m.fields, k)
+		delete(m.times, k)
+		length--
 	}
 }
