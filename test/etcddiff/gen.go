@@ -44,6 +44,8 @@ type Op struct {
 	Index int
 	Kind  OpKind
 	Body  map[string]any
+	// RawBody, when set, is sent instead of Body: malformed requests.
+	RawBody []byte
 	// Watch is the local handle of the watch an OpWatchOpen creates or an
 	// OpWatchDrain reads.
 	Watch *WatchSpec
@@ -161,6 +163,8 @@ func (g *Generator) next() *Op {
 		return g.genRange()
 	case r < 98 && len(g.watches) < 3:
 		return g.genWatchOpen()
+	case r < 99:
+		return g.genBad()
 	default:
 		return g.genRange()
 	}
@@ -691,4 +695,47 @@ func walkOps(txn map[string]any, fn func(map[string]any)) {
 			}
 		}
 	}
+}
+
+// badBodies are malformed or ill-typed requests: the gateway must answer
+// them with etcd's error, not a panic or a different error.
+var badBodies = []string{
+	`garbage`,
+	``,
+	`[]`,
+	`null`,
+	`{"key":5}`,
+	`{"key":"not base64!"}`,
+	`{"key":"YQ==","limit":"abc"}`,
+	`{"key":"YQ==","limit":1.5}`,
+	`{"key":"YQ==","sort_order":"SIDEWAYS"}`,
+	`{"key":"YQ==",}`,
+	`{"key":"YQ==","count_only":"true"}`,
+	`{"key":"YQ=="} {"key":"Yg=="}`,
+	`{"key":"YQ==","unknown_field":1}`,
+	`{"key":"_w=="}`,
+	`{"key":"YQ"}`,
+	`{"key":"YQ==","revision":"99999999999999999999"}`,
+	`{"key":"YQ==","revision":-0}`,
+	`{"key":"YQ==","keys_only":1}`,
+	`{"key":"YQ==","range_end":null}`,
+}
+
+// A RequestOp with two of its oneof fields set is left out: etcd 3.4's
+// decoder picks one of them at random (map order), so it cannot be compared.
+var badTxnBodies = []string{
+	`{"compare":[{"target":"NOPE","key":"YQ=="}]}`,
+	`{"compare":[{"result":"EQUALS","key":"YQ=="}]}`,
+	`{"compare":{"key":"YQ=="}}`,
+	`{"success":[{}]}`,
+	`{"success":[{"request_put":null}]}`,
+	`{"compare":[{"key":"YQ==","target":"VALUE","value":"???"}]}`,
+}
+
+func (g *Generator) genBad() *Op {
+	if g.chance(30) {
+		return &Op{Kind: OpTxn, RawBody: []byte(badTxnBodies[g.rng.IntN(len(badTxnBodies))])}
+	}
+	kinds := []OpKind{OpRange, OpPut, OpDeleteRange, OpCompact}
+	return &Op{Kind: kinds[g.rng.IntN(len(kinds))], RawBody: []byte(badBodies[g.rng.IntN(len(badBodies))])}
 }

@@ -305,6 +305,9 @@ func (o *Op) describe() string {
 		return fmt.Sprintf("drain watch %d (key %q start %d noput %v nodelete %v compacted %v to revision %d)",
 			o.Watch.ID, o.Watch.Key, o.Watch.Start, o.Watch.NoPut, o.Watch.NoDel, o.Watch.Compacted, o.Watch.FenceRev)
 	}
+	if o.RawBody != nil {
+		return fmt.Sprintf("(raw) %q", o.RawBody)
+	}
 	b, _ := json.Marshal(o.Body)
 	return string(b)
 }
@@ -341,8 +344,8 @@ func Run(ctx context.Context, seed uint64, total int, ref *Target, others []*Tar
 	var diffs []Difference
 	for !g.Done() {
 		op := g.Next()
-		var body []byte
-		if op.Body != nil {
+		body := op.RawBody
+		if body == nil && op.Body != nil {
 			body, _ = json.Marshal(op.Body)
 		}
 		if op.Kind == OpWatchDrain {
