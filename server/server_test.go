@@ -216,11 +216,11 @@ func TestProgressNotifyIntervalIsConfigurable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer reg.close()
+	t.Cleanup(reg.close)
 	reg.opts.Gateway.ProgressInterval = 20 * time.Millisecond
 	reg.create("p")
 	srv := httptest.NewServer(&server{reg: reg})
-	defer srv.Close()
+	t.Cleanup(srv.Close) // after the watch's own cleanup has hung up
 	w := openWatch(t, srv.URL+"/s/p/v3/watch", `{"create_request":{"key":"YQ==","progress_notify":true}}`)
 	w.next() // created
 	want := `{"result":{"header":{"cluster_id":"ID","member_id":"ID","revision":"1","raft_term":"2"}}}`
