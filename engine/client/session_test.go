@@ -21,20 +21,28 @@ import (
 type testSession struct {
 	*session.Session
 	mu     sync.Mutex
-	before func(req *api.Request)
+	before func(ctx context.Context, req *api.Request)
+	// answer, if it returns non-nil, replaces the session's answer (to
+	// play a kube-apiserver configured differently).
+	answer func(req *api.Request) *api.Response
 }
 
 func (s *testSession) Serve(ctx context.Context, req *api.Request) *api.Response {
 	s.mu.Lock()
-	hook := s.before
+	hook, answer := s.before, s.answer
 	s.mu.Unlock()
 	if hook != nil {
-		hook(req)
+		hook(ctx, req)
+	}
+	if answer != nil {
+		if resp := answer(req); resp != nil {
+			return resp
+		}
 	}
 	return s.Session.Serve(ctx, req)
 }
 
-func (s *testSession) setBefore(f func(req *api.Request)) {
+func (s *testSession) setBefore(f func(ctx context.Context, req *api.Request)) {
 	s.mu.Lock()
 	s.before = f
 	s.mu.Unlock()
@@ -232,17 +240,20 @@ func contains(s, sub string) bool {
 }
 
 // holdNext makes the next request matching pred wait until release is
-// closed; held is closed when it arrives.
+// closed (or its client goes away); held is closed when it arrives.
 func holdNext(ts *testSession, pred func(*api.Request) bool) (held, release chan struct{}) {
 	held, release = make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	ts.setBefore(func(req *api.Request) {
+	ts.setBefore(func(ctx context.Context, req *api.Request) {
 		if pred(req) {
 			fired := false
 			once.Do(func() { fired = true })
 			if fired {
 				close(held)
-				<-release
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
 			}
 		}
 	})
@@ -452,5 +463,83 @@ func TestReflectorPagesAListFromLatestButNotFromZero(t *testing.T) {
 	rep := rec.kind(StepReplace)
 	if n := rec.count(StepList); n != 3 || rep.Items != 5 {
 		t.Fatalf("RV=\"\" list took %d pages for %d items, want 3 for 5", n, rep.Items)
+	}
+}
+
+// A kube-apiserver with the WatchList gate off refuses sendInitialEvents
+// with 422; the reflector then falls back to LIST and an ordinary watch.
+func TestReflectorWatchListFallsBackToListWhenTheServerRefusesIt(t *testing.T) {
+	ts, c := newTestSession(t, kube.Options{})
+	createCM(t, c, "default", "a")
+	const refusal = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled","reason":"Invalid","details":{"group":"meta.k8s.io","kind":"ListOptions","causes":[{"reason":"FieldValueForbidden","message":"Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled","field":"sendInitialEvents"}]},"code":422}`
+	ts.mu.Lock()
+	ts.answer = func(req *api.Request) *api.Response {
+		if req.Query.Get("sendInitialEvents") == "true" {
+			return &api.Response{Status: 422, Header: api.Header{"Content-Type": {"application/json"}}, Body: []byte(refusal)}
+		}
+		return nil
+	}
+	ts.mu.Unlock()
+	store := NewStore()
+	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), store)
+	r.WatchList = true
+	rec := record(t, r)
+	runReflector(t, r)
+
+	fb := rec.kind(StepFallback)
+	if !IsInvalid(fb.Err) {
+		t.Fatalf("fallback because of %v", fb.Err)
+	}
+	rep := rec.kind(StepReplace)
+	w := rec.kind(StepWatch)
+	if rep.Items != 1 || w.RV != rep.RV || contains(w.Request, "sendInitialEvents") {
+		t.Fatalf("after fallback: replace %v, watch %v", rep, w)
+	}
+	createCM(t, c, "default", "b")
+	rec.until("ADDED b", func(s Step) bool { return s.Kind == StepEvent && s.Key == "default/b" })
+}
+
+// In watch-list mode a 410 also leads to a new complete state, this time
+// through another watch-list from the last synced RV (not older than it).
+func TestReflectorWatchListStartsOverAfterTheWatchRevisionWasCompacted(t *testing.T) {
+	ts, c := newTestSession(t, kube.Options{})
+	createCM(t, c, "default", "a")
+	store := NewStore()
+	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), store)
+	r.WatchList = true
+	// Streams last 2s: long enough after the initial-events-end bookmark
+	// not to count as a "very short watch" (<1s, no events).
+	r.MinWatchTimeout = 2 * time.Second
+	r.BackoffInit = time.Millisecond
+	rec := record(t, r)
+	runReflector(t, r)
+
+	rep := rec.kind(StepReplace)
+	// Hold the re-watch that follows the first stream's clean close.
+	held, release := holdNext(ts, isWatch)
+	rec.kind(StepWatchClosed)
+	<-held
+	// Two writes: compacting at the second makes the first (the watch's
+	// start, rv+1) unavailable.
+	createCM(t, c, "default", "b")
+	createCM(t, c, "default", "c")
+	compactNow(t, ts)
+	close(release)
+
+	exp := rec.kind(StepExpired)
+	if exp.RV != rep.RV {
+		t.Fatalf("expired at %s, want %s", exp.RV, rep.RV)
+	}
+	w := rec.kind(StepWatch)
+	if !contains(w.Request, "sendInitialEvents=true") || w.RV != rep.RV {
+		t.Fatalf("after 410: %v, want a watch-list from %s", w, rep.RV)
+	}
+	rec.kind(StepInitialEventsEnd)
+	rep2 := rec.kind(StepReplace)
+	if rep2.Items != 3 || store.Len() != 3 {
+		t.Fatalf("second replace %v, store %d", rep2, store.Len())
+	}
+	if n := rec.count(StepList); n != 0 {
+		t.Fatalf("%d LIST requests in watch-list mode", n)
 	}
 }
