@@ -433,4 +433,3 @@ func kubectlScenario(t *testing.T, bin string) {
 		mustContain(t, "get deleted", errOut, `configmaps "demo" not found`)
 	})
 }
-
