@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -322,5 +323,28 @@ func TestMalformedFirstWebSocketRequestAnswersTheErrorAndEnds(t *testing.T) {
 	}
 	if _, err := s.Next(ctx); err != api.EOF {
 		t.Fatalf("after the error: %v", err)
+	}
+}
+
+// Closing a stream releases everything it started: its forwarders, its
+// progress ticker and its mvcc watchers.
+func TestClosedStreamsLeaveNoGoroutines(t *testing.T) {
+	e := newEnv(t)
+	e.put("k", "1")
+	before := runtime.NumGoroutine()
+	for range 50 {
+		s := e.gw.Serve(context.Background(), &api.Request{Method: "POST", Path: "/v3/watch", Body: []byte(fmt.Sprintf(
+			`{"create_request":{"key":%q}} {"create_request":{"key":%q,"start_revision":"1"}} {"create_request":{"key":%q,"progress_notify":true}}`,
+			b64("k"), b64("k"), b64("p")))}).Stream
+		next(t, s)
+		s.Close()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+		}
+		runtime.Gosched()
 	}
 }
