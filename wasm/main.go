@@ -7,11 +7,23 @@
 // of WebAssembly) or anything that cannot build for js/wasm (SQLite).
 package main
 
+import "syscall/js"
+
 func main() {
+	// Marks for the page's start-up profile: package initialisation ends
+	// here, session creation ends at "go-session".
+	mark("go-main")
 	b := newBridge(newMemorySession)
 	if err := b.reset(); err != nil {
 		panic(err)
 	}
+	mark("go-session")
 	b.install("rvplay")
 	select {} // keep the Go runtime alive for JS calls
+}
+
+func mark(name string) {
+	if p := js.Global().Get("performance"); p.Truthy() && p.Get("mark").Truthy() {
+		p.Call("mark", name)
+	}
 }

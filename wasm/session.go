@@ -4,12 +4,13 @@ package main
 
 import (
 	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/api/kubeapi"
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/session"
 )
 
 // kubeHandler builds the session's Kubernetes API, as the server does.
-var kubeHandler func(name string, store *mvcc.Store) api.Handler
+var kubeHandler = kubeapi.ForSession
 
 // newMemorySession builds a fresh offline session: its own memory backend,
 // so a reset (or the replay of an imported history) starts at revision 1.

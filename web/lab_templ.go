@@ -49,44 +49,80 @@ func Lab(p PageConfig, cfg LabConfig) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, " <div class=\"lab\" data-testid=\"lab\" data-ready=\"false\"><header class=\"bar\"><a class=\"brand\" href=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, " ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var3 templ.SafeURL
-			templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(p.Home))
-			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 12, Col: 49}
-			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\">rvplay</a> <span class=\"badge\" data-testid=\"mode\">")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			if cfg.Mode == "server" {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "session ")
+			if cfg.Mode != "server" {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "  <script src=\"")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var3 string
+				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(p.Static + "wasm/wasm_exec.js")
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 13, Col: 47}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "\"></script> <script data-wasm=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var4 string
-				templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(cfg.Session)
+				templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(p.Static + "wasm/rvplay.wasm")
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 15, Col: 27}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 14, Col: 52}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "offline")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\">\n\t\t\t(function (s) {\n\t\t\t\tvar u = s.dataset.wasm;\n\t\t\t\tfunction slow() {\n\t\t\t\t\treturn fetch(u).then(function (r) {\n\t\t\t\t\t\tif (!r.ok) throw new Error(\"engine not found (\" + r.status + \" \" + u + \"); run scripts/build-wasm.sh\");\n\t\t\t\t\t\treturn r.arrayBuffer();\n\t\t\t\t\t}).then(function (b) { return WebAssembly.compile(b); });\n\t\t\t\t}\n\t\t\t\tvar compiled = WebAssembly.compileStreaming ? WebAssembly.compileStreaming(fetch(u)).catch(slow) : slow();\n\t\t\t\twindow.__rvplayEngine = compiled.then(function (mod) {\n\t\t\t\t\tvar go = new Go();\n\t\t\t\t\tvar ready = new Promise(function (resolve) { window.__rvplayReady = resolve; });\n\t\t\t\t\treturn WebAssembly.instantiate(mod, go.importObject).then(function (inst) {\n\t\t\t\t\t\tperformance.mark(\"wasm-instantiated\");\n\t\t\t\t\t\tgo.run(inst).then(function () { console.error(\"rvplay engine exited\"); });\n\t\t\t\t\t\treturn ready;\n\t\t\t\t\t});\n\t\t\t\t});\n\t\t\t\twindow.__rvplayEngine.catch(function () {});\n\t\t\t})(document.currentScript);\n\t\t\t</script>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "</span> <span class=\"conn\" data-testid=\"conn-status\" data-state=\"loading\" role=\"status\" aria-live=\"polite\">loading engine…</span> <span class=\"stat\">store revision <b data-testid=\"store-revision\">–</b></span> <span class=\"stat\">compacted at <b data-testid=\"compact-revision\">–</b></span> <span class=\"spacer\"></span> <label class=\"subject\">object <span class=\"muted\">configmaps/default/</span> <input data-testid=\"subject-name\" id=\"subject-name\" value=\"demo\" size=\"10\" aria-label=\"name of the ConfigMap the clients work on\"></label> <button data-testid=\"export\" title=\"Export the history of operations as a file\">Export</button> <button data-testid=\"import\" title=\"Import a history file and replay it\">Import</button> <input type=\"file\" data-testid=\"import-file\" accept=\"application/json,.json\" hidden> <button data-testid=\"share\" title=\"Copy a link that replays this lab\">Share link</button> <button data-testid=\"reset\" title=\"Start over at revision 1\">Reset</button> <button data-testid=\"zoom\" aria-pressed=\"false\" title=\"Larger text for a projector\">A+</button> <button data-testid=\"help\" aria-keyshortcuts=\"?\" title=\"Keyboard shortcuts (?)\">?</button></header><div class=\"notice\" data-testid=\"notice\" role=\"status\" aria-live=\"polite\"></div><input class=\"share-link\" data-testid=\"share-link\" readonly hidden aria-label=\"share link\"><main class=\"grid\"><section class=\"panel clients\" aria-labelledby=\"clients-h\"><h2 id=\"clients-h\">Clients</h2><div class=\"cards\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, " <div class=\"lab\" data-testid=\"lab\" data-ready=\"false\"><header class=\"bar\"><a class=\"brand\" href=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var5 templ.SafeURL
+			templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(p.Home))
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 39, Col: 49}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\">rvplay</a> <span class=\"badge\" data-testid=\"mode\">")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			if cfg.Mode == "server" {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "session ")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var6 string
+				templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(cfg.Session)
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 42, Col: 27}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			} else {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "offline")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</span> <span class=\"conn\" data-testid=\"conn-status\" data-state=\"loading\" role=\"status\" aria-live=\"polite\">loading engine…</span> <span class=\"stat\">store revision <b data-testid=\"store-revision\">–</b></span> <span class=\"stat\">compacted at <b data-testid=\"compact-revision\">–</b></span> <span class=\"spacer\"></span> <label class=\"subject\">object <span class=\"muted\">configmaps/default/</span> <input data-testid=\"subject-name\" id=\"subject-name\" value=\"demo\" size=\"10\" aria-label=\"name of the ConfigMap the clients work on\"></label> <button data-testid=\"export\" title=\"Export the history of operations as a file\">Export</button> <button data-testid=\"import\" title=\"Import a history file and replay it\">Import</button> <input type=\"file\" data-testid=\"import-file\" accept=\"application/json,.json\" hidden> <button data-testid=\"share\" title=\"Copy a link that replays this lab\">Share link</button> <button data-testid=\"reset\" title=\"Start over at revision 1\">Reset</button> <button data-testid=\"zoom\" aria-pressed=\"false\" title=\"Larger text for a projector\">A+</button> <button data-testid=\"help\" aria-keyshortcuts=\"?\" title=\"Keyboard shortcuts (?)\">?</button></header><div class=\"notice\" data-testid=\"notice\" role=\"status\" aria-live=\"polite\"></div><input class=\"share-link\" data-testid=\"share-link\" readonly hidden aria-label=\"share link\"><main class=\"grid\"><section class=\"panel clients\" aria-labelledby=\"clients-h\"><h2 id=\"clients-h\">Clients</h2><div class=\"cards\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -106,50 +142,14 @@ func Lab(p PageConfig, cfg LabConfig) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</div></section><section class=\"panel watches\" aria-labelledby=\"watch-h\"><h2 id=\"watch-h\">Watch streams</h2><div class=\"row\"><button data-testid=\"watch-start\" title=\"kubectl get cm --watch\">Watch configmaps</button> <label><input type=\"checkbox\" data-testid=\"watch-bookmarks\" checked> bookmarks</label> <label>from RV <input data-testid=\"watch-rv\" size=\"5\" placeholder=\"now\" aria-label=\"start watch from resourceVersion\"></label></div><div class=\"streams\" data-testid=\"streams\"></div></section><section class=\"panel etcd\" aria-labelledby=\"etcd-h\"><h2 id=\"etcd-h\">etcd <span class=\"muted\" data-testid=\"etcd-viewing\"></span></h2><div class=\"row\"><span>revision <b data-testid=\"etcd-revision\">–</b></span> <label>compact to <input data-testid=\"compact-rev\" size=\"5\" aria-label=\"compact to revision\"></label> <button data-testid=\"compact\" aria-keyshortcuts=\"c\">Compact</button></div><div class=\"table-wrap\"><table data-testid=\"etcd-keys\"><thead><tr><th scope=\"col\">key</th><th scope=\"col\" title=\"create_revision\">create</th><th scope=\"col\" title=\"mod_revision\">mod</th><th scope=\"col\">version</th></tr></thead> <tbody></tbody></table></div><h3>History of <code data-testid=\"history-key\">(select a key)</code></h3><ol class=\"history\" data-testid=\"key-history\"></ol></section><section class=\"panel timeline\" aria-labelledby=\"timeline-h\"><h2 id=\"timeline-h\">Revisions</h2><div class=\"timeline-strip\" data-testid=\"timeline\" role=\"img\" aria-label=\"revision timeline\"></div><div class=\"row\"><label for=\"time-travel\">time travel</label> <input type=\"range\" id=\"time-travel\" data-testid=\"time-travel\" min=\"1\" max=\"1\" value=\"1\" aria-keyshortcuts=\"t\"> <span>showing <b data-testid=\"time-travel-rev\">head</b></span> <button data-testid=\"time-travel-head\">Back to head</button></div></section><section class=\"panel editor\" aria-labelledby=\"editor-h\"><h2 id=\"editor-h\">Object editor</h2><div class=\"row\" role=\"group\" aria-label=\"format\"><button data-testid=\"editor-format-yaml\" aria-pressed=\"true\">YAML</button> <button data-testid=\"editor-format-json\" aria-pressed=\"false\">JSON</button> <button data-testid=\"editor-load\" title=\"Load the object from the server\">Load</button> <button data-testid=\"editor-apply\" class=\"primary\" title=\"kubectl apply (Ctrl+Enter)\">Apply</button></div><textarea data-testid=\"editor\" id=\"editor\" spellcheck=\"false\" aria-label=\"object (YAML or JSON)\" aria-keyshortcuts=\"e\"></textarea><pre class=\"result\" data-testid=\"editor-result\" aria-live=\"polite\"></pre></section><section class=\"panel console\" aria-labelledby=\"console-h\"><h2 id=\"console-h\">Console <span class=\"muted\">kubectl · etcdctl</span></h2><pre class=\"console-output\" data-testid=\"console-output\" aria-live=\"polite\"></pre><form class=\"console-line\" data-testid=\"console-form\"><label for=\"console-input\" class=\"prompt\">$</label> <input id=\"console-input\" data-testid=\"console-input\" autocomplete=\"off\" spellcheck=\"false\" placeholder=\"kubectl get cm -w   ·   etcdctl get /registry/configmaps/default/demo -w json\" aria-keyshortcuts=\"/\"></form></section></main><div class=\"overlay\" data-testid=\"help-overlay\" role=\"dialog\" aria-modal=\"true\" aria-labelledby=\"help-h\" hidden><div class=\"dialog\"><h2 id=\"help-h\">Keyboard shortcuts</h2><dl><dt><kbd>?</kbd></dt><dd>show or hide this help</dd><dt><kbd>1</kbd> <kbd>2</kbd></dt><dd>Operator A / B: GET the object</dd><dt><kbd>Shift</kbd>+<kbd>1</kbd> <kbd>Shift</kbd>+<kbd>2</kbd></dt><dd>Operator A / B: PUT its copy</dd><dt><kbd>3</kbd></dt><dd>Controller: update with retry</dd><dt><kbd>r</kbd></dt><dd>Reflector: start / disconnect / resume</dd><dt><kbd>w</kbd></dt><dd>start a watch on configmaps</dd><dt><kbd>c</kbd></dt><dd>compact to the current revision</dd><dt><kbd>t</kbd></dt><dd>time travel (arrow keys move)</dd><dt><kbd>e</kbd></dt><dd>edit the object</dd><dt><kbd>Ctrl</kbd>+<kbd>Enter</kbd></dt><dd>apply the editor's object</dd><dt><kbd>/</kbd></dt><dd>focus the console</dd><dt><kbd>Esc</kbd></dt><dd>close this help, leave a field</dd></dl><button data-testid=\"help-close\">Close</button></div></div></div>")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			if cfg.Mode != "server" {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<link rel=\"preload\" href=\"")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-				var templ_7745c5c3_Var5 templ.SafeURL
-				templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinURLErrs(p.Static + "wasm/rvplay.wasm")
-				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 126, Col: 59}
-				}
-				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\" as=\"fetch\" crossorigin=\"anonymous\"><script src=\"")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-				var templ_7745c5c3_Var6 string
-				templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(p.Static + "wasm/wasm_exec.js")
-				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 127, Col: 47}
-				}
-				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "\" defer></script>")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, " <script type=\"module\" src=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "</div></section><section class=\"panel watches\" aria-labelledby=\"watch-h\"><h2 id=\"watch-h\">Watch streams</h2><div class=\"row\"><button data-testid=\"watch-start\" title=\"kubectl get cm --watch\">Watch configmaps</button> <label><input type=\"checkbox\" data-testid=\"watch-bookmarks\" checked> bookmarks</label> <label>from RV <input data-testid=\"watch-rv\" size=\"5\" placeholder=\"now\" aria-label=\"start watch from resourceVersion\"></label></div><div class=\"streams\" data-testid=\"streams\"></div></section><section class=\"panel etcd\" aria-labelledby=\"etcd-h\"><h2 id=\"etcd-h\">etcd <span class=\"muted\" data-testid=\"etcd-viewing\"></span></h2><div class=\"row\"><span>revision <b data-testid=\"etcd-revision\">–</b></span> <label>compact to <input data-testid=\"compact-rev\" size=\"5\" aria-label=\"compact to revision\"></label> <button data-testid=\"compact\" aria-keyshortcuts=\"c\">Compact</button></div><div class=\"table-wrap\"><table data-testid=\"etcd-keys\"><thead><tr><th scope=\"col\">key</th><th scope=\"col\" title=\"create_revision\">create</th><th scope=\"col\" title=\"mod_revision\">mod</th><th scope=\"col\">version</th></tr></thead> <tbody></tbody></table></div><h3>History of <code data-testid=\"history-key\">(select a key)</code></h3><ol class=\"history\" data-testid=\"key-history\"></ol></section><section class=\"panel timeline\" aria-labelledby=\"timeline-h\"><h2 id=\"timeline-h\">Revisions</h2><div class=\"timeline-strip\" data-testid=\"timeline\" role=\"img\" aria-label=\"revision timeline\"></div><div class=\"row\"><label for=\"time-travel\">time travel</label> <input type=\"range\" id=\"time-travel\" data-testid=\"time-travel\" min=\"1\" max=\"1\" value=\"1\" aria-keyshortcuts=\"t\"> <span>showing <b data-testid=\"time-travel-rev\">head</b></span> <button data-testid=\"time-travel-head\">Back to head</button></div></section><section class=\"panel editor\" aria-labelledby=\"editor-h\"><h2 id=\"editor-h\">Object editor</h2><div class=\"row\" role=\"group\" aria-label=\"format\"><button data-testid=\"editor-format-yaml\" aria-pressed=\"true\">YAML</button> <button data-testid=\"editor-format-json\" aria-pressed=\"false\">JSON</button> <button data-testid=\"editor-load\" title=\"Load the object from the server\">Load</button> <button data-testid=\"editor-apply\" class=\"primary\" title=\"kubectl apply (Ctrl+Enter)\">Apply</button></div><textarea data-testid=\"editor\" id=\"editor\" spellcheck=\"false\" aria-label=\"object (YAML or JSON)\" aria-keyshortcuts=\"e\"></textarea><pre class=\"result\" data-testid=\"editor-result\" aria-live=\"polite\"></pre></section><section class=\"panel console\" aria-labelledby=\"console-h\"><h2 id=\"console-h\">Console <span class=\"muted\">kubectl · etcdctl</span></h2><pre class=\"console-output\" data-testid=\"console-output\" aria-live=\"polite\"></pre><form class=\"console-line\" data-testid=\"console-form\"><label for=\"console-input\" class=\"prompt\">$</label> <input id=\"console-input\" data-testid=\"console-input\" autocomplete=\"off\" spellcheck=\"false\" placeholder=\"kubectl get cm -w   ·   etcdctl get /registry/configmaps/default/demo -w json\" aria-keyshortcuts=\"/\"></form></section></main><div class=\"overlay\" data-testid=\"help-overlay\" role=\"dialog\" aria-modal=\"true\" aria-labelledby=\"help-h\" hidden><div class=\"dialog\"><h2 id=\"help-h\">Keyboard shortcuts</h2><dl><dt><kbd>?</kbd></dt><dd>show or hide this help</dd><dt><kbd>1</kbd> <kbd>2</kbd></dt><dd>Operator A / B: GET the object</dd><dt><kbd>Shift</kbd>+<kbd>1</kbd> <kbd>Shift</kbd>+<kbd>2</kbd></dt><dd>Operator A / B: PUT its copy</dd><dt><kbd>3</kbd></dt><dd>Controller: update with retry</dd><dt><kbd>r</kbd></dt><dd>Reflector: start / disconnect / resume</dd><dt><kbd>w</kbd></dt><dd>start a watch on configmaps</dd><dt><kbd>c</kbd></dt><dd>compact to the current revision</dd><dt><kbd>t</kbd></dt><dd>time travel (arrow keys move)</dd><dt><kbd>e</kbd></dt><dd>edit the object</dd><dt><kbd>Ctrl</kbd>+<kbd>Enter</kbd></dt><dd>apply the editor's object</dd><dt><kbd>/</kbd></dt><dd>focus the console</dd><dt><kbd>Esc</kbd></dt><dd>close this help, leave a field</dd></dl><button data-testid=\"help-close\">Close</button></div></div></div><script type=\"module\" src=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var7 string
 			templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(p.Static + "js/lab.js")
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 129, Col: 52}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 152, Col: 52}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 			if templ_7745c5c3_Err != nil {
@@ -197,7 +197,7 @@ func clientCard(id, title, role string) templ.Component {
 		var templ_7745c5c3_Var9 string
 		templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs("client-" + id)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 134, Col: 51}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 157, Col: 51}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 		if templ_7745c5c3_Err != nil {
@@ -210,7 +210,7 @@ func clientCard(id, title, role string) templ.Component {
 		var templ_7745c5c3_Var10 string
 		templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs("client-" + id + "-h")
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 134, Col: 93}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 157, Col: 93}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 		if templ_7745c5c3_Err != nil {
@@ -223,7 +223,7 @@ func clientCard(id, title, role string) templ.Component {
 		var templ_7745c5c3_Var11 string
 		templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs("client-" + id + "-h")
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 136, Col: 33}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 159, Col: 33}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 		if templ_7745c5c3_Err != nil {
@@ -236,7 +236,7 @@ func clientCard(id, title, role string) templ.Component {
 		var templ_7745c5c3_Var12 string
 		templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(title)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 136, Col: 43}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 159, Col: 43}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 		if templ_7745c5c3_Err != nil {
@@ -249,7 +249,7 @@ func clientCard(id, title, role string) templ.Component {
 		var templ_7745c5c3_Var13 string
 		templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(role)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 137, Col: 29}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 160, Col: 29}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 		if templ_7745c5c3_Err != nil {
@@ -262,7 +262,7 @@ func clientCard(id, title, role string) templ.Component {
 		var templ_7745c5c3_Var14 string
 		templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs("client-" + id + "-get")
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 140, Col: 48}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 163, Col: 48}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 		if templ_7745c5c3_Err != nil {
@@ -275,7 +275,7 @@ func clientCard(id, title, role string) templ.Component {
 		var templ_7745c5c3_Var15 string
 		templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs("client-" + id + "-value")
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 143, Col: 50}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 166, Col: 50}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 		if templ_7745c5c3_Err != nil {
@@ -288,7 +288,7 @@ func clientCard(id, title, role string) templ.Component {
 		var templ_7745c5c3_Var16 string
 		templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(id + "-1")
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 143, Col: 79}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 166, Col: 79}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 		if templ_7745c5c3_Err != nil {
@@ -301,7 +301,7 @@ func clientCard(id, title, role string) templ.Component {
 		var templ_7745c5c3_Var17 string
 		templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(title + ": value to write")
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 143, Col: 121}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 166, Col: 121}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 		if templ_7745c5c3_Err != nil {
@@ -319,7 +319,7 @@ func clientCard(id, title, role string) templ.Component {
 			var templ_7745c5c3_Var18 string
 			templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs("client-" + id + "-put")
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 146, Col: 49}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 169, Col: 49}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 			if templ_7745c5c3_Err != nil {
@@ -337,7 +337,7 @@ func clientCard(id, title, role string) templ.Component {
 			var templ_7745c5c3_Var19 string
 			templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs("client-" + id + "-put")
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 148, Col: 49}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 171, Col: 49}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 			if templ_7745c5c3_Err != nil {
@@ -355,7 +355,7 @@ func clientCard(id, title, role string) templ.Component {
 		var templ_7745c5c3_Var20 string
 		templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs("client-" + id + "-rv")
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 151, Col: 92}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 174, Col: 92}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 		if templ_7745c5c3_Err != nil {
@@ -368,7 +368,7 @@ func clientCard(id, title, role string) templ.Component {
 		var templ_7745c5c3_Var21 string
 		templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs("client-" + id + "-copy")
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 152, Col: 58}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 175, Col: 58}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 		if templ_7745c5c3_Err != nil {
@@ -381,7 +381,7 @@ func clientCard(id, title, role string) templ.Component {
 		var templ_7745c5c3_Var22 string
 		templ_7745c5c3_Var22, templ_7745c5c3_Err = templ.JoinStringErrs("client-" + id + "-log")
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 153, Col: 55}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 176, Col: 55}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var22))
 		if templ_7745c5c3_Err != nil {
@@ -394,7 +394,7 @@ func clientCard(id, title, role string) templ.Component {
 		var templ_7745c5c3_Var23 string
 		templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(title + " request log")
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 153, Col: 93}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 176, Col: 93}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var23))
 		if templ_7745c5c3_Err != nil {

@@ -155,7 +155,7 @@ export class Console {
     const items = name && !watch ? [obj] : obj.items || [];
     const cols = columns(r, allNs);
     if (!flags['watch-only']) {
-      if (out === 'json') p(JSON.stringify(name && !watch ? obj : listOf(obj, r), null, 4));
+      if (out === 'json') p(JSON.stringify(sortKeys(this.ctx.withoutManagedFields(name && !watch ? obj : listOf(obj, r))), null, 4));
       else if (out === 'yaml') p(this.ctx.toYAML(name && !watch ? obj : listOf(obj, r)).trimEnd());
       else if (out === 'name') p(items.map((o) => `${singular(r)}/${o.metadata.name}`).join('\n'));
       else if (items.length === 0) p(allNs ? 'No resources found' : `No resources found in ${ns} namespace.`);
@@ -172,7 +172,7 @@ export class Console {
       try { ev = JSON.parse(e.data); } catch { return; }
       if (ev.type === 'ERROR') { p(kubectlError(ev.object?.code, JSON.stringify(ev.object)), 'err'); return; }
       if (ev.type === 'BOOKMARK') return;
-      if (out === 'json') { p(JSON.stringify(ev.object, null, 4)); return; }
+      if (out === 'json') { p(JSON.stringify(sortKeys(this.ctx.withoutManagedFields(ev.object)), null, 4)); return; }
       if (out === 'yaml') { p('---\n' + this.ctx.toYAML(ev.object).trimEnd()); return; }
       if (out === 'name') { p(`${singular(r)}/${ev.object.metadata.name}`); return; }
       const rows = printedHeader ? [cols.row(ev.object)] : [cols.header, cols.row(ev.object)];
@@ -273,6 +273,14 @@ export class Console {
     const secs = (performance.now() - start) / 1000;
     this.ctx.print(`load: ${total} updates in ${secs.toFixed(2)}s (${(total / secs).toFixed(0)}/s)`);
   }
+}
+
+// sortKeys orders object keys as kubectl's JSON printer does (it prints
+// unstructured maps, whose keys Go's encoder sorts).
+function sortKeys(v) {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (!v || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
 }
 
 function listOf(list, r) {

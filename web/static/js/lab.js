@@ -30,6 +30,16 @@ const state = {
 const history = new History(cfg.mode === 'server' ? `rvplay.lab.session.${cfg.session}` : 'rvplay.lab.offline');
 
 const toYAML = (o) => yaml.dump(o, { noRefs: true, lineWidth: 120 });
+// kubectlYAML prints an object as `kubectl get -o yaml` does: keys sorted,
+// strings double-quoted where YAML needs quotes, managedFields hidden.
+const kubectlYAML = (o) => yaml.dump(withoutManagedFields(o), { noRefs: true, lineWidth: -1, sortKeys: true, quotingType: '"' });
+function withoutManagedFields(o) {
+  if (!o || typeof o !== 'object') return o;
+  if (Array.isArray(o.items)) return { ...o, items: o.items.map(withoutManagedFields) };
+  if (!o.metadata?.managedFields) return o;
+  const { managedFields, ...md } = o.metadata;
+  return { ...o, metadata: md };
+}
 const subjectName = () => $('subject-name').value.trim() || 'demo';
 const subjectPath = () => itemPath(CM, NS, subjectName());
 
@@ -118,7 +128,7 @@ for (const id of ['a', 'b', 'controller']) clients[id] = { id, copy: null };
 
 function showCopy(c) {
   frame.schedule('copy-' + c.id, () => {
-    $(`client-${c.id}-copy`).textContent = c.copy ? toYAML(c.copy) : '(nothing read yet)';
+    $(`client-${c.id}-copy`).textContent = c.copy ? kubectlYAML(c.copy) : '(nothing read yet)';
     $(`client-${c.id}-rv`).textContent = c.copy?.metadata?.resourceVersion || '–';
   });
 }
@@ -377,25 +387,36 @@ function scheduleRefresh() {
   requestAnimationFrame(() => { refreshQueued = false; refreshKeys(); });
 }
 
-// learnCompactRev asks the store for its compaction revision the one way
-// the etcd API tells it: a watch from revision 1 is cancelled with
-// compact_revision when 1 is compacted.
-function learnCompactRev() {
-  return new Promise((resolve) => {
-    let cancel = null;
-    let done = false;
-    const finish = () => { if (!done) { done = true; cancel?.(); resolve(); } };
-    cancel = state.etcd.watch('\0', { rev: 1 }, (res) => {
-      if (res.canceled && res.compactRevision > state.compactRev) {
-        state.compactRev = res.compactRevision;
-        frame.schedule('revision', renderRevision);
-        if (state.selectedKey) frame.schedule('history', renderHistory);
-      }
-      finish();
-    }, finish);
-    if (done) cancel();
-  });
+// learnCompactRev finds the store's compaction revision with what the etcd
+// API offers: a read at revision r fails with "compacted" exactly when r is
+// below it, so a binary search over [known, head] needs a few cheap reads.
+async function learnCompactRev() {
+  const readable = async (rev) => {
+    try { await state.etcd.range('\0', { rev }); return true; } catch (e) {
+      if (e instanceof GatewayError && /compacted/.test(e.message)) return false;
+      throw e;
+    }
+  };
+  try {
+    const head = n0((await state.etcd.range('\0')).header.revision);
+    let lo = Math.max(1, state.compactRev);
+    let hi = head;
+    if (await readable(lo)) return;
+    while (lo + 1 < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (await readable(mid)) hi = mid; else lo = mid;
+    }
+    if (hi > state.compactRev) {
+      state.compactRev = hi;
+      frame.schedule('revision', renderRevision);
+      frame.schedule('timeline', renderTimeline);
+      if (state.selectedKey) frame.schedule('history', renderHistory);
+    }
+  } catch (e) {
+    notice(`etcd: ${e.message}`, 'error');
+  }
 }
+const n0 = (x) => Number(x || 0);
 
 async function refreshKeys() {
   try {
@@ -679,12 +700,21 @@ async function replay(ops) {
   }
 }
 
+// bootSession makes the first Kubernetes request, which creates the
+// system namespaces (four revisions), so that a replayed history always
+// starts from the same revision whatever its first operation is.
+async function bootSession() {
+  const r = await state.transport.request('GET', '/api/v1/namespaces/default');
+  if (r.status >= 500) notice(`the Kubernetes API answered ${r.status}`, 'error');
+}
+
 async function resetLab() {
   if (!state.transport.reset) return;
   reflector.gen++;
   reflector.cancel?.();
   con.stopWatches();
   await state.transport.reset();
+  await bootSession();
   state.rev = 0; state.compactRev = -1; state.keys.clear(); state.events.clear(); state.travelRev = 0; state.selectedKey = '';
   Object.assign(reflector, { state: 'stopped', rv: '', cache: new Map(), relists: 0, cancel: null, stream: null });
   for (const c of Object.values(clients)) { c.copy = null; showCopy(c); }
@@ -828,18 +858,21 @@ async function start() {
   }
   state.etcd = new Etcd(state.transport);
   con = new Console({
-    transport: state.transport, etcd: state.etcd, print, toYAML,
+    transport: state.transport, etcd: state.etcd, print, toYAML: kubectlYAML, withoutManagedFields,
     clear: () => consoleOut.replaceChildren(), editorObject, apply: applyObject, afterWrite: scheduleRefresh,
   });
+  await bootSession();
+  performance.mark('kube-booted');
   setConn('ready', cfg.mode === 'server' ? `live · session ${cfg.session}` : 'ready · engine in this page');
   seeRevision(1);
   renderRevision();
   watchKeyspace(1);
   await refreshKeys();
-  await editorLoad();
+  performance.mark('keys-loaded');
   root.dataset.ready = 'true';
   root.dataset.readyMs = String(Math.round(performance.now()));
 
+  await editorLoad();
   // Restore: a share link wins over the saved lab.
   const m = location.hash.match(/^#h=(.+)$/);
   if (m) {

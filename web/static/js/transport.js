@@ -22,22 +22,19 @@ function splitFrames(text, onFrame) {
   for (const line of text.split('\n')) if (line.trim() !== '') onFrame(line);
 }
 
-// loadEngine instantiates the WebAssembly engine and resolves with its
-// bridge (globalThis.rvplay).
+// loadEngine resolves with the engine's bridge (globalThis.rvplay). The lab
+// page starts the engine from an inline script (lab.templ) so that it loads
+// while the modules do; without that, it is started here.
 export async function loadEngine(staticBase) {
+  if (globalThis.__rvplayEngine) return globalThis.__rvplayEngine;
   if (!globalThis.Go) throw new Error('wasm_exec.js did not load');
   const ready = new Promise((resolve) => { globalThis.__rvplayReady = resolve; });
   const go = new globalThis.Go();
   const url = staticBase + 'wasm/rvplay.wasm';
-  let result;
-  try {
-    result = await WebAssembly.instantiateStreaming(fetch(url), go.importObject);
-  } catch (e) {
-    const r = await fetch(url);
-    if (!r.ok) throw new Error(`engine not found (${r.status} ${url}); run scripts/build-wasm.sh`);
-    result = await WebAssembly.instantiate(await r.arrayBuffer(), go.importObject);
-  }
-  go.run(result.instance).then(() => console.error('rvplay engine exited'));
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`engine not found (${r.status} ${url}); run scripts/build-wasm.sh`);
+  const { instance } = await WebAssembly.instantiate(await r.arrayBuffer(), go.importObject);
+  go.run(instance).then(() => console.error('rvplay engine exited'));
   return ready;
 }
 

@@ -1,0 +1,282 @@
+// The offline lab: the engine runs in the page as WebAssembly. These tests
+// drive it the way a learner does and wait on what the page shows
+// (web-first assertions on revisions, event rows and log entries).
+import { expect, test, type Page, type TestInfo } from '@playwright/test';
+
+async function openLab(page: Page, path = '/lab') {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(path);
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true');
+  return errors;
+}
+
+async function run(page: Page, command: string) {
+  const input = page.getByTestId('console-input');
+  await input.fill(command);
+  await input.press('Enter');
+  // The console echoes each command before its output.
+  await expect(page.getByTestId('console-line').filter({ hasText: `$ ${command}` }).last()).toBeVisible();
+}
+
+async function shot(page: Page, testInfo: TestInfo, name: string) {
+  await testInfo.attach(name, { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
+}
+
+const consoleText = (page: Page) => page.getByTestId('console-output');
+
+test('the offline lab is interactive within a second on localhost', async ({ page }, testInfo) => {
+  // The first visit fills the HTTP cache (the .wasm revalidates by ETag);
+  // the figure asserted is a visit after that, as a learner's reload is.
+  await openLab(page);
+  const coldMs = Number(await page.getByTestId('lab').getAttribute('data-ready-ms'));
+  testInfo.annotations.push({ type: 'cold-ready-ms', description: `first visit: interactive at ${coldMs} ms` });
+  console.log(`offline lab, first visit: interactive at ${coldMs} ms`);
+  await page.reload();
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true');
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const readyMs = Number(await page.getByTestId('lab').getAttribute('data-ready-ms'));
+  const nav = await page.evaluate(() => {
+    const n = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+    return { domContentLoaded: Math.round(n.domContentLoadedEventEnd), load: Math.round(n.loadEventEnd) };
+  });
+  testInfo.annotations.push({ type: 'ready-ms', description: `engine ready and lab interactive at ${readyMs} ms (DOMContentLoaded ${nav.domContentLoaded} ms)` });
+  console.log(`offline lab interactive at ${readyMs} ms after navigation start (DOMContentLoaded ${nav.domContentLoaded} ms)`);
+  expect(readyMs).toBeLessThan(1000);
+  await expect(page.getByTestId('conn-status')).toHaveAttribute('data-state', 'ready');
+  await expect(page.getByTestId('store-revision')).toHaveText(/^\d+$/);
+  expect(errors).toEqual([]);
+  await shot(page, testInfo, 'offline lab');
+});
+
+test('etcdctl commands print what etcdctl prints and the etcd view follows', async ({ page }, testInfo) => {
+  await openLab(page);
+  const start = Number(await page.getByTestId('store-revision').textContent());
+  await run(page, 'etcdctl put k1 v1');
+  await run(page, 'etcdctl put k1 v2');
+  await expect(consoleText(page)).toContainText('OK\n');
+  const r2 = start + 1;
+  const r3 = start + 2;
+  await run(page, 'etcdctl get k1 -w json');
+  await expect(consoleText(page)).toContainText(
+    new RegExp(`"kvs":\\[\\{"key":"azE=","create_revision":${r2},"mod_revision":${r3},"version":2,"value":"djI="\\}\\],"count":1\\}`));
+  await run(page, `etcdctl get k1 --rev=${r2}`);
+  await expect(consoleText(page)).toContainText('k1\nv1');
+
+  // The etcd view shows the key with its revisions, and its history.
+  const row = page.locator('[data-testid="etcd-key"][data-key="k1"]');
+  await expect(row.locator('td')).toHaveText(['k1', String(r2), String(r3), '2']);
+  await row.click();
+  await expect(page.getByTestId('history-entry')).toHaveCount(2);
+  await expect(page.getByTestId('store-revision')).toHaveText(String(r3));
+
+  // Time travel: at r2 the keyspace had k1 at its first version.
+  const slider = page.getByTestId('time-travel');
+  await slider.fill(String(r2));
+  await expect(page.getByTestId('time-travel-rev')).toHaveText(String(r2));
+  await expect(row.locator('td')).toHaveText(['k1', String(r2), String(r2), '1']);
+  await page.getByTestId('time-travel-head').click();
+  await expect(row.locator('td')).toHaveText(['k1', String(r2), String(r3), '2']);
+
+  // Compaction: the old revision is gone, with etcd's own error text.
+  await run(page, `etcdctl compaction ${r3}`);
+  await expect(consoleText(page)).toContainText(`compacted revision ${r3}`);
+  await expect(page.getByTestId('compact-revision')).toHaveText(String(r3));
+  await expect(page.getByTestId('compaction-line')).toBeVisible();
+  await run(page, `etcdctl get k1 --rev=${r2}`);
+  await expect(consoleText(page)).toContainText('Error: etcdserver: mvcc: required revision has been compacted');
+  await shot(page, testInfo, 'etcd view, timeline and console');
+});
+
+test('a reload keeps the lab: the history of operations is replayed', async ({ page }) => {
+  await openLab(page);
+  await run(page, 'etcdctl put /registry/demo/a one');
+  await run(page, 'etcdctl put /registry/demo/a two');
+  await run(page, 'etcdctl put /registry/demo/b three');
+  const row = page.locator('[data-testid="etcd-key"][data-key="/registry/demo/a"]');
+  await expect(row.locator('td').nth(3)).toHaveText('2');
+  const rev = await page.getByTestId('store-revision').textContent();
+  await page.reload();
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-replayed', '3');
+  await expect(page.getByTestId('store-revision')).toHaveText(rev!);
+  await expect(row.locator('td').nth(3)).toHaveText('2');
+});
+
+test('a share link and an exported file replay the same lab elsewhere', async ({ page, browser }) => {
+  await openLab(page);
+  await run(page, 'etcdctl put shared x');
+  await run(page, 'etcdctl put shared y');
+  await run(page, 'etcdctl del shared');
+  const rev = await page.getByTestId('store-revision').textContent();
+  expect(Number(rev)).toBeGreaterThan(3);
+
+  await page.getByTestId('share').click();
+  const link = page.getByTestId('share-link');
+  await expect(link).toHaveValue(/#h=/);
+  const url = await link.inputValue();
+
+  const other = await browser.newContext();
+  const p2 = await other.newPage();
+  await p2.goto(url);
+  await expect(p2.getByTestId('lab')).toHaveAttribute('data-replayed', '3');
+  await expect(p2.getByTestId('store-revision')).toHaveText(rev!);
+  await expect(p2).not.toHaveURL(/#h=/);
+
+  const download = page.waitForEvent('download');
+  await page.getByTestId('export').click();
+  const file = await (await download).path();
+  const p3 = await other.newPage();
+  await openLab(p3);
+  await p3.getByTestId('import-file').setInputFiles(file);
+  await expect(p3.getByTestId('lab')).toHaveAttribute('data-replayed', '3');
+  await expect(p3.getByTestId('store-revision')).toHaveText(rev!);
+  await other.close();
+});
+
+test('keyboard: ? shows the shortcuts, Escape closes them, / focuses the console', async ({ page }) => {
+  await openLab(page);
+  await page.locator('body').press('?');
+  await expect(page.getByTestId('help-overlay')).toBeVisible();
+  await expect(page.getByTestId('help-close')).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('help-overlay')).toBeHidden();
+  await page.locator('body').press('/');
+  await expect(page.getByTestId('console-input')).toBeFocused();
+});
+
+// The lesson of optimistic concurrency: two operators read the same
+// version; the first write wins, the second gets 409 Conflict with the
+// Status kube-apiserver sends; the controller retries on conflict.
+test('two clients conflict: the stale PUT gets 409 with the real Status JSON', async ({ page }, testInfo) => {
+  await openLab(page);
+  const lastA = page.getByTestId('client-a-log').getByTestId('exchange').last();
+  const lastB = page.getByTestId('client-b-log').getByTestId('exchange').last();
+  await page.getByTestId('client-a-put').click(); // nothing read yet: create
+  await expect(lastA).toHaveAttribute('data-status', '201');
+  await page.getByTestId('client-a-get').click();
+  await expect(lastA).toHaveAttribute('data-method', 'GET');
+  const rv = await page.getByTestId('client-a-rv').textContent();
+  expect(rv).toMatch(/^\d+$/);
+  await page.getByTestId('client-b-get').click();
+  await expect(page.getByTestId('client-b-rv')).toHaveText(rv!);
+
+  await page.getByTestId('client-a-value').fill('from-A');
+  await page.getByTestId('client-a-put').click();
+  await expect(lastA).toHaveAttribute('data-method', 'PUT');
+  await expect(lastA).toHaveAttribute('data-status', '200');
+  await expect(page.getByTestId('client-a-rv')).not.toHaveText(rv!);
+
+  await page.getByTestId('client-b-value').fill('from-B');
+  await page.getByTestId('client-b-put').click();
+  await expect(lastB).toHaveAttribute('data-status', '409');
+  const status = JSON.parse((await lastB.getByTestId('exchange-body').textContent())!);
+  expect(status).toMatchObject({
+    kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Conflict', code: 409,
+    details: { name: 'demo', kind: 'configmaps' },
+    message: 'Operation cannot be fulfilled on configmaps "demo": the object has been modified; please apply your changes to the latest version and try again',
+  });
+  await expect(page.getByTestId('client-b-rv')).toHaveText(rv!); // B's copy is still the stale one
+
+  // The controller's stale copy conflicts too, and RetryOnConflict re-reads and wins.
+  await page.getByTestId('client-controller-get').click();
+  await expect(page.getByTestId('client-controller-rv')).toHaveText(await page.getByTestId('client-a-rv').textContent() as string);
+  await page.getByTestId('client-a-put').click();
+  await expect(lastA).toHaveAttribute('data-status', '200');
+  await page.getByTestId('client-controller-put').click();
+  const ctl = page.getByTestId('client-controller-log').getByTestId('exchange');
+  await expect(ctl.last()).toHaveAttribute('data-status', '200');
+  await expect(page.locator('[data-testid="client-controller-log"] [data-testid="exchange"][data-status="409"]')).toHaveCount(1);
+  await expect(page.locator('[data-testid="etcd-key"][data-key="/registry/configmaps/default/demo"] [data-testid="etcd-key-mod"]'))
+    .toHaveText(await page.getByTestId('client-controller-rv').textContent() as string);
+  await shot(page, testInfo, 'conflict between two clients');
+});
+
+// A reflector whose watch broke resumes from its last resourceVersion; if
+// that revision was compacted meanwhile, the watch answers 410 and the
+// reflector lists again.
+test('watch, compact, and the reflector relists after 410', async ({ page }, testInfo) => {
+  await openLab(page);
+  await run(page, 'kubectl create configmap one --from-literal=a=1');
+  await expect(consoleText(page)).toContainText('configmap/one created');
+  await page.getByTestId('reflector-start').click();
+  await expect(page.getByTestId('reflector-state')).toHaveText('watching');
+  await expect(page.locator('[data-testid="reflector-item"][data-name="one"]')).toBeVisible();
+  await page.getByTestId('watch-start').click();
+  const watchStream = page.locator('[data-testid="stream"][data-stream="watch configmaps"]');
+  await expect(watchStream.locator('[data-testid="watch-event"][data-type="ADDED"]')).toHaveCount(1);
+
+  await page.getByTestId('client-a-put').click(); // creates "demo"
+  await expect(page.locator('[data-testid="reflector-item"][data-name="demo"]')).toBeVisible();
+  await expect(watchStream.locator('[data-testid="watch-event"][data-type="ADDED"]')).toHaveCount(2);
+  const reflectorStream = page.locator('[data-testid="stream"][data-stream="reflector"]');
+  const synced = await page.getByTestId('reflector-rv').textContent();
+
+  await page.getByTestId('reflector-disconnect').click();
+  await expect(page.getByTestId('reflector-state')).toHaveText('disconnected');
+  await run(page, 'kubectl create configmap two --from-literal=b=2');
+  await run(page, 'kubectl delete cm one');
+  await expect(consoleText(page)).toContainText('configmap "one" deleted');
+  await expect(watchStream.locator('[data-testid="watch-event"][data-type="DELETED"]')).toHaveCount(1);
+  const head = await page.getByTestId('store-revision').textContent();
+  await page.getByTestId('compact').click();
+  await expect(page.getByTestId('compact-revision')).toHaveText(head!);
+
+  await page.getByTestId('reflector-resume').click();
+  await expect(reflectorStream.locator('[data-testid="watch-event"][data-type="ERROR"]')).toContainText('410');
+  await expect(reflectorStream.locator('[data-testid="watch-event"][data-type="RELIST"]')).toHaveCount(1);
+  await expect(page.getByTestId('reflector-relists')).toHaveText('1');
+  await expect(page.getByTestId('reflector-state')).toHaveText('watching');
+  await expect(page.getByTestId('reflector-rv')).toHaveText(head!);
+  expect(Number(head)).toBeGreaterThan(Number(synced));
+  await expect(page.locator('[data-testid="reflector-item"][data-name="one"]')).toHaveCount(0);
+  await expect(page.locator('[data-testid="reflector-item"][data-name="two"]')).toBeVisible();
+  await shot(page, testInfo, 'reflector relist after 410');
+});
+
+test('the editor applies YAML and JSON; a stale resourceVersion gets 409', async ({ page }) => {
+  await openLab(page);
+  const editor = page.getByTestId('editor');
+  await editor.fill('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: edited\ndata:\n  colour: blue\n');
+  await page.getByTestId('editor-apply').click();
+  const result = page.getByTestId('editor-result');
+  await expect(result).toContainText('configmap/edited created');
+  await expect(editor).toHaveValue(/resourceVersion: '\d+'/);
+  const stale = await editor.inputValue();
+  await page.getByTestId('editor-format-json').click();
+  await expect(editor).toHaveValue(/"colour": "blue"/);
+  await editor.fill((await editor.inputValue()).replace('"blue"', '"green"'));
+  await page.getByTestId('editor-apply').click();
+  await expect(result).toContainText('configmap/edited configured');
+  await page.getByTestId('editor-format-yaml').click();
+  await editor.fill(stale);
+  await page.getByTestId('editor-apply').click();
+  await expect(result).toHaveAttribute('data-ok', 'false');
+  await expect(result).toContainText('Error from server (Conflict): Operation cannot be fulfilled on configmaps "edited"');
+
+  await run(page, 'kubectl get cm edited -o json');
+  await expect(consoleText(page)).toContainText('"colour": "green"');
+  await editor.fill('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: edited\ndata:\n  colour: red\n');
+  await run(page, 'kubectl apply -f -');
+  await expect(consoleText(page)).toContainText('configmap/edited configured');
+});
+
+test('the page stays responsive while 200 events a second stream in', async ({ page }, testInfo) => {
+  await openLab(page);
+  await page.getByTestId('watch-start').click();
+  const stream = page.locator('[data-testid="stream"][data-stream="watch configmaps"]');
+  await expect(stream).toHaveAttribute('data-state', 'open');
+  await run(page, 'lab load 200 3');
+  // While the load runs, the page still answers at once.
+  await expect(stream).toHaveAttribute('data-count', /^[1-9]\d\d$/);
+  await page.getByTestId('help').click();
+  await expect(page.getByTestId('help-overlay')).toBeVisible({ timeout: 1000 });
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('help-overlay')).toBeHidden({ timeout: 1000 });
+  await expect(consoleText(page)).toContainText(/load: 600 updates in [\d.]+s \((\d+)\/s\)/, { timeout: 20_000 });
+  const line = await page.getByTestId('console-line').filter({ hasText: 'load:' }).textContent();
+  testInfo.annotations.push({ type: 'load', description: line! });
+  console.log(line);
+  await expect(stream).toHaveAttribute('data-count', /^(6\d\d)$/);
+  await expect(page.getByTestId('reflector-state')).toHaveText('stopped');
+});
