@@ -54,7 +54,7 @@ type Write struct {
 // Error() as message and Causes() as details.causes (details has no name
 // or kind).
 type ConflictError struct {
-	Conflicts []Conflict // sorted by manager, then field path
+	Conflicts []Conflict // grouped by manager (sorted), paths in kube's order
 }
 
 // Conflict is one conflicting field.
@@ -134,12 +134,12 @@ func Apply(t *schema.Type, apiVersion string, live, config map[string]any, w Wri
 			return nil, &BadRequestError{"metadata.managedFields must be nil"}
 		}
 	}
-	cfg := normalize(config).(map[string]any)
+	cfg := normalizeObject(config)
 	var liveObj map[string]any
 	if live == nil {
-		liveObj = normalize(schema.Zero(t)).(map[string]any)
+		liveObj = normalizeObject(schema.Zero(t))
 	} else {
-		liveObj = normalize(live).(map[string]any)
+		liveObj = normalizeObject(live)
 	}
 	managed, err := decodeManagedFields(liveObj)
 	if err != nil {
@@ -270,12 +270,12 @@ func updateManaged(t *schema.Type, apiVersion string, oldObj, newObj map[string]
 	if oldObj == nil {
 		// kube compares a create against the empty typed object, whose
 		// encoding already has spec, template, ... (but not labels).
-		liveObj = normalize(schema.Zero(t)).(map[string]any)
+		liveObj = normalizeObject(schema.Zero(t))
 	} else {
-		liveObj = normalize(oldObj).(map[string]any)
+		liveObj = normalizeObject(oldObj)
 	}
 	removeManagedFields(liveObj)
-	nObj := normalize(newObj).(map[string]any)
+	nObj := normalizeObject(newObj)
 	removeManagedFields(nObj)
 	pt := parseableType(t)
 	liveTV, err := pt.FromUnstructured(liveObj, typed.AllowDuplicates)
@@ -369,7 +369,7 @@ func syncLastApplied(live, cfg, out map[string]any) {
 	if _, ok := annotations(live)[LastAppliedAnnotation]; !ok {
 		return
 	}
-	c := normalize(cfg).(map[string]any)
+	c := normalizeObject(cfg)
 	if a := annotations(c); a != nil {
 		delete(a, LastAppliedAnnotation)
 	}
@@ -409,7 +409,11 @@ func updater(t *schema.Type, apiVersion, subresource string) *merge.Updater {
 	if reset := schema.ResetFields(t, subresource); len(reset) > 0 {
 		s := fieldpath.NewSet()
 		for _, f := range reset {
-			s.Insert(fieldpath.MakePathOrDie(f))
+			var parts []any
+			for _, p := range strings.Split(f, ".") {
+				parts = append(parts, p)
+			}
+			s.Insert(fieldpath.MakePathOrDie(parts...))
 		}
 		b.IgnoreFilter = map[fieldpath.APIVersion]fieldpath.Filter{fieldpath.APIVersion(apiVersion): fieldpath.NewExcludeSetFilter(s)}
 	}
@@ -446,12 +450,10 @@ func stripMeta(f fieldpath.ManagedFields) fieldpath.ManagedFields {
 
 func conflictError(cs merge.Conflicts) *ConflictError {
 	sorted := append(merge.Conflicts(nil), cs...)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		if sorted[i].Manager != sorted[j].Manager {
-			return sorted[i].Manager < sorted[j].Manager
-		}
-		return sorted[i].Path.Compare(sorted[j].Path) < 0
-	})
+	// Managers sorted (as kube's message does); each manager's paths stay
+	// in the order structured-merge-diff reports them (its set order:
+	// a node's own fields before deeper paths), as kube prints them.
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Manager < sorted[j].Manager })
 	e := &ConflictError{}
 	for _, c := range sorted {
 		e.Conflicts = append(e.Conflicts, Conflict{Manager: printManager(c.Manager), Field: c.Path.String()})
@@ -502,15 +504,29 @@ func isResetManagedFields(v any) bool {
 	return false
 }
 
+// normalizeObject is normalize for an object; nil becomes empty.
+func normalizeObject(m map[string]any) map[string]any {
+	if n, ok := normalize(m).(map[string]any); ok {
+		return n
+	}
+	return map[string]any{}
+}
+
 func normalize(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
+		if x == nil {
+			return nil
+		}
 		m := make(map[string]any, len(x))
 		for k, e := range x {
 			m[k] = normalize(e)
 		}
 		return m
 	case []any:
+		if x == nil {
+			return nil // a Go nil slice is JSON null
+		}
 		l := make([]any, len(x))
 		for i, e := range x {
 			l[i] = normalize(e)

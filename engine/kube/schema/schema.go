@@ -153,10 +153,10 @@ func ForGVK(apiVersion, kind string) *Type {
 // Types returns all definitions sorted by name.
 func Types() []*Type { return ordered }
 
-// ResetFields lists the top-level fields a write through the given
-// subresource does not own and cannot change: the main resource ignores
-// status, the status subresource ignores spec and metadata (kube's
-// ResetFieldsStrategy). Types without a status have none.
+// ResetFields lists the fields a write through the given subresource
+// does not own and cannot change (kube's ResetFieldsStrategy), as dotted
+// paths: the main resource ignores status; the status subresource ignores
+// spec and what each kind's status strategy restores.
 func ResetFields(t *Type, subresource string) []string {
 	if t == nil || t.Field("status") == nil || t.Short == "Scale" {
 		return nil
@@ -165,7 +165,13 @@ func ResetFields(t *Type, subresource string) []string {
 	case "":
 		return []string{"status"}
 	case "status":
-		return []string{"spec", "metadata"}
+		switch t.Short {
+		case "Deployment":
+			return []string{"spec", "metadata.labels"}
+		case "Pod":
+			return []string{"spec", "metadata.deletionTimestamp", "metadata.ownerReferences"}
+		}
+		return []string{"spec"}
 	}
 	return nil
 }
