@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -40,6 +41,35 @@ type Step struct {
 	Request string // the request path and query, for StepList/StepWatch
 	Wait    time.Duration
 	Err     error
+}
+
+// MarshalJSON renders a step for a UI: times in RFC 3339, waits in
+// milliseconds, errors as their message plus reason and code.
+func (s Step) MarshalJSON() ([]byte, error) {
+	type out struct {
+		Seq     int    `json:"seq"`
+		Time    string `json:"time"`
+		Kind    string `json:"kind"`
+		RV      string `json:"rv,omitempty"`
+		Type    string `json:"type,omitempty"`
+		Key     string `json:"key,omitempty"`
+		Items   int    `json:"items,omitempty"`
+		Initial bool   `json:"initial,omitempty"`
+		Request string `json:"request,omitempty"`
+		WaitMS  int64  `json:"waitMs,omitempty"`
+		Error   string `json:"error,omitempty"`
+		Reason  string `json:"reason,omitempty"`
+		Code    int32  `json:"code,omitempty"`
+	}
+	o := out{Seq: s.Seq, Time: s.Time.UTC().Format(time.RFC3339Nano), Kind: s.Kind, RV: s.RV, Type: s.Type, Key: s.Key,
+		Items: s.Items, Initial: s.Initial, Request: s.Request, WaitMS: s.Wait.Milliseconds()}
+	if s.Err != nil {
+		o.Error = s.Err.Error()
+		if se, ok := AsStatus(s.Err); ok {
+			o.Reason, o.Code = se.Reason(), se.Code()
+		}
+	}
+	return json.Marshal(o)
 }
 
 func (s Step) String() string {
@@ -497,7 +527,12 @@ func (r *Reflector) handleWatch(ctx context.Context, w *Watcher, start time.Time
 				r.step(Step{Kind: StepInitialEventsEnd, RV: rv, Items: len(initial)})
 				return rv, true, nil
 			}
+			if initial == nil && rv != "" {
+				r.setLastSyncRV(rv)
+			}
 			r.step(Step{Kind: StepBookmark, RV: rv, Initial: initial != nil})
+			count++
+			continue
 		case Added, Modified, Deleted:
 			if initial != nil {
 				if ev.Type == Deleted {
@@ -515,7 +550,6 @@ func (r *Reflector) handleWatch(ctx context.Context, w *Watcher, start time.Time
 					r.Store.Delete(ev.Object)
 				}
 			}
-			r.step(Step{Kind: StepEvent, Type: ev.Type, Key: ev.Object.Key(), RV: rv, Initial: initial != nil})
 		default:
 			r.step(Step{Kind: StepError, RV: rv, Err: fmt.Errorf("unexpected watch event type %q", ev.Type)})
 			continue
@@ -526,6 +560,7 @@ func (r *Reflector) handleWatch(ctx context.Context, w *Watcher, start time.Time
 		if initial == nil && rv != "" {
 			r.setLastSyncRV(rv)
 		}
+		r.step(Step{Kind: StepEvent, Type: ev.Type, Key: ev.Object.Key(), RV: rv, Initial: initial != nil})
 	}
 }
 

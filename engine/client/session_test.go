@@ -543,3 +543,44 @@ func TestReflectorWatchListStartsOverAfterTheWatchRevisionWasCompacted(t *testin
 		t.Fatalf("%d LIST requests in watch-list mode", n)
 	}
 }
+
+// frozenClock never advances: every watch looks like it lasted no time.
+type frozenClock struct{ t time.Time }
+
+func (c frozenClock) Now() time.Time                                   { return c.t }
+func (c frozenClock) Sleep(ctx context.Context, d time.Duration) error { return ctx.Err() }
+
+// A watch that ends in under a second without a single event is
+// suspicious (client-go: "very short watch"); the reflector relists
+// rather than hammering the server with re-watches.
+func TestReflectorRelistsAfterAVeryShortEmptyWatch(t *testing.T) {
+	_, c := newTestSession(t, kube.Options{})
+	createCM(t, c, "default", "a")
+	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), NewStore())
+	r.MinWatchTimeout = time.Second
+	rec := record(t, r)
+	r.Clock = frozenClock{t: time.Unix(1_700_000_000, 0)}
+	runReflector(t, r)
+	rec.kind(StepWatch)
+	e := rec.kind(StepError)
+	if e.Err == nil || !contains(e.Err.Error(), "very short watch") {
+		t.Fatalf("error step %v", e)
+	}
+	rec.kind(StepBackoff)
+	if l := rec.kind(StepList); l.RV == "0" || l.RV == "" {
+		t.Fatalf("relist at %q, want the last synced RV", l.RV)
+	}
+}
+
+func TestStepMarshalsForAUI(t *testing.T) {
+	s := Step{Seq: 3, Time: time.Unix(0, 0), Kind: StepExpired, RV: "12",
+		Err: &StatusError{Status: Status{Message: "too old resource version: 12 (40)", Reason: ReasonExpired, Code: 410}}}
+	b, err := s.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"seq":3,"time":"1970-01-01T00:00:00Z","kind":"expired","rv":"12","error":"too old resource version: 12 (40)","reason":"Expired","code":410}`
+	if string(b) != want {
+		t.Fatalf("got %s\nwant %s", b, want)
+	}
+}
