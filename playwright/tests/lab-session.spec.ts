@@ -1,0 +1,155 @@
+// The lab on a server session: the same page talks to the server over
+// fetch and WebSocket; two browser contexts on one session see each other's
+// writes, conflicts and watch events live. WebSocket faults are injected
+// with Playwright's WebSocket routing.
+import { expect, test, type APIRequestContext, type Page, type TestInfo, type WebSocketRoute } from '@playwright/test';
+
+async function newSession(request: APIRequestContext): Promise<string> {
+  const r = await request.post('/sessions', { data: {} });
+  expect(r.ok()).toBeTruthy();
+  return (await r.json()).name;
+}
+
+async function openSession(page: Page, name: string) {
+  await page.goto(`/s/${name}/`);
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true');
+  await expect(page.getByTestId('mode')).toHaveText(`session ${name}`);
+}
+
+async function run(page: Page, command: string) {
+  const input = page.getByTestId('console-input');
+  await input.fill(command);
+  await input.press('Enter');
+  await expect(page.getByTestId('console-line').filter({ hasText: `$ ${command}` }).last()).toBeVisible();
+}
+
+async function shot(page: Page, testInfo: TestInfo, name: string) {
+  await testInfo.attach(name, { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
+}
+
+const configmaps = (name: string) => `/s/${name}/api/v1/namespaces/default/configmaps`;
+
+test('the landing page opens a new session on this server', async ({ page }) => {
+  await page.goto('/');
+  const name = `landing-${Date.now().toString(36)}`;
+  await page.getByTestId('session-name').fill(name);
+  await page.getByTestId('session-open').click();
+  await expect(page).toHaveURL(new RegExp(`/s/${name}/$`));
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true');
+  await page.goto('/');
+  await expect(page.getByTestId('session-list').getByRole('link', { name })).toBeVisible();
+});
+
+test('two browsers on one session: live writes, watch events, a conflict, and the relist after compaction', async ({ browser, request }, testInfo) => {
+  const name = await newSession(request);
+  const ctxA = await browser.newContext();
+  const ctxB = await browser.newContext();
+  const a = await ctxA.newPage();
+  const b = await ctxB.newPage();
+  await openSession(a, name);
+  await openSession(b, name);
+
+  // B watches; A writes; B sees the event over its WebSocket and the key in its etcd view.
+  await b.getByTestId('watch-start').click();
+  const bWatch = b.locator('[data-testid="stream"][data-stream="watch configmaps"]');
+  await expect(bWatch.getByTestId('stream-state')).toHaveText('open (websocket)');
+  await b.getByTestId('reflector-start').click();
+  await expect(b.getByTestId('reflector-state')).toHaveText('watching');
+  await run(a, 'kubectl create configmap shared --from-literal=who=a');
+  await expect(a.getByTestId('console-output')).toContainText('configmap/shared created');
+  await expect(bWatch.locator('[data-testid="watch-event"][data-type="ADDED"]')).toContainText('shared');
+  await expect(b.locator('[data-testid="etcd-key"][data-key="/registry/configmaps/default/shared"]')).toBeVisible();
+  await expect(b.locator('[data-testid="reflector-item"][data-name="shared"]')).toBeVisible();
+  await expect(b.getByTestId('store-revision')).toHaveText((await a.getByTestId('store-revision').textContent())!);
+
+  // Both read "shared"; A writes first; B's stale write gets 409.
+  for (const p of [a, b]) await p.getByTestId('subject-name').fill('shared');
+  await a.getByTestId('client-a-get').click();
+  await expect(a.getByTestId('client-a-rv')).toHaveText(/^\d+$/);
+  const rv = (await a.getByTestId('client-a-rv').textContent())!;
+  await b.getByTestId('client-b-get').click();
+  await expect(b.getByTestId('client-b-rv')).toHaveText(rv);
+  await a.getByTestId('client-a-put').click();
+  await expect(a.getByTestId('client-a-log').getByTestId('exchange').last()).toHaveAttribute('data-status', '200');
+  await expect(bWatch.locator('[data-testid="watch-event"][data-type="MODIFIED"]')).toHaveCount(1);
+  await b.getByTestId('client-b-put').click();
+  const bLast = b.getByTestId('client-b-log').getByTestId('exchange').last();
+  await expect(bLast).toHaveAttribute('data-status', '409');
+  await expect(bLast.getByTestId('exchange-body')).toContainText('"reason":"Conflict"');
+
+  // B's reflector drops its watch; A writes and compacts; B resumes: 410, relist.
+  await b.getByTestId('reflector-disconnect').click();
+  await expect(b.getByTestId('reflector-state')).toHaveText('disconnected');
+  await run(a, 'kubectl create configmap later --from-literal=n=1');
+  await expect(a.getByTestId('console-output')).toContainText('configmap/later created');
+  // Two revisions after B's last one: compacting at the head removes the
+  // revision right after it, which B's watch would need.
+  await run(a, 'kubectl delete cm shared');
+  await expect(a.getByTestId('console-output')).toContainText('configmap "shared" deleted');
+  const head = (await a.getByTestId('store-revision').textContent())!;
+  await run(a, `etcdctl compaction ${head}`);
+  await expect(a.getByTestId('console-output')).toContainText(`compacted revision ${head}`);
+  await b.getByTestId('reflector-resume').click();
+  const bReflector = b.locator('[data-testid="stream"][data-stream="reflector"]');
+  await expect(bReflector.locator('[data-testid="watch-event"][data-type="ERROR"]')).toContainText('410');
+  await expect(b.getByTestId('reflector-relists')).toHaveText('1');
+  await expect(b.getByTestId('reflector-state')).toHaveText('watching');
+  await expect(b.locator('[data-testid="reflector-item"][data-name="later"]')).toBeVisible();
+  await expect(b.locator('[data-testid="reflector-item"][data-name="shared"]')).toHaveCount(0);
+  await shot(a, testInfo, 'session: browser A');
+  await shot(b, testInfo, 'session: browser B (409, relist)');
+  await ctxA.close();
+  await ctxB.close();
+});
+
+test('a dropped WebSocket: the reflector re-watches from its last resourceVersion', async ({ page, request }) => {
+  const name = await newSession(request);
+  const routes: WebSocketRoute[] = [];
+  await page.routeWebSocket(/\/api\/v1\/namespaces\/default\/configmaps\?.*watch=true/, (ws) => {
+    routes.push(ws);
+    ws.connectToServer(); // pass every message through
+  });
+  await openSession(page, name);
+  await page.getByTestId('reflector-start').click();
+  await expect(page.getByTestId('reflector-state')).toHaveText('watching');
+  const stream = page.locator('[data-testid="stream"][data-stream="reflector"]');
+  await expect(stream.getByTestId('stream-state')).toHaveText('open (websocket)');
+
+  const created = await request.post(configmaps(name), { data: { metadata: { name: 'before' }, data: { a: '1' } } });
+  expect(created.status()).toBe(201);
+  await expect(page.locator('[data-testid="reflector-item"][data-name="before"]')).toBeVisible();
+  const rv = (await page.getByTestId('reflector-rv').textContent())!;
+
+  await routes[0].close({ code: 4000, reason: 'dropped by test' });
+  await expect(stream.locator('[data-testid="watch-event"][data-type="CLOSED"]')).toContainText('dropped by test');
+  await expect(stream.locator('[data-testid="watch-event"][data-type="WATCH"]').last()).toHaveText(`WATCH from rv=${rv}`);
+  await expect(page.getByTestId('reflector-state')).toHaveText('watching');
+  expect(routes.length).toBe(2);
+  const after = await request.post(configmaps(name), { data: { metadata: { name: 'after' }, data: { a: '2' } } });
+  expect(after.status()).toBe(201);
+  await expect(page.locator('[data-testid="reflector-item"][data-name="after"]')).toBeVisible();
+  await expect(page.getByTestId('reflector-relists')).toHaveText('0'); // resumed, no relist needed
+});
+
+test('a slow consumer is disconnected by the server and the reflector re-watches', async ({ page, request }) => {
+  const name = await newSession(request);
+  let first = true;
+  await page.routeWebSocket(/\/api\/v1\/namespaces\/default\/configmaps\?.*watch=true/, (ws) => {
+    const server = ws.connectToServer();
+    if (!first) return;
+    first = false;
+    // This consumer falls behind: when the next event comes, the server
+    // gives up on it with 1013 "client too slow", as rvplay's server does.
+    server.onMessage(() => ws.close({ code: 1013, reason: 'client too slow' }));
+  });
+  await openSession(page, name);
+  await page.getByTestId('reflector-start').click();
+  await expect(page.getByTestId('reflector-state')).toHaveText('watching');
+  const created = await request.post(configmaps(name), { data: { metadata: { name: 'burst' }, data: { a: '1' } } });
+  expect(created.status()).toBe(201);
+  const stream = page.locator('[data-testid="stream"][data-stream="reflector"]');
+  await expect(stream.locator('[data-testid="watch-event"][data-type="CLOSED"]')).toContainText('client too slow, code 1013');
+  await expect(stream.locator('[data-testid="watch-event"][data-type="WATCH"]')).toHaveCount(2);
+  // The re-watch from the last resourceVersion delivers the event the slow stream lost.
+  await expect(page.locator('[data-testid="reflector-item"][data-name="burst"]')).toBeVisible();
+});
