@@ -201,10 +201,11 @@ func (r *Reflector) step(s Step) {
 	if max <= 0 {
 		max = 1000
 	}
-	r.steps = append(r.steps, s)
-	if len(r.steps) > max {
-		r.steps = append([]Step(nil), r.steps[len(r.steps)-max:]...)
+	// Keep up to 2*max and trim to max at once: amortised O(1) per step.
+	if len(r.steps) >= 2*max {
+		r.steps = append(r.steps[:0:0], r.steps[len(r.steps)-max+1:]...)
 	}
+	r.steps = append(r.steps, s)
 	cb := r.OnStep
 	r.mu.Unlock()
 	if cb != nil {
@@ -212,11 +213,19 @@ func (r *Reflector) step(s Step) {
 	}
 }
 
-// Steps returns the most recent steps, oldest first.
+// Steps returns the most recent steps (at most MaxSteps), oldest first.
 func (r *Reflector) Steps() []Step {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Step(nil), r.steps...)
+	max := r.MaxSteps
+	if max <= 0 {
+		max = 1000
+	}
+	steps := r.steps
+	if len(steps) > max {
+		steps = steps[len(steps)-max:]
+	}
+	return append([]Step(nil), steps...)
 }
 
 // LastSyncResourceVersion is the revision the reflector has caught up to.

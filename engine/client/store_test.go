@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"reflect"
+	"strconv"
 	"testing"
 )
 
@@ -107,5 +108,17 @@ func TestWorkQueueDeduplicatesAndRequeuesKeysAddedWhileProcessing(t *testing.T) 
 	cancel()
 	if _, ok := q.get(cctx); ok {
 		t.Fatal("empty queue returned a key")
+	}
+}
+
+func TestReflectorStepLogKeepsTheLatestMaxSteps(t *testing.T) {
+	r := NewReflector(New(nil).Resource(ConfigMaps), NewStore())
+	r.MaxSteps = 3
+	for i := 0; i < 10; i++ {
+		r.step(Step{Kind: StepBookmark, RV: strconv.Itoa(i)})
+	}
+	steps := r.Steps()
+	if len(steps) != 3 || steps[0].RV != "7" || steps[2].RV != "9" || steps[2].Seq != 10 {
+		t.Fatalf("steps %v", steps)
 	}
 }
