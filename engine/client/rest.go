@@ -30,17 +30,19 @@ var (
 
 // Path is the REST path of the collection (name "") or of one object, in a
 // namespace or (namespace "") cluster-wide, optionally of a subresource.
+// Like api.Request.Path it is the decoded path: names are not escaped
+// (valid Kubernetes names need no escaping).
 func (r Resource) Path(namespace, name string, subresource ...string) string {
 	p := "/apis/" + r.Group + "/" + r.Version
 	if r.Group == "" {
 		p = "/api/" + r.Version
 	}
 	if namespace != "" {
-		p += "/namespaces/" + url.PathEscape(namespace)
+		p += "/namespaces/" + namespace
 	}
 	p += "/" + r.Resource
 	if name != "" {
-		p += "/" + url.PathEscape(name)
+		p += "/" + name
 	}
 	for _, s := range subresource {
 		p += "/" + s

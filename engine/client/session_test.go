@@ -584,3 +584,23 @@ func TestStepMarshalsForAUI(t *testing.T) {
 		t.Fatalf("got %s\nwant %s", b, want)
 	}
 }
+
+// A relist at a revision the server has not reached (504 Too large
+// resource version) starts over from the latest state.
+func TestReflectorRelistsFromLatestWhenItsRevisionIsTooLarge(t *testing.T) {
+	_, c := newTestSession(t, kube.Options{})
+	createCM(t, c, "default", "a")
+	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), NewStore())
+	rec := record(t, r)
+	r.setLastSyncRV("100000")
+	if err := r.list(testCtx(t)); err != nil {
+		t.Fatalf("list: %v", err)
+	}
+	l1 := rec.kind(StepList)
+	tl := rec.kind(StepTooLarge)
+	l2 := rec.kind(StepList)
+	rep := rec.kind(StepReplace)
+	if l1.RV != "100000" || !IsTooLargeResourceVersion(tl.Err) || l2.RV != "" || rep.Items != 1 {
+		t.Fatalf("steps: %v / %v / %v / %v", l1, tl, l2, rep)
+	}
+}
