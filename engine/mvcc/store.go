@@ -339,6 +339,11 @@ func (s *Store) Put(ctx context.Context, r *PutRequest) (*PutResponse, error) {
 	if err := checkPut(r); err != nil {
 		return nil, err
 	}
+	if r.Lease != 0 {
+		// A unary put looks its lease up before anything else (etcd's
+		// applier); this store has no leases, so every lease is unknown.
+		return nil, ErrLeaseNotFound
+	}
 	resp, err := s.Txn(ctx, &TxnRequest{Success: []RequestOp{{Put: r}}})
 	if err != nil {
 		return nil, err

@@ -389,12 +389,16 @@ func cmpInt64(a, b int64) int {
 }
 
 // checkPath validates the ops on the chosen path before anything is
-// applied: puts that need an existing key or a lease, ranges at revisions
-// the txn cannot read.
+// applied, in etcd's order: first every put of a write txn (ignore_value or
+// ignore_lease on a missing key, unknown leases), then every range's
+// revision.
 func (s *Store) checkPath(r *TxnRequest, path []bool, cur int64, write bool) error {
-	_, err := s.walkPath(r, path, func(op *RequestOp) error {
-		if write && op.Put != nil {
+	if write {
+		if _, err := s.walkPath(r, path, func(op *RequestOp) error {
 			p := op.Put
+			if p == nil {
+				return nil
+			}
 			if p.IgnoreValue || p.IgnoreLease {
 				ki := s.index.lookup(p.Key)
 				if ki == nil {
@@ -408,15 +412,21 @@ func (s *Store) checkPath(r *TxnRequest, path []bool, cur int64, write bool) err
 				// This store has no leases, so every lease is unknown.
 				return ErrLeaseNotFound
 			}
+			return nil
+		}); err != nil {
+			return err
 		}
-		if op.Range != nil {
-			switch rev := op.Range.Revision; {
-			case rev == 0:
-			case rev > cur:
-				return ErrFutureRev
-			case rev < s.compactRev.Load():
-				return ErrCompacted
-			}
+	}
+	_, err := s.walkPath(r, path, func(op *RequestOp) error {
+		if op.Range == nil {
+			return nil
+		}
+		switch rev := op.Range.Revision; {
+		case rev == 0:
+		case rev > cur:
+			return ErrFutureRev
+		case rev < s.compactRev.Load():
+			return ErrCompacted
 		}
 		return nil
 	})

@@ -427,3 +427,15 @@ func init() {
 		h.wantErr("nested repeat", err, mvcc.ErrDuplicateKey)
 	}})
 }
+
+func init() {
+	cases = append(cases, testCase{"TxnChecksPutsBeforeRangeRevisions", func(h *harness) {
+		_, err := h.s.Txn(ctx, &mvcc.TxnRequest{Success: []mvcc.RequestOp{
+			{Range: &mvcc.RangeRequest{Key: b("a"), Revision: 100}},
+			{Put: &mvcc.PutRequest{Key: b("missing"), IgnoreValue: true}},
+		}})
+		h.wantErr("put check first", err, mvcc.ErrKeyNotFound)
+		_, err = h.s.Put(ctx, &mvcc.PutRequest{Key: b("missing"), IgnoreValue: true, Lease: 5})
+		h.wantErr("unary put checks the lease first", err, mvcc.ErrLeaseNotFound)
+	}})
+}
