@@ -44,6 +44,15 @@ type Stream interface {
 	Close()
 }
 
+// Receiver is implemented by a Stream that takes further messages from the
+// client while it runs: etcd's /v3/watch accepts create, cancel and progress
+// requests for as long as the stream is open. Transports that carry client
+// messages (WebSocket, the browser bridge) hand each one to Receive; a
+// refused message does not end the stream.
+type Receiver interface {
+	Receive(msg []byte) error
+}
+
 // Handler answers requests. It must be safe for concurrent use and must
 // never panic on bad input: bad input gets an error in the protocol's own
 // format.

@@ -85,13 +85,6 @@ func Handler(h api.Handler, opts Options) *Adapter {
 	}}
 }
 
-// receiver is implemented by streams that take further client messages
-// (etcd's bidirectional watch): over a WebSocket each text message from the
-// client is handed to Receive.
-type receiver interface {
-	Receive(msg []byte) error
-}
-
 func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ws := websocket.IsWebSocketUpgrade(r)
 	req := &api.Request{
@@ -222,7 +215,7 @@ func (a *Adapter) serveWebSocket(w http.ResponseWriter, r *http.Request, resp *a
 	conn.SetPongHandler(func(string) error {
 		return conn.SetReadDeadline(time.Now().Add(2 * a.opts.PingInterval))
 	})
-	rcv, _ := resp.Stream.(receiver)
+	rcv, _ := resp.Stream.(api.Receiver)
 	go func() {
 		defer cancel()
 		for {
