@@ -1,6 +1,7 @@
 package kubeapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -133,7 +134,31 @@ func (h *Handler) Serve(ctx context.Context, req *api.Request) (resp *api.Respon
 	if !ok {
 		return notFoundPage()
 	}
-	return h.serveResource(ctx, rq)
+	return prettyPrint(req, h.serveResource(ctx, rq))
+}
+
+// prettyPrint indents JSON answers as kube-apiserver does for ?pretty=true
+// and, without the parameter, for curl, Wget and browsers.
+func prettyPrint(req *api.Request, resp *api.Response) *api.Response {
+	if resp.Stream != nil || len(resp.Body) == 0 || api.MediaType(resp.Header.Get("Content-Type")) != "application/json" {
+		return resp
+	}
+	pretty := false
+	if v := req.Query.Get("pretty"); v != "" {
+		pretty, _ = strconv.ParseBool(v)
+	} else {
+		ua := req.Header.Get("User-Agent")
+		pretty = strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget") || strings.HasPrefix(ua, "Mozilla/5.0")
+	}
+	if !pretty {
+		return resp
+	}
+	var b bytes.Buffer
+	if json.Indent(&b, resp.Body, "", "  ") == nil {
+		b.WriteByte('\n')
+		resp.Body = b.Bytes()
+	}
+	return resp
 }
 
 // route parses /api/v1/… and /apis/<group>/<version>/… paths.

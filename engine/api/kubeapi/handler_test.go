@@ -210,3 +210,20 @@ func TestSettingsChangeBookmarkIntervalAndCacheDelay(t *testing.T) {
 		t.Fatal("not applied")
 	}
 }
+
+func TestPrettyForCurlAndPrettyParameter(t *testing.T) {
+	f := newFixture(t)
+	r := f.h.Serve(context.Background(), &api.Request{Method: "GET", Path: "/api/v1/namespaces/default",
+		Header: api.Header{"User-Agent": {"curl/8.5.0"}}})
+	if !strings.HasPrefix(string(r.Body), "{\n  \"kind\": \"Namespace\",\n") {
+		t.Fatalf("%s", r.Body)
+	}
+	r = f.do("GET", "/api/v1/namespaces/default?pretty=true", "", nil)
+	if !strings.Contains(string(r.Body), "\n  ") {
+		t.Fatalf("%s", r.Body)
+	}
+	r = f.do("GET", "/api/v1/namespaces/default", "", nil)
+	if strings.Contains(string(r.Body), "\n") {
+		t.Fatalf("%s", r.Body)
+	}
+}
