@@ -59,16 +59,94 @@ func (b *backend) wrap(op string, err error) error {
 	return fmt.Errorf("sqlite: session %q: %s: %w", b.name, op, err)
 }
 
+// loadChunk is how many records Load's reader hands over at a time.
+const loadChunk = 1024
+
+// errLoadStopped ends Load's reader when the callback failed.
+var errLoadStopped = errors.New("load stopped")
+
 // Load streams the session's records in revision order inside one read
 // transaction, so the records and the Meta it returns are one snapshot.
+//
+// Reading rows out of SQLite and what fn does with them (the Store
+// rebuilding its index) are about equally expensive, so they run on two
+// goroutines: a reader decodes rows into chunks of Records while the
+// caller's goroutine runs fn on the previous chunk.
 func (b *backend) Load(fn func(mvcc.Record) error) (mvcc.Meta, error) {
 	if err := b.check(); err != nil {
 		return mvcc.Meta{}, err
 	}
-	var meta mvcc.Meta
+	var (
+		meta    mvcc.Meta
+		readErr error // written by the reader before it closes chunks
+		chunks  = make(chan []mvcc.Record, 4)
+		free    = make(chan []mvcc.Record, 6)
+		stop    = make(chan struct{})
+	)
+	go func() {
+		defer close(chunks)
+		readErr = b.read(&meta, func(rec mvcc.Record, buf *[]mvcc.Record, flush bool) error {
+			if !flush {
+				if *buf == nil {
+					select {
+					case *buf = <-free:
+					default:
+						*buf = make([]mvcc.Record, 0, loadChunk)
+					}
+				}
+				*buf = append(*buf, rec)
+				if len(*buf) < loadChunk {
+					return nil
+				}
+			}
+			if len(*buf) == 0 {
+				return nil
+			}
+			select {
+			case chunks <- *buf:
+				*buf = nil
+				return nil
+			case <-stop:
+				return errLoadStopped
+			}
+		})
+	}()
+	var fnErr error
+	for chunk := range chunks {
+		if fnErr != nil {
+			continue // drain until the reader has seen stop
+		}
+		for _, rec := range chunk {
+			if err := fn(rec); err != nil {
+				fnErr = err
+				close(stop)
+				break
+			}
+		}
+		select {
+		case free <- chunk[:0]:
+		default:
+		}
+	}
+	if fnErr != nil {
+		return mvcc.Meta{}, fnErr
+	}
+	if readErr != nil {
+		return mvcc.Meta{}, b.wrap("load", readErr)
+	}
+	return meta, nil
+}
+
+// read is Load's reader: in one read transaction it reads the Meta into
+// meta and hands each record to emit (with flush false), then calls emit
+// once with flush true.
+func (b *backend) read(meta *mvcc.Meta, emit func(rec mvcc.Record, buf *[]mvcc.Record, flush bool) error) error {
 	ctx := context.Background()
-	err := rawQuery(ctx, b.db.rdb, func(q driver.QueryerContext) (err error) {
-		ex := q.(driver.ExecerContext)
+	return rawQuery(ctx, b.db.rdb, func(q driver.QueryerContext) (err error) {
+		ex, ok := q.(driver.ExecerContext)
+		if !ok {
+			return fmt.Errorf("driver connection %T cannot exec", q)
+		}
 		if _, err := ex.ExecContext(ctx, "BEGIN", nil); err != nil {
 			return err
 		}
@@ -89,18 +167,19 @@ func (b *backend) Load(fn func(mvcc.Record) error) (mvcc.Meta, error) {
 		if !found {
 			return ErrNoSession
 		}
-		return queryRows(ctx, q, loadSQL, []driver.NamedValue{{Ordinal: 1, Value: b.id}}, 9, func(v []driver.Value) error {
+		var buf []mvcc.Record
+		err = queryRows(ctx, q, loadSQL, []driver.NamedValue{{Ordinal: 1, Value: b.id}}, 9, func(v []driver.Value) error {
 			rec, err := decodeRecord(v)
 			if err != nil {
 				return err
 			}
-			return fn(rec)
+			return emit(rec, &buf, false)
 		})
+		if err != nil {
+			return err
+		}
+		return emit(mvcc.Record{}, &buf, true)
 	})
-	if err != nil {
-		return mvcc.Meta{}, b.wrap("load", err)
-	}
-	return meta, nil
 }
 
 // queryRows runs query and calls fn with each row's ncol values. The slice
