@@ -250,8 +250,8 @@ func TestStrategicMergeRetainKeysDropsUnlistedFields(t *testing.T) {
 func TestStrategicMergeRetainKeysRejectsPatchKeysNotRetained(t *testing.T) {
 	_, err := StrategicMerge(deployment, []byte(deploy), []byte(`{"spec":{"strategy":{"$retainKeys":["type"],"type":"Recreate","rollingUpdate":{"maxSurge":1}}}}`))
 	var pe *Error
-	if !errors.As(err, &pe) || pe.Code != 422 {
-		t.Fatalf("want 422, got %v", err)
+	if !errors.As(err, &pe) || pe.Code != 400 || pe.Message != "invalid patch format of retainKeys" {
+		t.Fatalf("want 400, got %v", err)
 	}
 }
 
@@ -305,10 +305,11 @@ func TestStrategicMergeMissingMergeKeyIsAnError(t *testing.T) {
 	}
 }
 
-func TestStrategicMergeUnknownDirectiveIsBadRequest(t *testing.T) {
+func TestStrategicMergeUnknownDirectiveIsAnInternalError(t *testing.T) {
+	// kube does not map this error to a Status: it answers 500.
 	_, err := StrategicMerge(deployment, []byte(deploy), []byte(`{"spec":{"$patch":"explode"}}`))
 	var pe *Error
-	if !errors.As(err, &pe) || pe.Code != 400 {
+	if !errors.As(err, &pe) || pe.Code != 500 || pe.Message != "unknown patch type: explode in map: map[$patch:explode]" {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package patch
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -18,34 +19,52 @@ const (
 	prefixDeleteFromPrimList = "$deleteFromPrimitiveList/"
 )
 
+// Errors of the format, with kube's texts. The first group answers 400,
+// the second 422 (generic message), anything else 500.
+var (
+	errBadRetainKeys      = errors.New("invalid patch format of retainKeys")
+	errBadSetElementOrder = errors.New("invalid patch format of setElementOrder list")
+	errBadPrimitiveList   = errors.New("invalid patch format of primitive list")
+	errNoListOfLists      = errors.New("lists of lists are not supported")
+)
+
 // StrategicMerge applies a strategic merge patch to original, an object of
-// type t. Where the schema gives a field patchStrategy "merge", lists are
-// merged instead of replaced: lists of objects by their patchMergeKey
-// (containers by name, ports by containerPort, env by name, ...), lists of
-// scalars as sets. Fields with "retainKeys" honour $retainKeys. The
-// directives $patch (replace, delete, merge), $retainKeys,
-// $deleteFromPrimitiveList/<field> and $setElementOrder/<field> are
-// supported. Everything else behaves as a JSON merge patch (null deletes,
-// objects merge, other values replace); fields without a schema (unknown or
-// "any") too.
+// type t, following kube's implementation rule for rule (checked against
+// k8s.io/apimachinery's strategicpatch by a differential test). Where the
+// schema gives a field patchStrategy "merge", lists are merged instead of
+// replaced: lists of objects by their patchMergeKey (containers by name,
+// ports by containerPort, env by name, ...), lists of scalars as sets; the
+// merged list keeps the patch's order, with server-only items interleaved
+// by their original order. The directives $patch (replace, delete, merge),
+// $retainKeys, $deleteFromPrimitiveList/<field> and
+// $setElementOrder/<field> are supported. Everything else behaves as a
+// JSON merge patch (null deletes, objects merge, other values replace),
+// also for fields without a schema.
+//
+// As in kube, patch content that does not merge with anything is copied as
+// sent (an appended list item keeps nulls and nested directives); the
+// caller's pruning of unknown fields and typed normalisation removes them.
 func StrategicMerge(t *schema.Type, original, patchJSON []byte) ([]byte, error) {
 	orig, err := decodeObject(original)
 	if err != nil {
-		return nil, badRequest(err.Error(), err)
+		return nil, badRequest("invalid JSON document", err)
 	}
 	p, err := decodeObject(patchJSON)
 	if err != nil {
 		return nil, badRequest(err.Error(), err)
 	}
-	if orig == nil {
-		orig = map[string]any{}
-	}
-	out, deleted, err := mergeMap(orig, p, objectOf(t))
+	out, err := mergeMap(orig, p, objectOf(t))
 	if err != nil {
-		return nil, err
-	}
-	if deleted {
-		out = map[string]any{}
+		var pe *Error
+		switch {
+		case errors.As(err, &pe):
+			return nil, pe
+		case errors.Is(err, errBadRetainKeys), errors.Is(err, errBadSetElementOrder), errors.Is(err, errBadPrimitiveList):
+			return nil, badRequest(err.Error(), err)
+		case errors.Is(err, errNoListOfLists):
+			return nil, invalid(err)
+		}
+		return nil, &Error{Code: 500, Message: err.Error(), Cause: err}
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
@@ -90,245 +109,361 @@ func (s shape) field(k string) (*schema.Field, *schema.TypeRef) {
 	return nil, s.elem
 }
 
-func mergeMap(orig, p map[string]any, s shape) (map[string]any, bool, error) {
+// listMeta is how a list field merges: by merge key, as a set, or not.
+func (s shape) listMeta(k string) (merge bool, key string, elem *schema.TypeRef) {
+	f, ft := s.field(k)
+	if f == nil || ft == nil || ft.Kind != schema.KindList {
+		return false, "", nil
+	}
+	return f.HasPatchStrategy("merge"), f.PatchMergeKey, ft.Elem
+}
+
+func mergeMap(orig, p map[string]any, s shape) (map[string]any, error) {
 	if d, ok := p[directivePatch]; ok {
 		switch d {
 		case "replace":
-			return clean(without(p, directivePatch)).(map[string]any), false, nil
+			return without(p, directivePatch), nil
 		case "delete":
-			return nil, true, nil
-		case "merge":
-			p = without(p, directivePatch)
-		default:
-			return nil, false, badRequest(fmt.Sprintf("unknown patch type: %v in map: %v", d, p), nil)
+			return map[string]any{}, nil
 		}
+		return nil, fmt.Errorf("unknown patch type: %v in map: %v", d, goMap(p))
 	}
 	out := make(map[string]any, len(orig)+len(p))
 	for k, v := range orig {
 		out[k] = v
 	}
-	if rk, ok := p[directiveRetainKeys]; ok {
-		keys, ok := rk.([]any)
-		if !ok {
-			return nil, false, badRequest("invalid patch: $retainKeys must be a list", nil)
-		}
-		keep := map[string]bool{}
-		for _, k := range keys {
-			ks, ok := k.(string)
-			if !ok {
-				return nil, false, badRequest("invalid patch: $retainKeys must be a list of strings", nil)
-			}
-			keep[ks] = true
-		}
-		for k, v := range p {
-			if !strings.HasPrefix(k, "$") && v != nil && !keep[k] {
-				return nil, false, invalid(fmt.Errorf("the patch has a key %q not in $retainKeys", k))
-			}
-		}
-		for k := range out {
-			if !keep[k] {
-				delete(out, k)
-			}
-		}
+	p = without(p, "")
+	if err := retainKeys(out, p); err != nil {
+		return nil, err
 	}
-	orders := map[string][]any{}
-	for k, v := range p {
-		switch {
-		case k == directiveRetainKeys:
-		case strings.HasPrefix(k, prefixDeleteFromPrimList):
-			name := strings.TrimPrefix(k, prefixDeleteFromPrimList)
-			del, ok := v.([]any)
-			if !ok {
-				return nil, false, badRequest("invalid patch: "+k+" must be a list", nil)
-			}
-			if cur, ok := out[name].([]any); ok {
-				var kept []any
-				for _, e := range cur {
-					if !containsValue(del, e) {
-						kept = append(kept, e)
-					}
-				}
-				if kept == nil {
-					kept = []any{}
-				}
-				out[name] = kept
-			}
-		case strings.HasPrefix(k, prefixSetElementOrder):
-			l, ok := v.([]any)
-			if !ok {
-				return nil, false, badRequest("invalid patch: "+k+" must be a list", nil)
-			}
-			orders[strings.TrimPrefix(k, prefixSetElementOrder)] = l
-		}
+	if err := setElementOrders(out, p, s); err != nil {
+		return nil, err
 	}
-	for k, pv := range p {
-		if strings.HasPrefix(k, "$") {
-			continue
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	// Deletions from primitive lists first; kube's order is a map's, and
+	// both orders give the same result for the lists kubectl sends.
+	sort.SliceStable(keys, func(i, j int) bool {
+		return strings.HasPrefix(keys[i], prefixDeleteFromPrimList) && !strings.HasPrefix(keys[j], prefixDeleteFromPrimList)
+	})
+	for _, k := range keys {
+		pv := p[k]
+		isDeleteList := false
+		if strings.HasPrefix(k, prefixDeleteFromPrimList) {
+			k = strings.TrimPrefix(k, prefixDeleteFromPrimList)
+			isDeleteList = true
 		}
 		if pv == nil {
 			delete(out, k)
 			continue
 		}
-		f, ft := s.field(k)
 		ov, exists := out[k]
-		if !exists || ov == nil {
-			out[k] = clean(pv)
+		if !exists || reflect.TypeOf(ov) != reflect.TypeOf(pv) {
+			if !isDeleteList {
+				replaceWith(out, k, pv)
+			}
 			continue
 		}
 		switch pvv := pv.(type) {
 		case map[string]any:
-			om, ok := ov.(map[string]any)
-			if !ok {
-				out[k] = clean(pv)
-				continue
-			}
-			merged, del, err := mergeMap(om, pvv, shapeOf(ft))
+			_, ft := s.field(k)
+			merged, err := mergeMap(ov.(map[string]any), pvv, shapeOf(ft))
 			if err != nil {
-				return nil, false, err
+				return nil, err
 			}
-			if del {
-				delete(out, k)
-			} else {
-				out[k] = merged
-			}
+			out[k] = merged
 		case []any:
-			ol, ok := ov.([]any)
-			if !ok || f == nil || !f.HasPatchStrategy("merge") || ft == nil || ft.Kind != schema.KindList {
-				out[k] = clean(pv)
+			merge, key, elem := s.listMeta(k)
+			if !merge && !isDeleteList {
+				out[k] = pvv
 				continue
 			}
-			merged, err := mergeList(ol, pvv, f, ft.Elem)
+			merged, err := mergeList(ov.([]any), pvv, key, elem, isDeleteList)
 			if err != nil {
-				return nil, false, err
+				return nil, err
 			}
 			out[k] = merged
 		default:
-			out[k] = pv
+			replaceWith(out, k, pv)
 		}
 	}
-	for name, order := range orders {
-		if l, ok := out[name].([]any); ok {
-			key := ""
-			if f, _ := s.field(name); f != nil {
-				key = f.PatchMergeKey
-			}
-			orig, _ := orig[name].([]any)
-			out[name] = applyOrder(l, order, orig, key)
-		}
-	}
-	return out, false, nil
+	return out, nil
 }
 
-func mergeList(orig, p []any, f *schema.Field, elem *schema.TypeRef) ([]any, error) {
-	// [{"$patch":"replace"}, items...] replaces the whole list.
-	for i, e := range p {
-		if m, ok := e.(map[string]any); ok && len(m) == 1 && m[directivePatch] == "replace" {
-			rest := append(append([]any{}, p[:i]...), p[i+1:]...)
-			return clean(rest).([]any), nil
+// replaceWith sets out[k] to a patch value that merges with nothing:
+// nulls are dropped and maps carrying a $patch directive removed (the key
+// too, if the value itself carries one).
+func replaceWith(out map[string]any, k string, pv any) {
+	v, keep := removeDirectives(discardNulls(pv))
+	if keep {
+		out[k] = v
+	} else {
+		delete(out, k)
+	}
+}
+
+// retainKeys applies $retainKeys: keys of the original not listed are
+// dropped; the patch may only set listed keys.
+func retainKeys(out, p map[string]any) error {
+	rk, ok := p[directiveRetainKeys]
+	if !ok {
+		return nil
+	}
+	delete(p, directiveRetainKeys)
+	list, ok := rk.([]any)
+	if !ok {
+		return errBadRetainKeys
+	}
+	keep := map[any]bool{}
+	for _, k := range list {
+		keep[k] = true
+	}
+	for k, v := range p {
+		if v == nil || strings.HasPrefix(k, prefixDeleteFromPrimList) || strings.HasPrefix(k, prefixSetElementOrder) {
+			continue
+		}
+		if !keep[k] {
+			return errBadRetainKeys
 		}
 	}
-	key := f.PatchMergeKey
-	if key == "" || elem == nil || elem.Kind != schema.KindObject {
-		// A set of scalars: the union, without duplicates.
-		var out []any
-		for _, e := range append(append([]any{}, orig...), p...) {
-			if _, ok := e.(map[string]any); ok {
+	for k := range out {
+		if !keep[k] {
+			delete(out, k)
+		}
+	}
+	return nil
+}
+
+// setElementOrders merges every list that has a $setElementOrder/<k>
+// directive and orders it: the patch's order list first, items only the
+// server has interleaved by their original order. The list's patch is then
+// consumed.
+func setElementOrders(out, p map[string]any, s shape) error {
+	for dk, dv := range p {
+		if !strings.HasPrefix(dk, prefixSetElementOrder) {
+			continue
+		}
+		delete(p, dk)
+		order, ok := dv.([]any)
+		if !ok {
+			return fmt.Errorf("expected %T, but got %T", order, dv)
+		}
+		k := strings.TrimPrefix(dk, prefixSetElementOrder)
+		origV, foundOrig := out[k]
+		patchV, foundPatch := p[k]
+		var origList, patchList []any
+		if foundOrig {
+			if origList, ok = origV.([]any); !ok {
+				return fmt.Errorf("expected %T, but got %T", origList, origV)
+			}
+		}
+		if foundPatch {
+			if patchList, ok = patchV.([]any); !ok {
+				return fmt.Errorf("expected %T, but got %T", patchList, patchV)
+			}
+		}
+		merge, key, elem := s.listMeta(k)
+		if foundPatch {
+			if err := validateOrder(patchList, order, key); err != nil {
+				return err
+			}
+		}
+		var merged []any
+		switch {
+		case foundOrig && !foundPatch:
+			merged = origList
+		case !foundOrig && foundPatch:
+			v, keep := removeDirectives(patchList)
+			if !keep {
 				continue
 			}
-			if !containsValue(out, e) {
-				out = append(out, e)
-			}
-		}
-		return applyOrder(out, p, orig, ""), nil
-	}
-	out := append([]any{}, orig...)
-	es := shapeOf(elem)
-	for _, e := range p {
-		pm, ok := e.(map[string]any)
-		if !ok {
-			return nil, badRequest(fmt.Sprintf("invalid patch: element of %s is not an object: %v", f.Name, e), nil)
-		}
-		kv, has := pm[key]
-		if !has {
-			return nil, &Error{Code: 500, Message: fmt.Sprintf("map: %v does not contain declared merge key: %s", goMap(pm), key)}
-		}
-		idx := -1
-		for i, o := range out {
-			if om, ok := o.(map[string]any); ok && equalValue(om[key], kv) {
-				idx = i
+			merged = v.([]any)
+		case foundOrig && foundPatch:
+			if !merge {
+				merged = patchList
 				break
 			}
-		}
-		if pm[directivePatch] == "delete" {
-			if idx >= 0 {
-				out = append(out[:idx], out[idx+1:]...)
+			var err error
+			if merged, err = mergeList(origList, patchList, key, elem, false); err != nil {
+				return err
 			}
+		default:
 			continue
 		}
-		if idx < 0 {
-			out = append(out, clean(pm))
+		named, serverOnly, err := partition(merged, order, key)
+		if err != nil {
+			return err
+		}
+		if _, err := elementKind(origList, patchList); err != nil {
+			return err
+		}
+		out[k] = interleave(named, serverOnly, order, origList, key)
+		delete(p, k)
+	}
+	return nil
+}
+
+// validateOrder checks that the patch list follows the order list.
+func validateOrder(patchList, order []any, key string) error {
+	if len(order) == 0 || len(patchList) == 0 {
+		return nil
+	}
+	var items []any
+	for _, e := range patchList {
+		if m, ok := e.(map[string]any); ok && key != "" && m[directivePatch] == "delete" {
 			continue
 		}
-		om, _ := out[idx].(map[string]any)
-		merged, del, err := mergeMap(om, pm, es)
+		items = append(items, e)
+	}
+	i, j := 0, 0
+	for i < len(items) && j < len(order) {
+		if m, ok := items[i].(map[string]any); ok && m[directivePatch] != nil {
+			i++
+			continue
+		}
+		if sameItem(items[i], order[j], key) {
+			i++
+		}
+		j++
+	}
+	if i < len(items) && j >= len(order) {
+		return fmt.Errorf("The order in patch list:\n%v\n doesn't match %s list:\n%v\n", items, prefixSetElementOrder, order)
+	}
+	return nil
+}
+
+// mergeList merges a list field whose strategy is "merge" (or applies a
+// $deleteFromPrimitiveList). Like kube's implementation it works in place
+// on the original list's backing array: deletions shift it and new items
+// are appended into it. That is observable: a $setElementOrder list
+// interleaves server-only items by the original list as it looks after
+// those writes, and kube's answer depends on it, so we do the same.
+func mergeList(orig, p []any, key string, elem *schema.TypeRef, isDeleteList bool) ([]any, error) {
+	if len(orig) == 0 && len(p) == 0 {
+		return orig, nil
+	}
+	kind, err := elementKind(orig, p)
+	if err != nil {
+		return nil, err
+	}
+	if kind != reflect.Map {
+		if isDeleteList {
+			kept := make([]any, 0, len(orig))
+			for _, v := range orig {
+				if !containsValue(p, v) {
+					kept = append(kept, v)
+				}
+			}
+			return kept, nil
+		}
+		merged := dedupeScalars(append(orig, p...))
+		named, serverOnly, _ := partition(merged, p, "")
+		return interleave(named, serverOnly, p, orig, ""), nil
+	}
+	if key == "" {
+		return nil, fmt.Errorf("cannot merge lists without merge key for %s", "list")
+	}
+	// Directive items first: deletions (in place) and a replacement.
+	work := orig
+	plain := []any{}
+	replace := false
+	for _, e := range p {
+		m := e.(map[string]any)
+		d, ok := m[directivePatch]
+		if !ok {
+			plain = append(plain, e)
+			continue
+		}
+		switch d {
+		case "delete":
+			kv, ok := m[key]
+			if !ok {
+				return nil, fmt.Errorf("map: %v does not contain declared merge key: %s", goMap(m), key)
+			}
+			for {
+				i := indexOf(work, map[string]any{key: kv}, key)
+				if i < 0 {
+					break
+				}
+				work = append(work[:i], work[i+1:]...)
+			}
+		case "replace":
+			replace = true
+		case "merge":
+			return nil, fmt.Errorf("merging lists cannot yet be specified in the patch")
+		default:
+			return nil, fmt.Errorf("unknown patch type: %v in map: %v", d, goMap(m))
+		}
+	}
+	if replace {
+		work, plain = plain, nil
+	}
+	serverOrder := work
+	merged := work
+	es := shapeOf(elem)
+	for _, e := range plain {
+		pm := e.(map[string]any)
+		kv, ok := pm[key]
+		if !ok {
+			return nil, fmt.Errorf("map: %v does not contain declared merge key: %s", goMap(pm), key)
+		}
+		i := indexOf(merged, map[string]any{key: kv}, key)
+		if i < 0 {
+			merged = append(merged, pm) // as sent, like kube
+			continue
+		}
+		om, ok := merged[i].(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("expected map, but got %T", merged[i])
+		}
+		m, err := mergeMap(om, pm, es)
 		if err != nil {
 			return nil, err
 		}
-		if del {
-			out = append(out[:idx], out[idx+1:]...)
-		} else {
-			out[idx] = merged
-		}
+		merged[i] = m
 	}
-	// kube orders the result: the patch's items in the patch's order, the
-	// server-only items in their original order, interleaved where the
-	// original order relates them, so new items come before server-only
-	// items they cannot be placed after.
-	var named []any
-	for _, e := range p {
-		if m, ok := e.(map[string]any); ok && m[directivePatch] == nil {
-			named = append(named, m)
-		}
+	named, serverOnly, err := partition(merged, plain, key)
+	if err != nil {
+		return nil, err
 	}
-	return applyOrder(out, named, orig, key), nil
+	return interleave(named, serverOnly, plain, serverOrder, key), nil
 }
 
-// applyOrder enforces an order (a $setElementOrder list, or the patch's
-// own list) on the merged list l, as kube does: the items the order names are sorted by it, the items only
-// the server has keep their order in the original list, and the two runs
-// are interleaved using the original list's order where both sides
-// appear in it.
-func applyOrder(l, order, original []any, key string) []any {
-	id := func(v any) any {
-		if key == "" {
-			return v
-		}
-		if m, ok := v.(map[string]any); ok {
-			return m[key]
-		}
-		return nil
-	}
-	indexIn := func(list []any, v any) int {
-		for i, o := range list {
-			if equalValue(id(o), id(v)) {
-				return i
+// partition splits l into the items named by by (by merge key, or by
+// value for scalars) and the others, keeping l's order.
+func partition(l, by []any, key string) (named, serverOnly []any, err error) {
+	named, serverOnly = []any{}, []any{}
+	for _, v := range l {
+		if key != "" {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil, nil, fmt.Errorf("expected map, but got %T", v)
+			}
+			if _, ok := m[key]; !ok {
+				return nil, nil, fmt.Errorf("map: %v does not contain declared merge key: %s", goMap(m), key)
 			}
 		}
-		return -1
-	}
-	var named, serverOnly []any
-	for _, v := range l {
-		if indexIn(order, v) >= 0 {
+		if indexOf(by, v, key) >= 0 {
 			named = append(named, v)
 		} else {
 			serverOnly = append(serverOnly, v)
 		}
 	}
-	sort.SliceStable(named, func(i, j int) bool { return indexIn(order, named[i]) < indexIn(order, named[j]) })
-	sort.SliceStable(serverOnly, func(i, j int) bool { return indexIn(original, serverOnly[i]) < indexIn(original, serverOnly[j]) })
-	out := make([]any, 0, len(l))
+	return named, serverOnly, nil
+}
+
+// interleave orders named by order and serverOnly by serverOrder (kube's
+// comparator: only items both found are compared), then merges the two
+// runs, taking a server-only item first only when serverOrder puts it
+// before the next named item.
+func interleave(named, serverOnly, order, serverOrder []any, key string) []any {
+	named = sortByOrder(named, order, key)
+	serverOnly = sortByOrder(serverOnly, serverOrder, key)
+	out := make([]any, 0, len(named)+len(serverOnly))
 	i, j := 0, 0
-	for len(out) < len(l) {
+	for len(out) < cap(out) {
 		switch {
 		case i >= len(serverOnly):
 			out = append(out, named[j])
@@ -337,7 +472,7 @@ func applyOrder(l, order, original []any, key string) []any {
 			out = append(out, serverOnly[i])
 			i++
 		default:
-			li, ri := indexIn(original, serverOnly[i]), indexIn(original, named[j])
+			li, ri := indexOf(serverOrder, serverOnly[i], key), indexOf(serverOrder, named[j], key)
 			if li >= 0 && ri >= 0 && li < ri {
 				out = append(out, serverOnly[i])
 				i++
@@ -350,32 +485,139 @@ func applyOrder(l, order, original []any, key string) []any {
 	return out
 }
 
-// clean removes directives and nulls from a patch value that is copied in
-// as is (nothing in the original to merge with).
-func clean(v any) any {
+// sortByOrder sorts l by position in order with kube's comparator, which
+// treats an item missing from order as "less"; items carrying a $patch
+// directive go last.
+func sortByOrder(l, order []any, key string) []any {
+	var items, directives []any
+	for _, v := range l {
+		if m, ok := v.(map[string]any); ok && key != "" && m[directivePatch] != nil {
+			directives = append(directives, v)
+			continue
+		}
+		items = append(items, v)
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		if a := indexOf(order, items[i], key); a >= 0 {
+			if b := indexOf(order, items[j], key); b >= 0 {
+				return a < b
+			}
+		}
+		return true
+	})
+	return append(items, directives...)
+}
+
+func indexOf(l []any, v any, key string) int {
+	for i, o := range l {
+		if sameItem(o, v, key) {
+			return i
+		}
+	}
+	return -1
+}
+
+func sameItem(a, b any, key string) bool {
+	if key == "" {
+		return equalValue(a, b)
+	}
+	am, ok1 := a.(map[string]any)
+	bm, ok2 := b.(map[string]any)
+	if !ok1 || !ok2 {
+		return false
+	}
+	av, ok1 := am[key]
+	bv, ok2 := bm[key]
+	return ok1 && ok2 && equalValue(av, bv)
+}
+
+// elementKind is the common kind of the items of the lists (maps or
+// scalars); lists of lists and mixed lists are errors, as in kube.
+func elementKind(lists ...[]any) (reflect.Kind, error) {
+	var prev reflect.Type
+	for _, l := range lists {
+		for _, v := range l {
+			cur := reflect.TypeOf(v)
+			if prev == nil {
+				prev = cur
+				if cur != nil && cur.Kind() == reflect.Slice {
+					return 0, errNoListOfLists
+				}
+				continue
+			}
+			if prev != cur {
+				return 0, fmt.Errorf("list element types are not identical: %v", lists)
+			}
+		}
+	}
+	if prev == nil {
+		return 0, fmt.Errorf("no elements in any of the given slices")
+	}
+	return prev.Kind(), nil
+}
+
+// dedupeScalars removes repeated values the way kube does (moving the last
+// item into a removed duplicate's place).
+func dedupeScalars(s []any) []any {
+	last := len(s) - 1
+	for i := 0; i < last; i++ {
+		for j := i + 1; j <= last; j++ {
+			if equalValue(s[i], s[j]) {
+				s[j] = s[last]
+				s = s[:last]
+				last--
+				j--
+			}
+		}
+	}
+	return s
+}
+
+func discardNulls(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		m := make(map[string]any, len(x))
 		for k, e := range x {
-			if strings.HasPrefix(k, "$") || e == nil {
-				continue
+			if e != nil {
+				m[k] = discardNulls(e)
 			}
-			m[k] = clean(e)
 		}
 		return m
 	case []any:
-		l := make([]any, 0, len(x))
-		for _, e := range x {
-			if m, ok := e.(map[string]any); ok {
-				if d, ok := m[directivePatch]; ok && (d == "delete" || len(m) == 1) {
-					continue
-				}
-			}
-			l = append(l, clean(e))
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = discardNulls(e)
 		}
 		return l
 	}
 	return v
+}
+
+// removeDirectives drops every map carrying $patch (false if v itself
+// does).
+func removeDirectives(v any) (any, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		if _, ok := x[directivePatch]; ok {
+			return nil, false
+		}
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			if r, keep := removeDirectives(e); keep {
+				m[k] = r
+			}
+		}
+		return m, true
+	case []any:
+		l := []any{}
+		for _, e := range x {
+			if r, keep := removeDirectives(e); keep {
+				l = append(l, r)
+			}
+		}
+		return l, true
+	}
+	return v, true
 }
 
 func without(m map[string]any, key string) map[string]any {
@@ -397,24 +639,23 @@ func containsValue(l []any, v any) bool {
 	return false
 }
 
-// equalValue compares decoded JSON values; numbers by their text.
+// equalValue compares decoded JSON values; numbers by value.
 func equalValue(a, b any) bool {
 	an, aok := a.(json.Number)
 	bn, bok := b.(json.Number)
 	if aok && bok {
-		return an == bn || an.String() == bn.String() || numEqual(an, bn)
+		if an == bn {
+			return true
+		}
+		af, err1 := an.Float64()
+		bf, err2 := bn.Float64()
+		return err1 == nil && err2 == nil && af == bf
 	}
 	return reflect.DeepEqual(a, b)
 }
 
-func numEqual(a, b json.Number) bool {
-	af, err1 := a.Float64()
-	bf, err2 := b.Float64()
-	return err1 == nil && err2 == nil && af == bf
-}
-
 // goMap renders a patch element as Go's %v of a map, which is what kube's
-// error text shows.
+// error texts show.
 func goMap(m map[string]any) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
