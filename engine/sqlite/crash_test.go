@@ -64,6 +64,10 @@ func TestAcknowledgedCommitsSurviveSIGKILL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	var integrity string
+	if err := db.rdb.QueryRow("PRAGMA integrity_check").Scan(&integrity); err != nil || integrity != "ok" {
+		t.Fatalf("integrity_check after SIGKILL: %q, %v", integrity, err)
+	}
 	for s := range sessions {
 		name := fmt.Sprint("s", s)
 		got, _ := load(t, session(t, db, name))
