@@ -248,7 +248,7 @@ func setElementOrders(out, p map[string]any, s shape) error {
 		delete(p, dk)
 		order, ok := dv.([]any)
 		if !ok {
-			return fmt.Errorf("expected %T, but got %T", order, dv)
+			return errBadArgType(order, dv)
 		}
 		k := strings.TrimPrefix(dk, prefixSetElementOrder)
 		origV, foundOrig := out[k]
@@ -256,12 +256,12 @@ func setElementOrders(out, p map[string]any, s shape) error {
 		var origList, patchList []any
 		if foundOrig {
 			if origList, ok = origV.([]any); !ok {
-				return fmt.Errorf("expected %T, but got %T", origList, origV)
+				return errBadArgType(origList, origV)
 			}
 		}
 		if foundPatch {
 			if patchList, ok = patchV.([]any); !ok {
-				return fmt.Errorf("expected %T, but got %T", patchList, patchV)
+				return errBadArgType(patchList, patchV)
 			}
 		}
 		merge, key, elem := s.listMeta(k)
@@ -305,6 +305,11 @@ func setElementOrders(out, p map[string]any, s shape) error {
 	return nil
 }
 
+// errBadArgType is kube's text for a value of the wrong JSON type.
+func errBadArgType(expected, actual any) error {
+	return fmt.Errorf("expected a %s, but received a %s", reflect.TypeOf(expected), reflect.TypeOf(actual))
+}
+
 // validateOrder checks that the patch list follows the order list.
 func validateOrder(patchList, order []any, key string) error {
 	if len(order) == 0 || len(patchList) == 0 {
@@ -329,7 +334,7 @@ func validateOrder(patchList, order []any, key string) error {
 		j++
 	}
 	if i < len(items) && j >= len(order) {
-		return fmt.Errorf("The order in patch list:\n%v\n doesn't match %s list:\n%v\n", items, prefixSetElementOrder, order)
+		return fmt.Errorf("The order in patch list:\n%v\n doesn't match %s list:\n%v\n", patchList, "$setElementOrder", order)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package kubediff
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand"
 	"testing"
@@ -190,6 +191,10 @@ func TestStrategicMergeAgreesWithKubeStrategicPatch(t *testing.T) {
 					t.Fatalf("seed %d: kube err %v, ours %v\n orig  %s\n patch %s\n kube %s\n ours %s", seed, kerr, oerr, orig, p, want, got)
 				}
 				if kerr != nil {
+					var pe *patch.Error
+					if !errors.As(oerr, &pe) || (pe.Message != kerr.Error() && pe.Message != patch.GenericInvalidMessage) {
+						t.Fatalf("seed %d: kube error %q, ours %v", seed, kerr, oerr)
+					}
 					agreeErr++
 					continue
 				}
