@@ -210,21 +210,25 @@ func queryRows(ctx context.Context, q driver.QueryerContext, query string, args 
 // decodeRecord turns the columns of loadSQL/scanSQL into a Record.
 func decodeRecord(v []driver.Value) (mvcc.Record, error) {
 	var r mvcc.Record
-	var ok [7]bool
-	r.Rev.Main, ok[0] = v[0].(int64)
-	r.Rev.Sub, ok[1] = v[1].(int64)
-	tomb, ok2 := v[2].(int64)
-	r.Tombstone = tomb != 0
-	r.KV.CreateRevision, ok[2] = v[4].(int64)
-	r.KV.ModRevision, ok[3] = v[5].(int64)
-	r.KV.Version, ok[4] = v[6].(int64)
-	r.KV.Lease, ok[5] = v[8].(int64)
-	key, ok6 := v[3].([]byte)
-	ok[6] = ok6 && ok2
-	for _, good := range ok {
-		if !good {
-			return r, fmt.Errorf("malformed record row %v", v)
+	ints := [...]struct {
+		col int
+		dst *int64
+	}{{0, &r.Rev.Main}, {1, &r.Rev.Sub}, {4, &r.KV.CreateRevision}, {5, &r.KV.ModRevision}, {6, &r.KV.Version}, {8, &r.KV.Lease}}
+	for _, f := range ints {
+		n, ok := v[f.col].(int64)
+		if !ok {
+			return r, fmt.Errorf("malformed record: column %d is %T", f.col, v[f.col])
 		}
+		*f.dst = n
+	}
+	tomb, ok := v[2].(int64)
+	if !ok {
+		return r, fmt.Errorf("malformed record: tombstone is %T", v[2])
+	}
+	r.Tombstone = tomb != 0
+	key, ok := v[3].([]byte)
+	if !ok {
+		return r, fmt.Errorf("malformed record: key is %T", v[3])
 	}
 	if key == nil {
 		key = []byte{}
@@ -238,7 +242,7 @@ func decodeRecord(v []driver.Value) (mvcc.Record, error) {
 		}
 		r.KV.Value = val
 	default:
-		return r, fmt.Errorf("malformed record value %T", v[7])
+		return r, fmt.Errorf("malformed record: value is %T", v[7])
 	}
 	return r, nil
 }
