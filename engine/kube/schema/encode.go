@@ -225,3 +225,76 @@ func encodeAny(b *bytes.Buffer, v any) error {
 	b.Write(j)
 	return nil
 }
+
+// Normalize makes obj look as it does after kube decodes it into its Go
+// types and encodes it again, in place: fields t does not declare are
+// dropped (their paths are returned, as PruneUnknownFields does), nulls
+// and empty lists and maps are dropped from optional fields (Go's
+// omitempty) and set to their zero on always-written ones, and the
+// always-written fields are filled in (FillEmitted). It does not drop
+// zero scalars ("", 0, false): whether kube keeps them depends on whether
+// the Go field is a pointer, which the schema does not record.
+func Normalize(t *Type, obj map[string]any) []string {
+	pruned := PruneUnknownFields(t, obj)
+	normalizeObject(t, obj)
+	FillEmitted(t, obj)
+	return pruned
+}
+
+func normalizeObject(t *Type, obj map[string]any) {
+	if t == nil || !t.IsObject() || t.Untyped {
+		return
+	}
+	for _, f := range t.Fields {
+		v, ok := obj[f.Name]
+		if !ok {
+			continue
+		}
+		if isEmptyJSON(v, f.Type) {
+			if f.Emit {
+				if v == nil {
+					obj[f.Name] = zeroField(f)
+				}
+				continue
+			}
+			delete(obj, f.Name)
+			continue
+		}
+		normalizeValue(f.Type, v)
+	}
+}
+
+// isEmptyJSON reports null, and empty lists and maps (not empty objects:
+// a pointer to an empty struct stays {}).
+func isEmptyJSON(v any, r *TypeRef) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case []any:
+		return len(x) == 0 && r.Kind == KindList
+	case map[string]any:
+		return len(x) == 0 && r.Kind == KindMap
+	}
+	return false
+}
+
+func normalizeValue(r *TypeRef, v any) {
+	switch r.Kind {
+	case KindObject:
+		if m, ok := v.(map[string]any); ok {
+			normalizeObject(r.Named, m)
+		}
+	case KindList:
+		if l, ok := v.([]any); ok {
+			for _, e := range l {
+				normalizeValue(r.Elem, e)
+			}
+		}
+	case KindMap:
+		if m, ok := v.(map[string]any); ok {
+			for _, e := range m {
+				normalizeValue(r.Elem, e)
+			}
+		}
+	}
+}

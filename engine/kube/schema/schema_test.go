@@ -261,3 +261,18 @@ func BenchmarkMarshalDeployment(b *testing.B) {
 		}
 	}
 }
+
+func TestNormalizeDropsWhatKubesTypedRoundTripDrops(t *testing.T) {
+	typ := ForGVK("apps/v1", "Deployment")
+	obj := decode(t, []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","labels":{},"finalizers":[],"annotations":null},
+	  "spec":{"selector":null,"template":{"spec":{"containers":[{"name":"a","args":null,"env":[{"$patch":"delete","name":"A"}],"securityContext":{}}],"volumes":[]}}}}`))
+	pruned := Normalize(typ, obj)
+	b, _ := Marshal(typ, obj)
+	want := `{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"d"},"spec":{"selector":null,"template":{"metadata":{},"spec":{"containers":[{"name":"a","env":[{"name":"A"}],"resources":{},"securityContext":{}}]}},"strategy":{}},"status":{}}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	if strings.Join(pruned, ",") != "spec.template.spec.containers[0].env[0].$patch" {
+		t.Errorf("pruned %v", pruned)
+	}
+}
