@@ -270,6 +270,9 @@ func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response 
 		if err != nil {
 			return statusResponse(err)
 		}
+		if v := tableVersion(rq.Header.Get("Accept")); v != "" {
+			return jsonResponse(200, r.Table(l.Objects(), l.Metadata, v, q.Get("includeObject"), h.s.Clock().Now()))
+		}
 		return jsonResponse(200, l.Encode())
 	case rq.Method == "GET":
 		if rq.sub == "scale" {
@@ -278,6 +281,13 @@ func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response 
 				return statusResponse(err)
 			}
 			return jsonResponse(200, kube.EncodeObject(o, nil))
+		}
+		if v := tableVersion(rq.Header.Get("Accept")); v != "" {
+			o, err := h.s.Get(ctx, r, rq.ns, rq.name, q.Get("resourceVersion"))
+			if err != nil {
+				return statusResponse(err)
+			}
+			return jsonResponse(200, r.Table([]kube.Object{o}, kube.ListMeta{ResourceVersion: kube.ResourceVersion(o)}, v, q.Get("includeObject"), h.s.Clock().Now()))
 		}
 		b, err := h.s.GetJSON(ctx, r, rq.ns, rq.name, q.Get("resourceVersion"))
 		if err != nil {
@@ -355,6 +365,32 @@ func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response 
 		return jsonResponse(200, l.Encode())
 	}
 	return statusResponse(kube.NewMethodNotSupported(r.Group, r.Resource, methodVerb(rq)))
+}
+
+// tableVersion is the meta.k8s.io version of the Table the Accept header
+// prefers over a plain object ("" for none), as kubectl get asks with
+// "application/json;as=Table;v=v1;g=meta.k8s.io,…,application/json".
+func tableVersion(accept string) string {
+	for _, part := range strings.Split(accept, ",") {
+		fields := strings.Split(part, ";")
+		mt := strings.TrimSpace(strings.ToLower(fields[0]))
+		if mt != "application/json" && mt != "*/*" && mt != "application/*" {
+			continue
+		}
+		params := map[string]string{}
+		for _, p := range fields[1:] {
+			if k, v, ok := strings.Cut(strings.TrimSpace(p), "="); ok {
+				params[strings.ToLower(k)] = v
+			}
+		}
+		switch {
+		case params["as"] == "":
+			return ""
+		case params["as"] == "Table" && params["g"] == "meta.k8s.io" && (params["v"] == "v1" || params["v"] == "v1beta1"):
+			return params["v"]
+		}
+	}
+	return ""
 }
 
 func methodVerb(rq *request) string {

@@ -227,3 +227,56 @@ func TestPrettyForCurlAndPrettyParameter(t *testing.T) {
 		t.Fatalf("%s", r.Body)
 	}
 }
+
+func TestTableForKubectlGet(t *testing.T) {
+	f := newFixture(t)
+	f.do("POST", "/api/v1/namespaces/default/configmaps", "application/json", []byte(`{"metadata":{"name":"a"},"data":{"x":"1","y":"2"}}`))
+	accept := "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
+	r := f.h.Serve(context.Background(), &api.Request{Method: "GET", Path: "/api/v1/namespaces/default/configmaps",
+		Query: map[string][]string{"limit": {"500"}}, Header: api.Header{"Accept": {accept}}})
+	var tbl struct {
+		Kind, APIVersion  string
+		Metadata          struct{ ResourceVersion string }
+		ColumnDefinitions []struct{ Name string }
+		Rows              []struct {
+			Cells  []any
+			Object map[string]any
+		}
+	}
+	if err := json.Unmarshal(r.Body, &tbl); err != nil || tbl.Kind != "Table" || tbl.APIVersion != "meta.k8s.io/v1" {
+		t.Fatalf("%s", r.Body)
+	}
+	if len(tbl.Rows) != 1 || tbl.Rows[0].Cells[0] != "a" || tbl.Rows[0].Cells[1] != float64(2) || tbl.Rows[0].Cells[2] != "0s" ||
+		tbl.Rows[0].Object["kind"] != "PartialObjectMetadata" || tbl.Metadata.ResourceVersion == "" {
+		t.Fatalf("%s", r.Body)
+	}
+	if tableVersion("application/json") != "" || tableVersion("application/json;as=Table;v=v1;g=meta.k8s.io") != "v1" {
+		t.Fatal("accept parsing")
+	}
+}
+
+func TestWatchAsTableForKubectlGetWatch(t *testing.T) {
+	f := newFixture(t)
+	accept := "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+	r := f.h.Serve(context.Background(), &api.Request{Method: "GET", Path: "/api/v1/namespaces/default/configmaps",
+		Query: map[string][]string{"watch": {"1"}, "resourceVersion": {"1"}}, Header: api.Header{"Accept": {accept}}})
+	if r.Stream == nil {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	defer r.Stream.Close()
+	f.do("POST", "/api/v1/namespaces/default/configmaps", "application/json", []byte(`{"metadata":{"name":"a"}}`))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for {
+		b, err := r.Stream.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `"name":"a"`) {
+			if !strings.HasPrefix(string(b), `{"type":"ADDED","object":{"kind":"Table","apiVersion":"meta.k8s.io/v1"`) {
+				t.Fatalf("%s", b)
+			}
+			return
+		}
+	}
+}
