@@ -329,3 +329,37 @@ func TestSplicedAnswersEqualDecodedAnswers(t *testing.T) {
 		}
 	}
 }
+
+func TestUpdateWithoutResourceVersionIsInvalidWhereTheTypeForbidsIt(t *testing.T) {
+	f := newFixture(t)
+	strict := &Resource{Version: "v1", Kind: "ConfigMap", ListKind: "ConfigMapList", Resource: "configmaps", Namespaced: true}
+	f.create(t, strict, "default", cm("a", nil))
+	_, err := f.s.Update(f.ctx, strict, "default", "a", "", cm("a", nil), WriteOptions{})
+	wantStatus(t, err, 422, ReasonInvalid, `configmaps "a" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update`)
+	if d := AsStatus(err).Status.Details; d.Kind != "configmaps" || d.Causes[0].Field != "metadata.resourceVersion" {
+		t.Fatalf("%+v", d)
+	}
+}
+
+func TestFinalizersMakeDeleteGraceful(t *testing.T) {
+	f := newFixture(t)
+	o := cm("a", nil)
+	meta(o)["finalizers"] = []any{"example.com/keep"}
+	f.create(t, configmaps, "default", o)
+	res, err := f.s.Delete(f.ctx, configmaps, "default", "a", DeleteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, ok := res.(Object)
+	if !ok || str(meta(kept), "deletionTimestamp") == "" {
+		t.Fatalf("%v", res)
+	}
+	delete(meta(kept), "finalizers")
+	out, err := f.s.Update(f.ctx, configmaps, "default", "a", "", kept, WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.Get(f.ctx, configmaps, "default", "a", ""); AsStatus(err).Code() != 404 {
+		t.Fatalf("removing the last finalizer did not delete: %v %v", out, err)
+	}
+}
