@@ -1,0 +1,3 @@
+module github.com/rvplay/rvplay/test/kubediff
+
+go 1.26.0

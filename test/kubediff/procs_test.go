@@ -1,0 +1,273 @@
+package kubediff
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// binDir keeps the reference binaries between runs (gitignored). A binary's
+// file name carries a hash of its module's go.mod, go.sum and sources and
+// of the Go version, so a changed wrapper or toolchain builds a new one and
+// an unchanged one is not even relinked.
+const binDir = ".bin"
+
+// refBinary builds (once per inputs) the program in cmd/<name>, a nested
+// module, and returns the binary's absolute path.
+func refBinary(name string) (string, time.Duration, error) {
+	dir := filepath.Join("cmd", name)
+	h := sha256.New()
+	fmt.Fprintln(h, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	for _, f := range []string{"go.mod", "go.sum", "main.go"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			return "", 0, err
+		}
+		fmt.Fprintf(h, "%s %d\n", f, len(b))
+		h.Write(b)
+	}
+	abs, err := filepath.Abs(binDir)
+	if err != nil {
+		return "", 0, err
+	}
+	bin := filepath.Join(abs, name+"-"+hex.EncodeToString(h.Sum(nil))[:16])
+	if _, err := os.Stat(bin); err == nil {
+		return bin, 0, nil
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return "", 0, err
+	}
+	start := time.Now()
+	tmp := bin + ".tmp"
+	cmd := exec.Command("go", "build", "-o", tmp, ".")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", 0, fmt.Errorf("go build ./%s: %v\n%s", dir, err, out)
+	}
+	if err := os.Rename(tmp, bin); err != nil {
+		return "", 0, err
+	}
+	return bin, time.Since(start), nil
+}
+
+var (
+	refOnce                    sync.Once
+	etcdBin, sampleBin, rvBin string
+	refErr                     error
+)
+
+// buildAll builds the two reference programs and the rvplay server. In CI a
+// failure to build the reference fails the test; elsewhere (no module
+// proxy, say) it skips with the reason.
+func buildAll(t *testing.T) {
+	t.Helper()
+	refOnce.Do(func() {
+		var d1, d2 time.Duration
+		if etcdBin, d1, refErr = refBinary("etcd36"); refErr != nil {
+			return
+		}
+		if sampleBin, d2, refErr = refBinary("sampleapiserver"); refErr != nil {
+			return
+		}
+		if d1+d2 > 0 {
+			fmt.Fprintf(os.Stderr, "kubediff: built reference binaries (etcd36 %v, sampleapiserver %v)\n", d1.Round(time.Millisecond), d2.Round(time.Millisecond))
+		}
+		dir, err := os.MkdirTemp("", "kubediff-rvplay-")
+		if err != nil {
+			refErr = err
+			return
+		}
+		rvBin = filepath.Join(dir, "rvplay")
+		cmd := exec.Command("go", "build", "-o", rvBin, "./server")
+		cmd.Dir = "../.."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			// rvplay itself not building is always a failure.
+			rvBin = ""
+			refErr = fmt.Errorf("rvplay server: go build ./server: %v\n%s", err, out)
+		}
+	})
+	if refErr != nil {
+		if os.Getenv("CI") == "true" || rvBin == "" && etcdBin != "" && sampleBin != "" {
+			t.Fatalf("kubediff: %v", refErr)
+		}
+		t.Skipf("kubediff: cannot build the reference API server here (set CI=true to make this a failure): %v", refErr)
+	}
+}
+
+// syncBuffer collects a process's output for failure reports.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// proc runs a process for the test's lifetime and shows its output when
+// the test fails.
+func proc(t *testing.T, label, bin string, args ...string) (exited <-chan error, out *syncBuffer) {
+	t.Helper()
+	out = &syncBuffer{}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan error, 1)
+	go func() { ch <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		err := <-ch
+		ch <- err
+		if t.Failed() {
+			o := out.String()
+			if len(o) > 8000 {
+				o = "…" + o[len(o)-8000:]
+			}
+			t.Logf("%s output:\n%s", label, o)
+		}
+	})
+	return ch, out
+}
+
+// waitReady polls url until it answers 200 (the processes give no other
+// readiness signal) or the process exits.
+func waitReady(t *testing.T, label string, c *http.Client, method, url, body string, exited <-chan error, out *syncBuffer) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var last string
+	for {
+		req, _ := http.NewRequest(method, url, strings.NewReader(body))
+		resp, err := c.Do(req)
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+			last = fmt.Sprintf("%d %s", resp.StatusCode, b)
+		} else {
+			last = err.Error()
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("%s exited before it was ready: %v\n%s", label, err, out.String())
+		case <-time.After(30 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not ready within 30s (%s: %s)\n%s", label, url, last, out.String())
+		}
+	}
+}
+
+// newClient talks to all three servers: the sample-apiserver's certificate
+// is self-signed, so verification is off (loopback only).
+func newClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		TLSClientConfig:     &tls.Config{InsecureSkipVerify: true},
+		MaxIdleConnsPerHost: 8,
+	}}
+}
+
+type reference struct {
+	etcdURL   string // etcd's client URL (v3 JSON gateway at /v3/…)
+	serverURL string // https://127.0.0.1:PORT
+}
+
+// startReference runs a fresh etcd 3.6 and a sample-apiserver on it.
+func startReference(t *testing.T, c *http.Client) reference {
+	t.Helper()
+	dir := t.TempDir()
+	cport, pport := freePort(t), freePort(t)
+	curl := fmt.Sprintf("http://127.0.0.1:%d", cport)
+	purl := fmt.Sprintf("http://127.0.0.1:%d", pport)
+	ex, out := proc(t, "etcd", etcdBin,
+		"--name", "kubediff", "--data-dir", filepath.Join(dir, "etcd"),
+		"--listen-client-urls", curl, "--advertise-client-urls", curl,
+		"--listen-peer-urls", purl, "--initial-advertise-peer-urls", purl,
+		"--initial-cluster", "kubediff="+purl,
+		"--watch-progress-notify-interval=5s", "--log-level=error")
+	waitReady(t, "etcd", c, "POST", curl+"/v3/kv/range", `{"key":"AA=="}`, ex, out)
+
+	sport := freePort(t)
+	surl := fmt.Sprintf("https://127.0.0.1:%d", sport)
+	// The server starts shared informers against a "core" API server; it
+	// is given itself, which is enough for it to run.
+	kubeconfig := filepath.Join(dir, "self.kubeconfig")
+	kc := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: self
+  cluster:
+    server: %s
+    insecure-skip-tls-verify: true
+users:
+- name: kubediff
+  user:
+    token: kubediff
+contexts:
+- name: self
+  context:
+    cluster: self
+    user: kubediff
+current-context: self
+`, surl)
+	if err := os.WriteFile(kubeconfig, []byte(kc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ex, out = proc(t, "sample-apiserver", sampleBin,
+		"--etcd-servers="+curl, fmt.Sprintf("--secure-port=%d", sport), "--bind-address=127.0.0.1",
+		"--cert-dir="+filepath.Join(dir, "certs"), "--kubeconfig="+kubeconfig,
+		"--enable-priority-and-fairness=false", "--etcd-compaction-interval=0", "--watch-cache=false",
+		"--disable-admission-plugins=NamespaceLifecycle,BanFlunder,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy,MutatingAdmissionPolicy")
+	waitReady(t, "sample-apiserver", c, "GET", surl+"/readyz", "", ex, out)
+	return reference{etcdURL: curl, serverURL: surl}
+}
+
+// startRvplay runs a fresh rvplay server process on its own SQLite file
+// with one session and returns the session's base URL.
+func startRvplay(t *testing.T, c *http.Client) string {
+	t.Helper()
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	ex, out := proc(t, "rvplay", rvBin, "--addr", addr, "--db", filepath.Join(t.TempDir(), "kubediff.db"), "--session", "kd")
+	base := "http://" + addr + "/s/kd"
+	waitReady(t, "rvplay", c, "GET", base+"/version", "", ex, out)
+	return base
+}
+
+func ctxTimeout(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
+}
