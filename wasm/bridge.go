@@ -31,7 +31,8 @@ type bridge struct {
 	cancels map[int]context.CancelFunc // open watch streams, ended by reset
 	nextID  int
 
-	funcs []js.Func // kept alive for the page's lifetime
+	funcs      []js.Func // kept alive for the page's lifetime
+	cancelByID js.Func
 }
 
 func newBridge(newHandler func() (api.Handler, error)) *bridge {
@@ -69,6 +70,7 @@ func (b *bridge) current() api.Handler {
 // install publishes the bridge as globalThis[name].
 func (b *bridge) install(name string) js.Value {
 	ns := js.Global().Get("Object").New()
+	b.cancelByID = b.fn(b.jsCancel)
 	ns.Set("request", b.fn(b.jsRequest))
 	ns.Set("watch", b.fn(b.jsWatch))
 	ns.Set("reset", b.fn(b.jsReset))
@@ -167,13 +169,7 @@ func (b *bridge) jsWatch(this js.Value, args []js.Value) any {
 	b.cancels[id] = cancel
 	b.mu.Unlock()
 
-	var cancelFn js.Func
-	cancelFn = js.FuncOf(func(js.Value, []js.Value) any {
-		cancel() // never blocks: the stream goroutine notices ctx.Done
-		return nil
-	})
 	go func() {
-		defer cancelFn.Release()
 		defer func() {
 			b.mu.Lock()
 			delete(b.cancels, id)
@@ -216,7 +212,27 @@ func (b *bridge) jsWatch(this js.Value, args []js.Value) any {
 		}
 		emit("end", func(o js.Value) { o.Set("reason", reason) })
 	}()
-	return cancelFn
+	// The cancel function is a plain JS closure over the stream's id, so
+	// that calling it after the stream ended is a harmless no-op rather
+	// than a call to a released Go function.
+	return bindCancel.Invoke(b.cancelByID, id)
+}
+
+// bindCancel makes () => cancelByID(id).
+var bindCancel = js.Global().Get("Function").New("f", "id", "return function cancel() { f(id); };")
+
+// jsCancel: the one Go function behind every watch's cancel closure.
+func (b *bridge) jsCancel(this js.Value, args []js.Value) any {
+	if len(args) == 0 || args[0].Type() != js.TypeNumber {
+		return nil
+	}
+	b.mu.Lock()
+	cancel := b.cancels[args[0].Int()]
+	b.mu.Unlock()
+	if cancel != nil {
+		cancel() // never blocks: the stream goroutine notices ctx.Done
+	}
+	return nil
 }
 
 func (b *bridge) jsReset(this js.Value, args []js.Value) any {

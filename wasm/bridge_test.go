@@ -162,6 +162,7 @@ func TestWatchCancelEndsTheStream(t *testing.T) {
 	if e := <-ch; e.kind != "end" || e.reason != "canceled" {
 		t.Fatalf("after cancel: %+v", e)
 	}
+	cancel.Invoke() // a second cancel, after the end, is a no-op
 }
 
 func TestResetEndsOpenWatches(t *testing.T) {
