@@ -152,8 +152,6 @@ var (
 		"generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
 		"labels", "annotations", "ownerReferences", "finalizers", "managedFields"}
 	managedOrder = []string{"manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource"}
-	// listOrder also serves list kinds and watch events' wrappers.
-	listOrder = []string{"kind", "apiVersion", "metadata", "items"}
 )
 
 // EncodeObject encodes o the way kube-apiserver orders a typed object's

@@ -450,8 +450,6 @@ func isFutureRev(err error) bool {
 
 // --- update ---------------------------------------------------------------
 
-var errDeleteFinalized = errors.New("finalized")
-
 // guaranteedUpdate is etcd3's GuaranteedUpdate: read, transform, write
 // with a mod_revision compare, and retry on a concurrent write. A
 // transform result identical to what is stored is a no-op (no write, same

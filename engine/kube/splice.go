@@ -1,7 +1,5 @@
 package kube
 
-import "bytes"
-
 // Stored objects are kube-ordered JSON without metadata.resourceVersion.
 // Answers need the resourceVersion (the key's mod_revision) inserted at
 // its place in ObjectMeta order and, for list items, kind and apiVersion
@@ -207,5 +205,3 @@ func spliceMeta(out *[]byte, m []byte, rv string) bool {
 	*out = append(*out, '}')
 	return true
 }
-
-var _ = bytes.Equal

@@ -196,9 +196,8 @@ type FieldError struct {
 	Detail string
 }
 
+// noValue marks a field error without a value.
 type noValueT struct{}
-
-var noValue = noValueT{}
 
 var fieldErrorTypes = map[string]string{
 	CauseFieldValueInvalid:      "Invalid value",

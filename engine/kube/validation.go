@@ -106,20 +106,6 @@ func IsValidLabelValue(v string) []string {
 	return errs
 }
 
-// validatePathSegment is path.IsValidPathSegmentName: names in URLs.
-func validatePathSegment(name string) []string {
-	if name == "." || name == ".." {
-		return []string{fmt.Sprintf("may not be '%s'", name)}
-	}
-	var errs []string
-	for _, s := range []string{"/", "%"} {
-		if strings.Contains(name, s) {
-			errs = append(errs, fmt.Sprintf("may not contain '%s'", s))
-		}
-	}
-	return errs
-}
-
 // validateObjectMeta is ValidateObjectMeta's part that applies to the
 // supported types: name, generateName, labels and annotations.
 func validateObjectMeta(o Object, nameFn func(string) []string) []FieldError {

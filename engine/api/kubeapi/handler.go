@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -599,5 +598,3 @@ func (h *Handler) serveSettings(req *api.Request) *api.Response {
 	b, _ := json.Marshal(settings{WatchCacheDelay: h.s.WatchCacheDelay().String(), BookmarkInterval: h.s.BookmarkInterval().String()})
 	return jsonResponse(200, b)
 }
-
-var _ = errors.New
