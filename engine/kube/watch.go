@@ -39,7 +39,19 @@ type Watch struct {
 	bookmarks     bool
 	bookmarkTimer Timer
 	timeout       Timer
+
+	// A watch-list asked for a revision the store has not reached: it
+	// waits (at most waitTimer) for waitFor, then sends the initial state.
+	waitFor   int64
+	waitTimer Timer
+	waitWS    WatchStream // every key: tells when the store reaches waitFor
+	prefix    string
+	skipUpTo  int64 // events at or before the initial state are in it
 }
+
+// initialStateWait is how long a watch-list waits for a future revision
+// (kube's cache blockTimeout).
+const initialStateWait = 3 * time.Second
 
 // Watch starts a watch. Errors before the stream (400, 422, the 500 of a
 // malformed resourceVersion) are returned; errors after it (a compacted
@@ -82,8 +94,16 @@ func (s *Server) Watch(ctx context.Context, r *Resource, ns string, lo ListOptio
 			readRev = s.cacheRev()
 		} else if rv > 0 {
 			if cur := s.kv.Rev(); rv > cur {
-				w.queueError(NewTooLargeResourceVersion(rv, cur, 0))
-				w.done = true
+				// wait for the store to reach rv, then send the state
+				ws, err := s.kv.Watch(wctx, &mvcc.WatchRequest{Key: []byte{0}, RangeEnd: []byte{0}, StartRevision: cur + 1})
+				if err != nil {
+					cancel()
+					return nil, err
+				}
+				w.waitFor, w.prefix, w.waitWS = rv, prefix, ws
+				w.waitTimer = s.clock.NewTimer(initialStateWait)
+				w.lastRev = cur
+				start = cur + 1
 				break
 			}
 		}
@@ -201,13 +221,31 @@ func (w *Watch) Next(ctx context.Context) ([]byte, error) {
 		if w.done {
 			return nil, io.EOF
 		}
-		var bookmarkC <-chan time.Time
+		var bookmarkC, waitC <-chan time.Time
+		var reachC <-chan mvcc.WatchResponse
 		if w.bookmarkTimer != nil {
 			bookmarkC = w.bookmarkTimer.C()
+		}
+		if w.waitTimer != nil {
+			waitC = w.waitTimer.C()
+			reachC = w.waitWS.Chan()
 		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case <-waitC:
+			w.waitTimer = nil
+			w.queueError(NewTooLargeResourceVersion(w.waitFor, w.s.kv.Rev(), 0))
+			w.done = true
+		case resp, ok := <-reachC:
+			if ok {
+				for _, ev := range resp.Events {
+					if ev.Kv.ModRevision >= w.waitFor {
+						w.sendInitialState()
+						break
+					}
+				}
+			}
 		case <-w.timeout.C():
 			w.done = true
 		case <-bookmarkC:
@@ -229,6 +267,9 @@ func (w *Watch) handle(resp mvcc.WatchResponse) {
 		w.done = true
 		return
 	}
+	if w.waitFor > 0 {
+		return // part of the initial state, sent once the store reaches waitFor
+	}
 	if len(resp.Events) == 0 {
 		if resp.Header.Revision > w.lastRev {
 			w.lastRev = resp.Header.Revision
@@ -239,6 +280,9 @@ func (w *Watch) handle(resp mvcc.WatchResponse) {
 		return
 	}
 	for _, ev := range resp.Events {
+		if ev.Kv.ModRevision <= w.skipUpTo {
+			continue
+		}
 		w.lastRev = ev.Kv.ModRevision
 		if w.m.empty() && w.fastEvent(ev) {
 			continue
@@ -304,6 +348,28 @@ func (w *Watch) fastEvent(ev *mvcc.Event) bool {
 	return true
 }
 
+// sendInitialState queues the state of a watch-list that waited for a
+// future revision, and the bookmark ending it.
+func (w *Watch) sendInitialState() {
+	w.waitFor = 0
+	w.waitTimer.Stop()
+	w.waitTimer = nil
+	w.waitWS.Cancel()
+	items, rev, _, _, err := w.s.rangeList(context.Background(), w.r, w.m, w.prefix, w.prefix, 0, 0)
+	if err != nil {
+		w.queueError(AsStatus(err))
+		w.done = true
+		return
+	}
+	for _, it := range items {
+		w.queueRaw(Added, it, true)
+	}
+	if w.bookmarks {
+		w.queueBookmark(rev, true)
+	}
+	w.lastRev, w.skipUpTo = rev, rev
+}
+
 // Close ends the watch.
 func (w *Watch) Close() {
 	if w.ws != nil {
@@ -314,6 +380,10 @@ func (w *Watch) Close() {
 	}
 	if w.bookmarkTimer != nil {
 		w.bookmarkTimer.Stop()
+	}
+	if w.waitTimer != nil {
+		w.waitTimer.Stop()
+		w.waitWS.Cancel()
 	}
 	w.cancel()
 }

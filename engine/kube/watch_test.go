@@ -201,3 +201,39 @@ func mustInt(s string) int64 {
 	fmt.Sscan(s, &n)
 	return n
 }
+
+func TestWatchListOfAFutureRevisionWaitsForIt(t *testing.T) {
+	f := newFixture(t)
+	f.create(t, configmaps, "default", cm("a", nil))
+	target := f.store.Rev() + 2
+	w := f.watch(t, "default", ListOptions{ResourceVersion: fmt.Sprint(target), SendInitialEvents: bptr(true),
+		ResourceVersionMatch: MatchNotOlderThan, AllowWatchBookmarks: true})
+	f.create(t, namespaces, "", Object{"metadata": map[string]any{"name": "n1"}})
+	f.create(t, configmaps, "default", cm("b", nil)) // reaches target
+	f.create(t, configmaps, "default", cm("c", nil)) // after the state: an event
+	got := []string{}
+	for len(got) < 4 {
+		e := next(t, w)
+		got = append(got, e.Type+" "+e.name())
+		if e.Type == Bookmark && mustInt(e.rv()) < target {
+			t.Fatalf("bookmark %s before target %d", e.rv(), target)
+		}
+	}
+	// the state is read when the target is reached: it holds b, maybe c
+	if got[0] != "ADDED a" || got[1] != "ADDED b" {
+		t.Fatalf("%v", got)
+	}
+}
+
+func TestWatchListOfAFutureRevisionTimesOut(t *testing.T) {
+	f := newFixture(t)
+	target := f.store.Rev() + 5
+	w := f.watch(t, "default", ListOptions{ResourceVersion: fmt.Sprint(target), SendInitialEvents: bptr(true),
+		ResourceVersionMatch: MatchNotOlderThan, AllowWatchBookmarks: true})
+	f.clock.Step(3 * time.Second)
+	e := next(t, w)
+	if e.Type != Error || e.Object["message"] != fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", target, f.store.Rev()) {
+		t.Fatalf("%v %v", e, e.Object)
+	}
+	wantEnd(t, w)
+}
