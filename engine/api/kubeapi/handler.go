@@ -528,9 +528,17 @@ func deleteOptions(rq *request) (kube.DeleteOptions, error) {
 		OrphanDependents   *bool               `json:"orphanDependents"`
 		DryRun             []string            `json:"dryRun"`
 	}
-	if len(strings.TrimSpace(string(rq.Body))) > 0 {
-		if err := json.Unmarshal(rq.Body, &body); err != nil {
-			return do, kube.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type DeleteOptions): %v (%s)", err, summarize(rq.Body)))
+	raw := rq.Body
+	if api.MediaType(rq.Header.Get("Content-Type")) == "application/vnd.kubernetes.protobuf" && len(raw) > 0 {
+		o, err := protobufToJSON(raw)
+		if err != nil {
+			return do, kube.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type DeleteOptions): %v (%s)", err, summarize(raw)))
+		}
+		raw, _ = json.Marshal(o)
+	}
+	if len(strings.TrimSpace(string(raw))) > 0 {
+		if err := json.Unmarshal(raw, &body); err != nil {
+			return do, kube.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type DeleteOptions): %v (%s)", err, summarize(raw)))
 		}
 	} else {
 		var err error

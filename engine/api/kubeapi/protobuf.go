@@ -63,10 +63,13 @@ var pbTypes = map[string]map[int]pbField{
 	},
 	"Namespace": {
 		1: {name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, 2: {name: "spec", kind: pbMsg, msg: "NamespaceSpec"},
+		3: {name: "status", kind: pbMsg, msg: "NamespaceStatus"},
 	},
-	"NamespaceSpec": {1: {name: "finalizers", repeated: true}},
+	"NamespaceStatus": {1: {name: "phase"}},
+	"NamespaceSpec":   {1: {name: "finalizers", repeated: true}},
 	"Deployment": {
 		1: {name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, 2: {name: "spec", kind: pbMsg, msg: "DeploymentSpec"},
+		3: {name: "status", kind: pbMsg, msg: "DeploymentStatus"},
 	},
 	"DeploymentSpec": {
 		1: {name: "replicas", kind: pbInt, pointer: true}, 2: {name: "selector", kind: pbMsg, msg: "LabelSelector"},
@@ -88,6 +91,7 @@ var pbTypes = map[string]map[int]pbField{
 	},
 	"Pod": {
 		1: {name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, 2: {name: "spec", kind: pbMsg, msg: "PodSpec"},
+		3: {name: "status", kind: pbMsg, msg: "PodStatus"},
 	},
 	"PodSpec": {
 		2: {name: "containers", kind: pbMsg, msg: "Container", repeated: true}, 3: {name: "restartPolicy"},
@@ -110,7 +114,36 @@ var pbTypes = map[string]map[int]pbField{
 		1: {name: "name"}, 2: {name: "hostPort", kind: pbInt}, 3: {name: "containerPort", kind: pbInt},
 		4: {name: "protocol"}, 5: {name: "hostIP"},
 	},
-	"EnvVar":               {1: {name: "name"}, 2: {name: "value"}},
+	"EnvVar": {1: {name: "name"}, 2: {name: "value"}},
+	"DeleteOptions": {
+		1: {name: "gracePeriodSeconds", kind: pbInt, pointer: true}, 2: {name: "preconditions", kind: pbMsg, msg: "Preconditions"},
+		3: {name: "orphanDependents", kind: pbBool, pointer: true}, 4: {name: "propagationPolicy", pointer: true},
+		5: {name: "dryRun", repeated: true},
+	},
+	"Preconditions": {1: {name: "uid", pointer: true}, 2: {name: "resourceVersion", pointer: true}},
+	"Scale": {
+		1: {name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, 2: {name: "spec", kind: pbMsg, msg: "ScaleSpec"},
+		3: {name: "status", kind: pbMsg, msg: "ScaleStatus"},
+	},
+	"ScaleSpec":   {1: {name: "replicas", kind: pbInt}},
+	"ScaleStatus": {1: {name: "replicas", kind: pbInt}, 2: {name: "selector"}},
+	"Event": {
+		1: {name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, 2: {name: "involvedObject", kind: pbMsg, msg: "ObjectReference"},
+		3: {name: "reason"}, 4: {name: "message"}, 5: {name: "source", kind: pbMsg, msg: "EventSource"},
+		6: {name: "firstTimestamp", kind: pbTime}, 7: {name: "lastTimestamp", kind: pbTime}, 8: {name: "count", kind: pbInt},
+		9: {name: "type"}, 12: {name: "action"}, 14: {name: "reportingComponent"}, 15: {name: "reportingInstance"},
+	},
+	"ObjectReference": {
+		1: {name: "kind"}, 2: {name: "namespace"}, 3: {name: "name"}, 4: {name: "uid"}, 5: {name: "apiVersion"},
+		6: {name: "resourceVersion"}, 7: {name: "fieldPath"},
+	},
+	"EventSource": {1: {name: "component"}, 2: {name: "host"}},
+	"DeploymentStatus": {
+		1: {name: "observedGeneration", kind: pbInt}, 2: {name: "replicas", kind: pbInt}, 3: {name: "updatedReplicas", kind: pbInt},
+		4: {name: "availableReplicas", kind: pbInt}, 5: {name: "unavailableReplicas", kind: pbInt}, 7: {name: "readyReplicas", kind: pbInt},
+		8: {name: "collisionCount", kind: pbInt, pointer: true},
+	},
+	"PodStatus":            {1: {name: "phase"}, 3: {name: "message"}, 4: {name: "reason"}, 5: {name: "hostIP"}, 6: {name: "podIP"}, 7: {name: "startTime", kind: pbTime}},
 	"ResourceRequirements": {1: {name: "limits", kind: pbMap, msg: "Quantity"}, 2: {name: "requests", kind: pbMap, msg: "Quantity"}},
 }
 

@@ -73,3 +73,17 @@ func FuzzProtobufBody(f *testing.F) {
 		}
 	})
 }
+
+func TestProtobufDeleteOptions(t *testing.T) {
+	f := newFixture(t)
+	f.do("POST", "/api/v1/namespaces/default/configmaps", "application/json", []byte(`{"metadata":{"name":"a"}}`))
+	opts := cat(pbVar(1, 0), pbBytesField(2, pbStr(2, "1")), pbStr(4, "Background"))
+	resp := f.do("DELETE", "/api/v1/namespaces/default/configmaps/a", "application/vnd.kubernetes.protobuf", envelope("v1", "DeleteOptions", opts))
+	if resp.Status != 409 || !strings.Contains(string(resp.Body), "the ResourceVersion in the precondition (1)") {
+		t.Fatalf("%d %s", resp.Status, resp.Body)
+	}
+	resp = f.do("DELETE", "/api/v1/namespaces/default/configmaps/a", "application/vnd.kubernetes.protobuf", envelope("v1", "DeleteOptions", pbStr(4, "Background")))
+	if resp.Status != 200 {
+		t.Fatalf("%d %s", resp.Status, resp.Body)
+	}
+}
