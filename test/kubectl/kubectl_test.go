@@ -287,8 +287,11 @@ func kubectlScenario(t *testing.T, bin string) {
 	}
 
 	step("create", func(t *testing.T, k *kubectl) {
-		out := k.ok("create", "-f", k.write("cm.yaml", configMapYAML))
+		f := k.write("cm.yaml", configMapYAML)
+		out := k.ok("create", "-f", f)
 		mustContain(t, "create", out, "configmap/demo created")
+		errOut := k.fails("create", "-f", f)
+		mustContain(t, "create again", errOut, `Error from server (AlreadyExists): error when creating "`+f+`": configmaps "demo" already exists`)
 	})
 	step("get", func(t *testing.T, k *kubectl) {
 		mustContain(t, "get table", k.ok("get", "configmaps"), "NAME", "demo")
@@ -420,6 +423,16 @@ func kubectlScenario(t *testing.T, bin string) {
 		mustContain(t, "scale", k.ok("scale", "deployment", "web", "--replicas=4"), "deployment.apps/web scaled")
 		if got := k.ok("get", "deploy", "web", "-o", "jsonpath={.spec.replicas}"); got != "4" {
 			t.Fatalf("replicas after scale = %q", got)
+		}
+		// --resource-version makes the scale conditional. kubectl checks
+		// it against the scale subresource it reads first, so a stale one
+		// is refused before any write.
+		stale := k.ok("get", "deploy", "web", "-o", "jsonpath={.metadata.resourceVersion}")
+		k.ok("label", "deploy", "web", "touched=yes")
+		errOut := k.fails("scale", "deployment", "web", "--replicas=6", "--resource-version="+stale)
+		mustContain(t, "scale with stale RV", errOut, "Expected resource version to be "+stale+", was ")
+		if got := k.ok("get", "deploy", "web", "-o", "jsonpath={.spec.replicas}"); got != "4" {
+			t.Fatalf("replicas after the refused scale = %q", got)
 		}
 	})
 	step("describe", func(t *testing.T, k *kubectl) {
