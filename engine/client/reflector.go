@@ -482,6 +482,14 @@ func (r *Reflector) watch(ctx context.Context, w *Watcher) error {
 		}
 		if err != nil {
 			if IsTooManyRequests(err) {
+				// Overloaded server: back off, then watch again from
+				// the same RV (no relist).
+				r.step(Step{Kind: StepError, RV: r.LastSyncResourceVersion(), Err: err})
+				d := r.nextBackoff()
+				r.step(Step{Kind: StepBackoff, Wait: d})
+				if r.clock().Sleep(ctx, d) != nil {
+					return nil
+				}
 				continue
 			}
 			r.noteWatchFailure(r.LastSyncResourceVersion(), err)
