@@ -13,5 +13,22 @@
 //
 // The Reflector exists to be watched: every list page, watch start, event,
 // bookmark, closed stream, 410 and relist is reported as a Step with the
-// resourceVersion it involved, so a UI can show the algorithm as it runs.
+// resourceVersion it involved (Reflector.OnStep, Reflector.Steps, and
+// Step.MarshalJSON for a UI), so a lesson can show the algorithm as it runs:
+//
+//	c := client.New(session)                       // any api.Handler
+//	inf := client.NewInformer(c.Resource(client.ConfigMaps).Namespace("default"))
+//	inf.Reflector.OnStep = func(s client.Step) { show(s) }
+//	inf.Reflector.WatchList = true                  // client-go >= 0.35 default
+//	go inf.Run(ctx)
+//
+// What it follows from client-go (tools/cache, util/retry, apimachinery's
+// errors): the choice of resourceVersion for each list and watch, the pager
+// rules (limit 500, none for a specific RV, full list when a continue token
+// expires), resuming on a clean close, relisting after Expired/Gone and
+// "too large resource version", the "very short watch" rule, watch-list
+// with its initial-events-end bookmark and fallback to LIST, the backoff
+// between rounds (800ms doubling to 30s, jitter 1.0, reset after 2m), the
+// error predicates and the retry timings. What it leaves out: DeltaFIFO,
+// resync periods, indexers and rate-limited work queues.
 package client
