@@ -371,32 +371,15 @@ func jsonInt(i int64) any { return jsonNumber(strconv.FormatInt(i, 10)) }
 // (possibly stale), "N" the latest state provided the store is at N or
 // later (else 504).
 func (s *Server) Get(ctx context.Context, r *Resource, ns, name, rv string) (Object, error) {
-	if err := s.bootstrap(ctx); err != nil {
-		return nil, err
-	}
-	minRV, err := parseRV(rv)
-	if err != nil {
-		return nil, NewBadRequest("invalid resource version: " + err.Error())
-	}
-	readRev := int64(0)
-	if rv == "0" {
-		readRev = s.cacheRev()
-	}
-	kv, cur, err := s.getCached(ctx, r.Key(ns, name), readRev)
+	kv, err := s.getKV(ctx, r, ns, name, rv)
 	if err != nil {
 		return nil, err
-	}
-	if minRV > cur {
-		return nil, NewTooLargeResourceVersion(minRV, cur, 0)
-	}
-	if kv == nil {
-		return nil, NewNotFound(r.Group, r.Resource, name)
 	}
 	return decodeKV(kv)
 }
 
-// GetJSON is Get answering the object's JSON as kube-apiserver encodes it.
-func (s *Server) GetJSON(ctx context.Context, r *Resource, ns, name, rv string) ([]byte, error) {
+// getKV is the read of Get and GetJSON.
+func (s *Server) getKV(ctx context.Context, r *Resource, ns, name, rv string) (*mvcc.KeyValue, error) {
 	if err := s.bootstrap(ctx); err != nil {
 		return nil, err
 	}
@@ -417,6 +400,15 @@ func (s *Server) GetJSON(ctx context.Context, r *Resource, ns, name, rv string) 
 	}
 	if kv == nil {
 		return nil, NewNotFound(r.Group, r.Resource, name)
+	}
+	return kv, nil
+}
+
+// GetJSON is Get answering the object's JSON as kube-apiserver encodes it.
+func (s *Server) GetJSON(ctx context.Context, r *Resource, ns, name, rv string) ([]byte, error) {
+	kv, err := s.getKV(ctx, r, ns, name, rv)
+	if err != nil {
+		return nil, err
 	}
 	if b, ok := spliceRV(kv.Value, formatRV(kv.ModRevision), false); ok {
 		return b, nil
