@@ -469,8 +469,9 @@ func (r *Reflector) watch(ctx context.Context, w *Watcher) error {
 					}
 					continue
 				}
+				// Reported here; the round ends and Run relists.
 				r.noteWatchFailure(opts.ResourceVersion, err)
-				return err
+				return nil
 			}
 			r.step(Step{Kind: StepWatch, RV: opts.ResourceVersion, Request: req})
 		}

@@ -604,3 +604,43 @@ func TestReflectorRelistsFromLatestWhenItsRevisionIsTooLarge(t *testing.T) {
 		t.Fatalf("steps: %v / %v / %v / %v", l1, tl, l2, rep)
 	}
 }
+
+// Servers may also refuse an old watch before the stream starts (HTTP 410
+// with a Gone or Expired Status); the reflector relists the same way.
+func TestReflectorRelistsWhenTheWatchRequestIsAnsweredWithHTTP410(t *testing.T) {
+	ts, c := newTestSession(t, kube.Options{})
+	createCM(t, c, "default", "a")
+	var once sync.Once
+	ts.mu.Lock()
+	ts.answer = func(req *api.Request) *api.Response {
+		var resp *api.Response
+		if isWatch(req) {
+			once.Do(func() {
+				resp = &api.Response{Status: 410, Header: api.Header{"Content-Type": {"application/json"}},
+					Body: []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the resourceVersion is gone","reason":"Gone","code":410}`)}
+			})
+		}
+		return resp
+	}
+	ts.mu.Unlock()
+	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), NewStore())
+	r.BackoffInit = time.Millisecond
+	rec := record(t, r)
+	runReflector(t, r)
+	rep := rec.kind(StepReplace)
+	exp := rec.kind(StepExpired)
+	if !IsGone(exp.Err) || exp.RV != rep.RV {
+		t.Fatalf("expired step %v", exp)
+	}
+	l := rec.kind(StepList)
+	if l.RV != rep.RV {
+		t.Fatalf("relist at %q, want %q", l.RV, rep.RV)
+	}
+	rec.kind(StepReplace)
+	w := rec.kind(StepWatch)
+	createCM(t, c, "default", "b")
+	ev := rec.until("ADDED b", func(s Step) bool { return s.Kind == StepEvent && s.Key == "default/b" })
+	if rvInt(t, ev.RV) <= rvInt(t, w.RV) {
+		t.Fatalf("event %v after watch %v", ev, w)
+	}
+}
