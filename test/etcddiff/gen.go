@@ -76,6 +76,9 @@ type WatchSpec struct {
 type State struct {
 	Rev        int64 // current store revision (header.revision)
 	CompactRev int64 // last successful compaction, -1 if none
+	// LastDeleteRev is the revision of the last deleterange that deleted
+	// something: compacting there leaves a tombstone at the boundary.
+	LastDeleteRev int64
 }
 
 // keys is the small key space: prefixes of one another, so that prefix
@@ -186,6 +189,9 @@ func (g *Generator) Observe(op *Op, status int, body any) {
 	}
 	if op.Kind == OpCompact {
 		g.st.CompactRev = asInt(op.Body["revision"])
+	}
+	if op.Kind == OpDeleteRange && asInt(m["deleted"]) > 0 {
+		g.st.LastDeleteRev = g.st.Rev
 	}
 	g.learnKVs(m)
 }
@@ -552,6 +558,8 @@ func (g *Generator) genCompact() *Op {
 	switch r := g.rng.IntN(100); {
 	case r < 3:
 		rev = 0 // accepted once on a store never compacted
+	case r < 12 && g.st.LastDeleteRev > cmp:
+		rev = g.st.LastDeleteRev // a tombstone exactly at the compaction
 	case r < 15:
 		rev = cur
 	case r < 75:
@@ -582,6 +590,15 @@ func (g *Generator) genWatchOpen() *Op {
 	switch r := g.rng.IntN(100); {
 	case r < 15:
 		w.Start = 0
+	case r < 25 && cmp > 0:
+		// Exactly the compacted revision: still allowed, and the edge
+		// where compaction's removals show; often over every key, so
+		// that whatever was deleted there is in range.
+		w.Start = cmp
+		if g.chance(50) {
+			cr["key"], cr["range_end"] = b64("\x00"), b64("\x00")
+			key, end = "\x00", "\x00"
+		}
 	case r < 70:
 		lo := max(cmp, 1)
 		w.Start = lo + g.rng.Int64N(cur-lo+1)

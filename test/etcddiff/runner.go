@@ -192,6 +192,7 @@ func (t *Target) drainWatch(id int, target int64, compacted bool) Result {
 	}
 	defer t.closeWatch(id)
 	var events, messages []any
+	var lastRev int64
 	timeout := time.After(opTimeout)
 	out := func(err error) Result {
 		v := map[string]any{"events": orEmpty(events), "messages": orEmpty(messages)}
@@ -218,11 +219,21 @@ func (t *Target) drainWatch(id int, target int64, compacted bool) Result {
 				}
 				continue
 			}
+			// etcd's guarantees, checked on every target alike: events are
+			// ordered by revision and one revision is never split across
+			// responses. A violation becomes a message, so it differs.
 			reached := false
+			first := true
 			for _, e := range evs {
 				events = append(events, e)
 				kv, _ := e.(map[string]any)["kv"].(map[string]any)
-				if asInt(kv["mod_revision"]) >= target {
+				rev := asInt(kv["mod_revision"])
+				if rev < lastRev || (first && rev == lastRev) {
+					messages = append(messages, map[string]any{"violation": fmt.Sprintf("event at revision %d after revision %d (order or atomicity)", rev, lastRev)})
+				}
+				first = false
+				lastRev = rev
+				if rev >= target {
 					reached = true
 				}
 			}
