@@ -57,12 +57,9 @@ func buildSMD() *smdschema.Schema {
 }
 
 func typeAtom(t *schema.Type) smdschema.Atom {
-	switch t.Scalar {
-	case "string":
-		sc := smdschema.String
-		return smdschema.Atom{Scalar: &sc}
-	case "":
-	default: // quantity, intorstring
+	if t.Scalar != "" {
+		// Time, MicroTime, Quantity and IntOrString are untyped scalars in
+		// kube's apply schema (clients may send numbers for the latter two).
 		sc := smdschema.Untyped
 		return smdschema.Atom{Scalar: &sc}
 	}

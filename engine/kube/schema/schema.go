@@ -17,6 +17,7 @@ import (
 	_ "embed"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -276,6 +277,9 @@ func parse(text string) error {
 				f.MapType = v
 			case "default":
 				f.Default = v
+				if n, err := strconv.ParseInt(v, 10, 64); err == nil && ref.Kind == KindInteger {
+					f.Default = n
+				}
 			case "emit":
 				f.Emit, f.EmitNull = true, v == "null"
 			default:
