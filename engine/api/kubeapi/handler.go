@@ -190,7 +190,7 @@ func route(req *api.Request, p string) (*request, bool) {
 	if parts[0] == "namespaces" && len(parts) >= 3 && group == "" {
 		// /namespaces/<ns>/<resource>[/<name>[/<sub>]], unless <resource>
 		// is a subresource of the namespace itself
-		if len(parts) == 3 && (parts[2] == "status" || parts[2] == "finalize") {
+		if len(parts) == 3 && parts[2] == "status" {
 			rq.res, rq.name, rq.sub = nsRes, parts[1], parts[2]
 			return rq, true
 		}
