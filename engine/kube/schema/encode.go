@@ -230,10 +230,9 @@ func encodeAny(b *bytes.Buffer, v any) error {
 // types and encodes it again, in place: fields t does not declare are
 // dropped (their paths are returned, as PruneUnknownFields does), nulls
 // and empty lists and maps are dropped from optional fields (Go's
-// omitempty) and set to their zero on always-written ones, and the
-// always-written fields are filled in (FillEmitted). It does not drop
-// zero scalars ("", 0, false): whether kube keeps them depends on whether
-// the Go field is a pointer, which the schema does not record.
+// omitempty) and set to their zero on always-written ones, zero scalars
+// ("", 0, false) are dropped from optional fields that are not Go
+// pointers, and the always-written fields are filled in (FillEmitted).
 func Normalize(t *Type, obj map[string]any) []string {
 	pruned := PruneUnknownFields(t, obj)
 	normalizeObject(t, obj)
@@ -250,6 +249,10 @@ func normalizeObject(t *Type, obj map[string]any) {
 		if !ok {
 			continue
 		}
+		if !f.Emit && !f.Ptr && isZeroScalar(v, f.Type) {
+			delete(obj, f.Name)
+			continue
+		}
 		if isEmptyJSON(v, f.Type) {
 			if f.Emit {
 				if v == nil {
@@ -262,6 +265,29 @@ func normalizeObject(t *Type, obj map[string]any) {
 		}
 		normalizeValue(f.Type, v)
 	}
+}
+
+// isZeroScalar reports "", 0 and false for plain scalar fields.
+func isZeroScalar(v any, r *TypeRef) bool {
+	switch r.Kind {
+	case KindString, KindBytes:
+		return v == ""
+	case KindBoolean:
+		return v == false
+	case KindInteger, KindNumber:
+		switch n := v.(type) {
+		case json.Number:
+			f, err := n.Float64()
+			return err == nil && f == 0
+		case float64:
+			return n == 0
+		case int64:
+			return n == 0
+		case int:
+			return n == 0
+		}
+	}
+	return false
 }
 
 // isEmptyJSON reports null, and empty lists and maps (not empty objects:

@@ -91,6 +91,9 @@ type Field struct {
 	// fields and struct values), as null, a zero scalar or {} when unset;
 	// EmitNull marks pointers to structs, written as null.
 	Emit, EmitNull bool
+	// Ptr marks scalar fields that are Go pointers: kube keeps their zero
+	// values, where it drops zero values of other optional scalars.
+	Ptr bool
 }
 
 // GVK is a group/version/kind; Group is empty for the core group.
@@ -282,6 +285,8 @@ func parse(text string) error {
 				}
 			case "emit":
 				f.Emit, f.EmitNull = true, v == "null"
+			case "ptr":
+				f.Ptr = true
 			default:
 				return fmt.Errorf("line %d: unknown field option %q", lineNo, o)
 			}

@@ -112,6 +112,12 @@ func (c *checker) check(gt reflect.Type, st *schema.Type) {
 			ft = ft.Elem()
 			c.pointers = append(c.pointers, where)
 		}
+		switch ft.Kind() {
+		case reflect.String, reflect.Bool, reflect.Int32, reflect.Int64, reflect.Float64:
+			if sf.Ptr != isPtr {
+				c.addf("%s: ptr=%v, Go pointer=%v", where, sf.Ptr, isPtr)
+			}
+		}
 		structValue := !isPtr && ft.Kind() == reflect.Struct
 		wantEmit := (!omitempty && !omitzero) || (structValue && !omitzero && !(f.Type == reflect.TypeOf(metav1.Time{}) && omitzero))
 		if (name == "apiVersion" || name == "kind") && omitempty {
