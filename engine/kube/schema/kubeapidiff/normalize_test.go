@@ -49,8 +49,8 @@ func randomDeployment(r *rand.Rand) []byte {
 		"ports": pick(nil, []any{map[string]any{"containerPort": pick(0, 80), "hostPort": pick(0, 8080), "protocol": pick("", "TCP")}}),
 		"stdin": pick(false, true), "tty": pick(false, nil), "workingDir": pick("", "/w"),
 		"securityContext": pick(nil, map[string]any{}, map[string]any{"privileged": pick(false, true), "runAsUser": pick(0, 1000), "procMount": pick("", "Default")}),
-		"livenessProbe": pick(nil, map[string]any{"initialDelaySeconds": pick(0, 5), "terminationGracePeriodSeconds": pick(0, 30), "httpGet": map[string]any{"port": pick(80, "http"), "path": pick("", "/")}}),
-		"resources": pick(nil, map[string]any{}, map[string]any{"limits": pick(map[string]any{}, map[string]any{"cpu": "1"})}),
+		"livenessProbe":   pick(nil, map[string]any{"initialDelaySeconds": pick(0, 5), "terminationGracePeriodSeconds": pick(0, 30), "httpGet": map[string]any{"port": pick(80, "http"), "path": pick("", "/")}}),
+		"resources":       pick(nil, map[string]any{}, map[string]any{"limits": pick(map[string]any{}, map[string]any{"cpu": "1"})}),
 	}
 	spec := map[string]any{"replicas": pick(0, 3, nil), "paused": pick(false, true, nil), "minReadySeconds": pick(0, 5),
 		"revisionHistoryLimit": pick(0, nil), "selector": map[string]any{"matchLabels": map[string]any{"app": "a"}},
@@ -62,7 +62,7 @@ func randomDeployment(r *rand.Rand) []byte {
 	status := pick(nil, map[string]any{}, map[string]any{"replicas": pick(0, 2), "observedGeneration": pick(0, 1), "conditions": pick([]any{}, nil)})
 	obj := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
 		"metadata": map[string]any{"name": "d", "namespace": pick("", "ns"), "generation": pick(0, 1), "labels": pick(nil, map[string]any{}), "finalizers": pick([]any{}, nil)},
-		"spec": spec, "status": status}
+		"spec":     spec, "status": status}
 	b, _ := json.Marshal(obj)
 	return b
 }
