@@ -142,7 +142,9 @@ type writeReq struct {
 }
 
 // write queues fn for the writer and waits until the transaction that ran it
-// committed (nil) or failed.
+// committed (nil) or failed. fn runs on the writer goroutine and must not
+// call back into DB (no locks of DB, no write): Close holds db.mu while it
+// waits for the queue to drain.
 func (db *DB) write(fn func(*writer) error) error {
 	req := &writeReq{fn: fn, done: make(chan error, 1)}
 	db.mu.RLock()
