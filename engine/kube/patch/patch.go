@@ -70,10 +70,14 @@ var SupportedTypes = []string{JSONPatchType, MergePatchType, StrategicMergePatch
 
 // JSONPatch applies an RFC 6902 patch. As kube-apiserver (which uses
 // json-patch v4) does, "replace" of a missing object member adds it. A
-// patch that is not a JSON array of operations is 400; more than
+// patch that is not a JSON array of operations is 400 ("error decoding
+// patch: …", as with kube's default fieldValidation); more than
 // MaxJSONPatchOperations is 413; an operation that does not apply (a
 // failing "test", a missing path) is 422 with kube's generic message.
 func JSONPatch(original, patchJSON []byte) ([]byte, error) {
+	if err := checkDecodes(patchJSON, "[]handlers.jsonPatchOp", '['); err != nil {
+		return nil, err
+	}
 	p, err := jsonpatch.DecodePatch(patchJSON)
 	if err != nil {
 		return nil, badRequest(err.Error(), err)
@@ -137,18 +141,52 @@ func parentIsObject(doc []byte, op jsonpatch.Operation) bool {
 }
 
 // MergePatch applies an RFC 7386 JSON merge patch: objects merge, null
-// deletes, everything else (lists included) replaces.
+// deletes, everything else (lists included) replaces. A body that is not a
+// JSON object is 400 "error decoding patch: …" (kube's answer with the
+// default fieldValidation).
 func MergePatch(original, patchJSON []byte) ([]byte, error) {
-	if !json.Valid(patchJSON) {
-		var v any
-		err := json.Unmarshal(patchJSON, &v)
-		return nil, badRequest(err.Error(), err)
+	if err := checkDecodes(patchJSON, "map[string]interface {}", '{'); err != nil {
+		return nil, err
 	}
 	out, err := jsonpatch.MergePatch(original, patchJSON)
-	if err != nil {
+	if errors.Is(err, jsonpatch.ErrBadJSONPatch) {
 		return nil, badRequest(err.Error(), err)
 	}
+	if err != nil {
+		return nil, &Error{Code: 500, Message: err.Error(), Cause: err}
+	}
 	return out, nil
+}
+
+// checkDecodes answers a patch body that is not JSON of the right shape
+// as kube does with the default fieldValidation (Warn) and with Strict,
+// which decode the body first: 400 "error decoding patch: <error>", the
+// error naming kube's Go type.
+func checkDecodes(b []byte, goType string, open byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return badRequest("error decoding patch: "+err.Error(), err)
+	}
+	kind := ""
+	switch v.(type) {
+	case map[string]any:
+		kind = "object"
+	case []any:
+		kind = "array"
+	case string:
+		kind = "string"
+	case float64:
+		kind = "number"
+	case bool:
+		kind = "bool"
+	case nil:
+		return nil // null decodes into anything
+	}
+	if (open == '{' && kind != "object") || (open == '[' && kind != "array") {
+		msg := fmt.Sprintf("json: cannot unmarshal %s into Go value of type %s", kind, goType)
+		return badRequest("error decoding patch: "+msg, errors.New(msg))
+	}
+	return nil
 }
 
 func decodeObject(b []byte) (map[string]any, error) {

@@ -345,3 +345,22 @@ func BenchmarkJSONPatchConfigMap(b *testing.B) {
 		}
 	}
 }
+
+func TestMalformedPatchBodiesGetKubesDecodingErrors(t *testing.T) {
+	for _, c := range []struct {
+		f    func(a, b []byte) ([]byte, error)
+		body string
+		msg  string
+	}{
+		{JSONPatch, `{"op":"add"}`, "error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp"},
+		{JSONPatch, `[{"op":`, "error decoding patch: unexpected end of JSON input"},
+		{MergePatch, `[1]`, "error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}"},
+		{MergePatch, `{"a":}`, "error decoding patch: invalid character '}' looking for beginning of value"},
+	} {
+		_, err := c.f([]byte(`{"a":1}`), []byte(c.body))
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Code != 400 || pe.Reason != "BadRequest" || pe.Message != c.msg {
+			t.Errorf("%s: got %v", c.body, err)
+		}
+	}
+}
