@@ -119,15 +119,20 @@ func (e *BadRequestError) Error() string { return e.Message }
 // object to store, with metadata.managedFields updated, or a
 // *ConflictError, a *BadRequestError, or another error (answer 500).
 //
-// apiVersion is the API version of the URL ("v1", "apps/v1"), checked
-// against the configuration. If the configuration carries
+// apiVersion is the API version of the URL ("v1", "apps/v1"); a
+// configuration of another apiVersion or kind is 400 "invalid object
+// type: …". Unknown fields in the configuration make structured-merge-diff
+// fail ("failed to create typed patch object (…): .x: field not declared
+// in schema"): kube answers that plain error as a 500. If the configuration carries
 // metadata.resourceVersion, the returned object carries it too, so the
 // caller's usual resourceVersion precondition applies. Fields the
 // subresource does not own (status on the main resource, spec on /status)
 // are merged but not owned; the caller resets them as for any write.
 func Apply(t *schema.Type, apiVersion string, live, config map[string]any, w Write, force bool) (map[string]any, error) {
-	if av, _ := config["apiVersion"].(string); av != apiVersion {
-		return nil, &BadRequestError{fmt.Sprintf("Incorrect version specified in apply patch. Specified patch version: %s, expected: %s", av, apiVersion)}
+	av, _ := config["apiVersion"].(string)
+	kind, _ := config["kind"].(string)
+	if want := t.GVKs[0]; av != apiVersion || kind != want.Kind {
+		return nil, &BadRequestError{"invalid object type: " + gvkString(av, kind)}
 	}
 	if md, ok := config["metadata"].(map[string]any); ok {
 		if mf, present := md["managedFields"]; present && mf != nil {
@@ -463,30 +468,27 @@ func conflictError(cs merge.Conflicts) *ConflictError {
 
 func stamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format(time.RFC3339) }
 
+// objectID renders an object as kube's field manager errors do:
+// "namespace/name; group/version, Kind=kind".
 func objectID(obj map[string]any, t *schema.Type) string {
 	md, _ := obj["metadata"].(map[string]any)
 	ns, _ := md["namespace"].(string)
 	name, _ := md["name"].(string)
-	g := schema.GVK{}
-	if len(t.GVKs) > 0 {
-		g = t.GVKs[0]
-	}
-	gv := g.APIVersion()
-	if g.Group == "" {
-		gv = "/" + gv
-	}
-	id := fmt.Sprintf("%s, Kind=%s", gv, g.Kind)
-	if name != "" {
-		if ns != "" {
-			return ns + "/" + name + "; " + id
-		}
-		return name + "; " + id
-	}
-	return id
+	av, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	return ns + "/" + name + "; " + gvkString(av, kind)
 }
 
-// normalize deep-copies a JSON value, turning json.Number and integral
-// float64 into int64 so structured-merge-diff compares numbers by value.
+// gvkString is GroupVersionKind.String(): "apps/v1, Kind=Deployment",
+// "/v1, Kind=ConfigMap".
+func gvkString(apiVersion, kind string) string {
+	g, v := "", apiVersion
+	if i := strings.IndexByte(apiVersion, '/'); i >= 0 {
+		g, v = apiVersion[:i], apiVersion[i+1:]
+	}
+	return g + "/" + v + ", Kind=" + kind
+}
+
 // isResetManagedFields reports kube's "clear managedFields" request: an
 // empty list, or a list with one empty entry.
 func isResetManagedFields(v any) bool {

@@ -169,7 +169,7 @@ func TestApplyRejectsVersionMismatchAndManagedFields(t *testing.T) {
 	cfg := cmApply("x", "a", "b")
 	cfg["apiVersion"] = "v2"
 	_, err := Apply(configMap, "v1", nil, cfg, Write{Manager: "m", Now: at06}, false)
-	if be, ok := err.(*BadRequestError); !ok || be.Message != "Incorrect version specified in apply patch. Specified patch version: v2, expected: v1" {
+	if be, ok := err.(*BadRequestError); !ok || be.Message != "invalid object type: /v2, Kind=ConfigMap" {
 		t.Errorf("got %v", err)
 	}
 	cfg = cmApply("x", "a", "b")
@@ -508,5 +508,20 @@ func TestApplyAcceptsKubectlGeneratedObjectsWithNulls(t *testing.T) {
 	// is owned, as on a real cluster.
 	if mf := js(t, managedFieldsOf(t, got)); !strings.Contains(mf, `"f:image":{}`) || !strings.Contains(mf, `"fieldsV1":{"f:metadata":{"f:labels"`) {
 		t.Errorf("managedFields = %s", mf)
+	}
+}
+
+func TestApplyWithUnknownFieldFailsAsKubeDoes(t *testing.T) {
+	cfg := cmApply("x", "a", "b")
+	cfg["bogus"] = 1
+	_, err := Apply(configMap, "v1", nil, cfg, Write{Manager: "m", Now: at06}, false)
+	if err == nil || err.Error() != "failed to create typed patch object (/x; /v1, Kind=ConfigMap): .bogus: field not declared in schema" {
+		t.Errorf("got %v", err)
+	}
+	cfg = cmApply("x", "a", "b")
+	cfg["kind"] = "Secret"
+	_, err = Apply(configMap, "v1", nil, cfg, Write{Manager: "m", Now: at06}, false)
+	if be, ok := err.(*BadRequestError); !ok || be.Message != "invalid object type: /v1, Kind=Secret" {
+		t.Errorf("got %v", err)
 	}
 }
