@@ -644,3 +644,31 @@ func TestReflectorRelistsWhenTheWatchRequestIsAnsweredWithHTTP410(t *testing.T) 
 		t.Fatalf("event %v after watch %v", ev, w)
 	}
 }
+
+// With a lagging watch cache, the first list (RV "0") may be stale; the
+// watch from that list's RV then delivers what the list missed, so the
+// store still converges. This is why RV "0" is safe for informers.
+func TestReflectorConvergesAfterAStaleFirstListFromALaggingCache(t *testing.T) {
+	_, c := newTestSession(t, kube.Options{WatchCacheDelay: time.Hour})
+	var rvs []string
+	for i := 0; i < 3; i++ {
+		rvs = append(rvs, createCM(t, c, "default", fmt.Sprintf("cm-%d", i)).ResourceVersion())
+	}
+	store := NewStore()
+	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), store)
+	rec := record(t, r)
+	runReflector(t, r)
+	rep := rec.kind(StepReplace)
+	if rep.Items != 0 || rvInt(t, rep.RV) >= rvInt(t, rvs[0]) {
+		t.Fatalf("first list %v: want the cache's stale, empty state", rep)
+	}
+	for _, want := range rvs {
+		ev := rec.kind(StepEvent)
+		if ev.Type != Added || ev.RV != want {
+			t.Fatalf("event %v, want ADDED at %s", ev, want)
+		}
+	}
+	if store.Len() != 3 || r.LastSyncResourceVersion() != rvs[2] {
+		t.Fatalf("store %d items at %s", store.Len(), r.LastSyncResourceVersion())
+	}
+}
