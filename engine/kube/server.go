@@ -151,9 +151,14 @@ func (s *Server) now() time.Time { return s.clock.Now().UTC().Truncate(time.Seco
 
 func (s *Server) timestamp() string { return s.now().Format(time.RFC3339) }
 
-// bootstrap creates the system namespaces before the first request, as
-// kube-apiserver does when it starts. It is lazy so that a session used
-// only through the etcd gateway stays an empty etcd.
+// Bootstrap creates the system namespaces, as kube-apiserver does when it
+// starts; it is idempotent and cheap once done. The server calls it before
+// every operation, and the REST layer before any Kubernetes request
+// (discovery included), so that a session used only through the etcd
+// gateway stays an empty etcd while one used as a cluster has them before
+// its first answer.
+func (s *Server) Bootstrap(ctx context.Context) error { return s.bootstrap(ctx) }
+
 func (s *Server) bootstrap(ctx context.Context) error {
 	if s.booted.Load() {
 		return nil

@@ -123,6 +123,9 @@ func (h *Handler) Serve(ctx context.Context, req *api.Request) (resp *api.Respon
 	if p == "" {
 		p = "/"
 	}
+	if err := h.s.Bootstrap(ctx); err != nil {
+		return statusResponse(err)
+	}
 	if r, ok := h.serveDiscovery(req, p); ok {
 		return r
 	}
