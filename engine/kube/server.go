@@ -65,6 +65,8 @@ type Server struct {
 	revMu   sync.Mutex
 	revLog  *revisionLog
 	revStop context.CancelFunc
+
+	events eventLines
 }
 
 // New returns a Server over kv.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/rvplay/rvplay/engine/mvcc"
@@ -323,29 +324,70 @@ func (w *Watch) handle(resp mvcc.WatchResponse) {
 // fastEvent queues the event of a watch without selectors straight from
 // the stored bytes; false when they are not in the canonical form.
 func (w *Watch) fastEvent(ev *mvcc.Event) bool {
-	rv := formatRV(ev.Kv.ModRevision)
+	typ, value := Modified, ev.Kv.Value
 	switch {
 	case ev.Type == mvcc.EventDelete:
 		if ev.PrevKv == nil {
 			return false
 		}
-		b, ok := spliceRV(ev.PrevKv.Value, rv, false)
-		if !ok {
-			return false
-		}
-		w.queueRaw(Deleted, b, false)
-	default:
-		b, ok := spliceRV(ev.Kv.Value, rv, false)
-		if !ok {
-			return false
-		}
-		typ := Modified
-		if ev.IsCreate() {
-			typ = Added
-		}
-		w.queueRaw(typ, b, false)
+		typ, value = Deleted, ev.PrevKv.Value
+	case ev.IsCreate():
+		typ = Added
 	}
+	// every watcher without selectors sends the same line: make it once
+	k := eventKey{rev: ev.Kv.ModRevision, key: string(ev.Kv.Key), typ: typ}
+	if line, ok := w.s.events.get(k); ok {
+		w.queue = append(w.queue, line)
+		return true
+	}
+	b, ok := spliceRV(value, formatRV(ev.Kv.ModRevision), false)
+	if !ok {
+		return false
+	}
+	w.queueRaw(typ, b, false)
+	w.s.events.put(k, w.queue[len(w.queue)-1])
 	return true
+}
+
+// eventKey names one watch event line of a watch without selectors.
+type eventKey struct {
+	rev int64
+	key string
+	typ string
+}
+
+// eventLines remembers the latest event lines, shared by the watchers of
+// a resource (fan-out encodes each event once, not once per watcher).
+type eventLines struct {
+	mu    sync.Mutex
+	m     map[eventKey][]byte
+	order []eventKey
+}
+
+const eventLinesKept = 1024
+
+func (e *eventLines) get(k eventKey) ([]byte, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	b, ok := e.m[k]
+	return b, ok
+}
+
+func (e *eventLines) put(k eventKey, line []byte) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.m == nil {
+		e.m = make(map[eventKey][]byte, eventLinesKept)
+	}
+	if _, ok := e.m[k]; ok {
+		return
+	}
+	if len(e.order) >= eventLinesKept {
+		delete(e.m, e.order[0])
+		e.order = e.order[1:]
+	}
+	e.m[k] = line
+	e.order = append(e.order, k)
 }
 
 // sendInitialState queues the state of a watch-list that waited for a
