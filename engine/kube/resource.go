@@ -500,10 +500,12 @@ func (r *Resource) Zero() Object {
 	return Object{"metadata": map[string]any{}}
 }
 
-// fillEmitted adds the fields kube's encoding always writes.
-func (r *Resource) fillEmitted(o Object) {
+// normalize makes o what kube's typed round trip makes of it: unknown
+// fields dropped, empty optional maps and lists and zero optional scalars
+// omitted, always-written fields filled in.
+func (r *Resource) normalize(o Object) {
 	if t := r.Schema(); t != nil {
-		schema.FillEmitted(t, o)
+		schema.Normalize(t, o)
 	}
 }
 

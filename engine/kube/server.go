@@ -321,7 +321,7 @@ func (s *Server) createOnce(ctx context.Context, r *Resource, obj Object, o Writ
 	if r.PrepareForCreate != nil {
 		r.PrepareForCreate(obj)
 	}
-	r.fillEmitted(obj)
+	r.normalize(obj)
 	errs := validateObjectMeta(obj, r.validateName)
 	if r.Validate != nil {
 		errs = append(errs, r.Validate(obj)...)
@@ -619,7 +619,7 @@ func (s *Server) prepareUpdate(r *Resource, cur, nobj Object, sub, manager strin
 		}
 	}
 	nm["resourceVersion"] = cm["resourceVersion"]
-	r.fillEmitted(nobj)
+	r.normalize(nobj)
 	if sub == "" && r.Generation != NoGeneration {
 		g, _ := numberInt(cm["generation"])
 		if !jsonEqual(cur["spec"], nobj["spec"]) ||
