@@ -61,6 +61,7 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+	b.ReportMetric(float64(lat[len(lat)*999/1000].Microseconds()), "p99.9-µs")
 }
 
 // BenchmarkCommit writes single-record txns: one Commit per txn

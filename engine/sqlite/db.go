@@ -75,7 +75,6 @@ type DB struct {
 	reqs   chan *writeReq
 	done   chan struct{} // closed when the writer goroutine has exited
 	w      *writer
-	ckpt   *checkpointer // nil until Open starts it
 
 	inUseMu sync.Mutex
 	inUse   map[int64]bool // ids of sessions with an open Backend
@@ -112,8 +111,7 @@ func OpenWithOptions(path string, opts Options) (*DB, error) {
 	// (PRAGMA busy_timeout and foreign_keys are per connection; journal_mode
 	// is persistent in the file but setting it again is free).
 	common := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)", opts.BusyTimeoutMillis)
-	wdsn := base + "?" + common + "&_pragma=journal_mode(WAL)&_pragma=synchronous(" + string(opts.Synchronous) + ")&_txlock=immediate" +
-		fmt.Sprintf("&_pragma=wal_autocheckpoint(%d)", walBackstopPages)
+	wdsn := base + "?" + common + "&_pragma=journal_mode(WAL)&_pragma=synchronous(" + string(opts.Synchronous) + ")&_txlock=immediate"
 	// Readers are query_only (a write through them is a bug) and map the
 	// main file into memory: a page then comes straight from the OS page
 	// cache instead of being copied into each connection's own cache.
@@ -166,10 +164,6 @@ func OpenWithOptions(path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 
-	if db.ckpt, err = newCheckpointer(base + "?" + common); err != nil {
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
-	}
-
 	go db.writeLoop()
 	ok = true
 	return db, nil
@@ -195,9 +189,6 @@ func (db *DB) Close() error {
 
 func (db *DB) closeHandles() error {
 	var errs []error
-	if db.ckpt != nil {
-		errs = append(errs, db.ckpt.close())
-	}
 	if db.getStmt != nil {
 		errs = append(errs, db.getStmt.Close())
 	}

@@ -164,7 +164,6 @@ func (db *DB) writeLoop() {
 	defer close(db.done)
 	batch := make([]*writeReq, 0, maxGroup)
 	errs := make([]error, maxGroup)
-	commits := 0 // SQL transactions since the last checkpoint request
 	for first := range db.reqs {
 		batch = append(batch[:0], first)
 	fill:
@@ -180,10 +179,6 @@ func (db *DB) writeLoop() {
 			}
 		}
 		db.w.runGroup(batch, errs[:len(batch)])
-		if commits++; commits >= checkpointEvery {
-			commits = 0
-			db.ckpt.request()
-		}
 		for i, r := range batch {
 			r.done <- errs[i]
 			batch[i] = nil
