@@ -26,10 +26,10 @@ import (
 // an unchanged one is not even relinked.
 const binDir = ".bin"
 
-// refBinary builds (once per inputs) the program in cmd/<name>, a nested
+// refBinary builds (once per inputs) the program in testdata/<name>, a nested
 // module, and returns the binary's absolute path.
 func refBinary(name string) (string, time.Duration, error) {
-	dir := filepath.Join("cmd", name)
+	dir := filepath.Join("testdata", name)
 	h := sha256.New()
 	fmt.Fprintln(h, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	for _, f := range []string{"go.mod", "go.sum", "main.go"} {
@@ -65,9 +65,9 @@ func refBinary(name string) (string, time.Duration, error) {
 }
 
 var (
-	refOnce                    sync.Once
+	refOnce                   sync.Once
 	etcdBin, sampleBin, rvBin string
-	refErr                     error
+	refErr                    error
 )
 
 // buildAll builds the two reference programs and the rvplay server. In CI a
