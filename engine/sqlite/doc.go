@@ -8,8 +8,9 @@
 // only stores revision -> record, durably, and reads it back fast:
 //
 //   - Load streams a session's records in revision order for the Store's
-//     start-up index rebuild (one sequential b-tree range, no per-row copies
-//     beyond the driver's);
+//     start-up index rebuild: one sequential b-tree range read at the driver
+//     level (no copies beyond the driver's own), decoded on a goroutine of
+//     its own while the caller indexes the previous chunk;
 //   - Commit writes the records of many write txns in ONE SQL transaction
 //     (the Store's group commit), and this package goes one step further:
 //     one writer goroutine owns the single write connection and merges the
