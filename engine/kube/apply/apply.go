@@ -12,23 +12,25 @@
 // hold numbers as int64 (integral values) or float64, which encoding/json
 // marshals as kube does.
 //
+// Two builds, one exported API. The server build (apply_smd.go,
+// managedfields.go, smdschema.go) uses structured-merge-diff. The js/wasm
+// build (apply_wasm.go) does not: structured-merge-diff brings
+// json-iterator, reflect2 and a YAML library, about 0.5 MB gzip of the
+// browser app, which then breaks the 2 MB WebAssembly budget (measured:
+// 2,485,481 B gzip with it, see scripts/wasm-size.sh). There, Apply answers
+// *UnavailableError and UpdateManagedFields does not track fields.
+//
 // It must not import net/http, syscall/js or k8s.io/*.
 package apply
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/rvplay/rvplay/engine/kube/schema"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
-	"sigs.k8s.io/structured-merge-diff/v6/merge"
-	"sigs.k8s.io/structured-merge-diff/v6/typed"
-	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
 // Operation values of managedFields entries.
@@ -113,212 +115,10 @@ type BadRequestError struct{ Message string }
 
 func (e *BadRequestError) Error() string { return e.Message }
 
-// Apply merges the apply configuration config (the decoded body of an
-// application/apply-patch+yaml request) into live, the stored object, or
-// nil when the object does not exist (apply creates it). It returns the
-// object to store, with metadata.managedFields updated, or a
-// *ConflictError, a *BadRequestError, or another error (answer 500).
-//
-// apiVersion is the API version of the URL ("v1", "apps/v1"); a
-// configuration of another apiVersion or kind is 400 "invalid object
-// type: …". Unknown fields in the configuration make structured-merge-diff
-// fail ("failed to create typed patch object (…): .x: field not declared
-// in schema"): kube answers that plain error as a 500. If the configuration carries
-// metadata.resourceVersion, the returned object carries it too, so the
-// caller's usual resourceVersion precondition applies. Fields the
-// subresource does not own (status on the main resource, spec on /status)
-// are merged but not owned; the caller resets them as for any write.
-func Apply(t *schema.Type, apiVersion string, live, config map[string]any, w Write, force bool) (map[string]any, error) {
-	av, _ := config["apiVersion"].(string)
-	kind, _ := config["kind"].(string)
-	if want := t.GVKs[0]; av != apiVersion || kind != want.Kind {
-		return nil, &BadRequestError{"invalid object type: " + gvkString(av, kind)}
-	}
-	if md, ok := config["metadata"].(map[string]any); ok {
-		if mf, present := md["managedFields"]; present && mf != nil {
-			return nil, &BadRequestError{"metadata.managedFields must be nil"}
-		}
-	}
-	cfg := normalizeObject(config)
-	var liveObj map[string]any
-	if live == nil {
-		liveObj = normalizeObject(schema.Zero(t))
-	} else {
-		liveObj = normalizeObject(live)
-	}
-	managed, err := decodeManagedFields(liveObj)
-	if err != nil {
-		managed = newManaged()
-	}
-	removeManagedFields(liveObj)
-	if live != nil && len(managed.fields) == 0 {
-		// An object nobody tracked (written before tracking, through the
-		// etcd gateway, or with managedFields cleared): kube first gives
-		// every existing field to "before-first-apply", so the apply
-		// conflicts on values it would change.
-		if err := updateManaged(t, apiVersion, nil, liveObj, Write{Manager: BeforeFirstApplyManager, Now: w.Now}, managed); err != nil {
-			return nil, err
-		}
-	}
-
-	pt := parseableType(t)
-	liveTV, err := pt.FromUnstructured(liveObj, typed.AllowDuplicates)
-	if err != nil {
-		return nil, fmt.Errorf("failed to create typed live object (%s): %v", objectID(liveObj, t), err)
-	}
-	cfgTV, err := pt.FromUnstructured(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("failed to create typed patch object (%s): %v", objectID(cfg, t), err)
-	}
-	key := managerKey(w.Manager, OperationApply, apiVersion, w.Subresource)
-	up := updater(t, apiVersion, w.Subresource)
-	newTV, fields, err := up.Apply(liveTV, cfgTV, fieldpath.APIVersion(apiVersion), managed.fields.Copy(), key, force)
-	if err != nil {
-		var cs merge.Conflicts
-		switch e := err.(type) {
-		case merge.Conflicts:
-			cs = e
-		case merge.Conflict:
-			cs = merge.Conflicts{e}
-		default:
-			return nil, err
-		}
-		// kubectl apply --server-side after client-side apply: conflicts on
-		// fields the last-applied annotation already set to the live values
-		// are not conflicts (kube's migration from client-side apply).
-		if w.Manager != kubectlManager {
-			return nil, conflictError(cs)
-		}
-		allowed := allowedByLastApplied(pt, apiVersion, liveTV, liveObj)
-		if allowed == nil {
-			return nil, conflictError(cs)
-		}
-		var rest merge.Conflicts
-		for _, c := range cs {
-			if !allowed.Has(c.Path) {
-				rest = append(rest, c)
-			}
-		}
-		if len(rest) > 0 {
-			return nil, conflictError(rest)
-		}
-		newTV, fields, err = up.Apply(liveTV, cfgTV, fieldpath.APIVersion(apiVersion), managed.fields.Copy(), key, true)
-		if err != nil {
-			return nil, err
-		}
-	}
-	managed.fields = stripMeta(fields)
-	out, _ := newTV.AsValue().Unstructured().(map[string]any)
-	if out == nil {
-		out = map[string]any{}
-	}
-	if !value.Equals(liveTV.AsValue(), newTV.AsValue()) || live == nil {
-		managed.times[key] = stamp(w.Now)
-	}
-	capUpdateManagers(managed)
-	if w.Manager == kubectlManager {
-		syncLastApplied(liveObj, cfg, out)
-	}
-	if err := encodeManagedFields(out, managed); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// UpdateManagedFields records a non-apply write by w.Manager: newObj (the
-// object about to be stored) replaces oldObj (nil on create). It sets
-// newObj's metadata.managedFields in place: the manager's Update entry
-// (apiVersion, subresource) gains the fields this write added or changed,
-// other managers lose them, and every manager loses removed fields. The
-// entry's time moves only when the write changed a field, so a no-op write
-// leaves managedFields byte-identical. Entries beyond MaxUpdateManagers
-// are folded into "ancient-changes".
-//
-// As kube does, managedFields sent by the client in newObj replace the
-// stored ones (an explicit [] or [{}] clears them, keeping only what this
-// write changed); subresource writes always start from the stored ones. If tracking fails (an object the
-// schema cannot type), the write must still succeed: newObj's
-// managedFields are removed and the error is returned for logging only.
-func UpdateManagedFields(t *schema.Type, apiVersion string, oldObj, newObj map[string]any, w Write) error {
-	md, _ := newObj["metadata"].(map[string]any)
-	if md == nil {
-		return nil // nothing to record on
-	}
-	var managed *managedSet
-	var err error
-	sent, present := md["managedFields"]
-	switch {
-	case w.Subresource == "" && present && isResetManagedFields(sent):
-		managed = newManaged() // the client clears them: track from scratch
-	case w.Subresource == "" && present:
-		managed, err = decodeManagedFields(newObj)
-		if err != nil || len(managed.fields) == 0 {
-			managed = nil
-		}
-	}
-	if managed == nil && oldObj != nil {
-		managed, err = decodeManagedFields(oldObj)
-	}
-	if managed == nil || err != nil {
-		managed = newManaged()
-	}
-	err = updateManaged(t, apiVersion, oldObj, newObj, w, managed)
-	if err != nil {
-		delete(md, "managedFields")
-		return err
-	}
-	return encodeManagedFields(newObj, managed)
-}
-
-func updateManaged(t *schema.Type, apiVersion string, oldObj, newObj map[string]any, w Write, managed *managedSet) error {
-	var liveObj map[string]any
-	if oldObj == nil {
-		// kube compares a create against the empty typed object, whose
-		// encoding already has spec, template, ... (but not labels).
-		liveObj = normalizeObject(schema.Zero(t))
-	} else {
-		liveObj = normalizeObject(oldObj)
-	}
-	removeManagedFields(liveObj)
-	nObj := normalizeObject(newObj)
-	removeManagedFields(nObj)
-	pt := parseableType(t)
-	liveTV, err := pt.FromUnstructured(liveObj, typed.AllowDuplicates)
-	if err != nil {
-		return fmt.Errorf("failed to create typed live object (%s): %v", objectID(liveObj, t), err)
-	}
-	newTV, err := pt.FromUnstructured(nObj, typed.AllowDuplicates)
-	if err != nil {
-		return fmt.Errorf("failed to create typed new object (%s): %v", objectID(nObj, t), err)
-	}
-	key := managerKey(w.Manager, OperationUpdate, apiVersion, w.Subresource)
-	// The write runs as a temporary manager so we can tell whether it took
-	// any field; only then does the manager's entry (and its time) change.
-	const current = "current-operation"
-	up := updater(t, apiVersion, w.Subresource)
-	_, fields, err := up.Update(liveTV, newTV, fieldpath.APIVersion(apiVersion), managed.fields, current)
-	if err != nil {
-		return err
-	}
-	if vs, ok := fields[current]; ok {
-		delete(fields, current)
-		set := vs.Set()
-		if prev, ok := fields[key]; ok {
-			set = set.Union(prev.Set())
-		}
-		fields[key] = fieldpath.NewVersionedSet(set, fieldpath.APIVersion(apiVersion), false)
-		if w.Subresource == "scale" {
-			// kube rebuilds the parent's entries from the Scale object's
-			// managedFields and the scale entry ends up without a time.
-			delete(managed.times, key)
-		} else {
-			managed.times[key] = stamp(w.Now)
-		}
-	}
-	managed.fields = stripMeta(fields)
-	capUpdateManagers(managed)
-	return nil
-}
+// MaxUpdateManagers is how many Update entries an object keeps; older ones
+// are folded, per apiVersion, into an "ancient-changes" entry (as kube's
+// field manager does, so managedFields cannot grow without bound).
+const MaxUpdateManagers = 10
 
 // BeforeFirstApplyManager owns the fields of an untracked object when it
 // is first applied to.
@@ -338,33 +138,6 @@ func annotations(obj map[string]any) map[string]any {
 	md, _ := obj["metadata"].(map[string]any)
 	a, _ := md["annotations"].(map[string]any)
 	return a
-}
-
-// allowedByLastApplied returns the fields of the live object's
-// last-applied configuration whose values are still the live ones, or nil
-// when there is no usable annotation.
-func allowedByLastApplied(pt typed.ParseableType, apiVersion string, liveTV *typed.TypedValue, live map[string]any) *fieldpath.Set {
-	s, _ := annotations(live)[LastAppliedAnnotation].(string)
-	if s == "" {
-		return nil
-	}
-	var last map[string]any
-	if err := json.Unmarshal([]byte(s), &last); err != nil || last["apiVersion"] != apiVersion {
-		return nil
-	}
-	lastTV, err := pt.FromUnstructured(normalize(last), typed.AllowDuplicates)
-	if err != nil {
-		return nil
-	}
-	set, err := lastTV.ToFieldSet()
-	if err != nil {
-		return nil
-	}
-	cmp, err := lastTV.Compare(liveTV)
-	if err != nil {
-		return nil
-	}
-	return set.Difference(cmp.Modified).Difference(cmp.Added).Difference(cmp.Removed)
 }
 
 // syncLastApplied keeps the client-side apply annotation in step when
@@ -400,70 +173,6 @@ func syncLastApplied(live, cfg, out map[string]any) {
 	if size > maxAnnotationsSize {
 		delete(a, LastAppliedAnnotation)
 	}
-}
-
-type converter struct{}
-
-func (converter) Convert(o *typed.TypedValue, _ fieldpath.APIVersion) (*typed.TypedValue, error) {
-	return o, nil // one version per type: nothing to convert
-}
-func (converter) IsMissingVersionError(error) bool { return false }
-
-func updater(t *schema.Type, apiVersion, subresource string) *merge.Updater {
-	b := merge.UpdaterBuilder{Converter: converter{}, ReturnInputOnNoop: true}
-	if reset := schema.ResetFields(t, subresource); len(reset) > 0 {
-		s := fieldpath.NewSet()
-		for _, f := range reset {
-			var parts []any
-			for _, p := range strings.Split(f, ".") {
-				parts = append(parts, p)
-			}
-			s.Insert(fieldpath.MakePathOrDie(parts...))
-		}
-		b.IgnoreFilter = map[fieldpath.APIVersion]fieldpath.Filter{fieldpath.APIVersion(apiVersion): fieldpath.NewExcludeSetFilter(s)}
-	}
-	return b.BuildUpdater()
-}
-
-// stripSet lists the fields nobody owns: identity and server-set metadata.
-var stripSet = fieldpath.NewSet(
-	fieldpath.MakePathOrDie("apiVersion"),
-	fieldpath.MakePathOrDie("kind"),
-	fieldpath.MakePathOrDie("metadata"),
-	fieldpath.MakePathOrDie("metadata", "name"),
-	fieldpath.MakePathOrDie("metadata", "namespace"),
-	fieldpath.MakePathOrDie("metadata", "creationTimestamp"),
-	fieldpath.MakePathOrDie("metadata", "selfLink"),
-	fieldpath.MakePathOrDie("metadata", "uid"),
-	fieldpath.MakePathOrDie("metadata", "clusterName"),
-	fieldpath.MakePathOrDie("metadata", "generation"),
-	fieldpath.MakePathOrDie("metadata", "managedFields"),
-	fieldpath.MakePathOrDie("metadata", "resourceVersion"),
-)
-
-func stripMeta(f fieldpath.ManagedFields) fieldpath.ManagedFields {
-	for k, vs := range f {
-		s := vs.Set().Difference(stripSet)
-		if s.Empty() {
-			delete(f, k)
-			continue
-		}
-		f[k] = fieldpath.NewVersionedSet(s, vs.APIVersion(), vs.Applied())
-	}
-	return f
-}
-
-func conflictError(cs merge.Conflicts) *ConflictError {
-	sorted := append(merge.Conflicts(nil), cs...)
-	// Managers sorted (as kube's message does); each manager's paths stay
-	// in the order structured-merge-diff reports them (its set order:
-	// a node's own fields before deeper paths), as kube prints them.
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Manager < sorted[j].Manager })
-	e := &ConflictError{}
-	for _, c := range sorted {
-		e.Conflicts = append(e.Conflicts, Conflict{Manager: printManager(c.Manager), Field: c.Path.String()})
-	}
-	return e
 }
 
 func stamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format(time.RFC3339) }
@@ -555,17 +264,4 @@ func removeManagedFields(obj map[string]any) {
 	if md, ok := obj["metadata"].(map[string]any); ok {
 		delete(md, "managedFields")
 	}
-}
-
-// decodeJSON turns a FieldsV1 trie (as a JSON value) into a Set.
-func decodeFieldsV1(v any) (*fieldpath.Set, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	s := &fieldpath.Set{}
-	if err := s.FromJSON(bytes.NewReader(b)); err != nil {
-		return nil, err
-	}
-	return s, nil
 }

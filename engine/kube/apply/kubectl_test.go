@@ -1,3 +1,5 @@
+//go:build !(js && wasm)
+
 package apply_test
 
 // A real kubectl (1.27–1.33, as installed on the development machines)

@@ -1,3 +1,5 @@
+//go:build !(js && wasm)
+
 package apply
 
 import (
@@ -203,11 +205,6 @@ func (e managedFieldsEntry) toMap() map[string]any {
 	}
 	return m
 }
-
-// MaxUpdateManagers is how many Update entries an object keeps; older ones
-// are folded, per apiVersion, into an "ancient-changes" entry (as kube's
-// field manager does, so managedFields cannot grow without bound).
-const MaxUpdateManagers = 10
 
 const ancientChanges = "ancient-changes"
 
