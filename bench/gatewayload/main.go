@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/rvplay/rvplay/internal/etcdtest"
@@ -129,13 +130,14 @@ func main() {
 	flag.IntVar(&cfg.ValueBytes, "value-bytes", cfg.ValueBytes, "value size")
 	flag.IntVar(&cfg.Watchers, "watchers", cfg.Watchers, "watch streams in the watch workload")
 	flag.Float64Var(&cfg.WriteRate, "write-rate", cfg.WriteRate, "writes per second in the watch workload")
+	only := flag.String("workloads", strings.Join(Workloads, ","), "comma-separated workloads to run")
 	flag.Parse()
-	if err := run(cfg); err != nil {
+	if err := run(cfg, strings.Split(*only, ",")); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(cfg Config) error {
+func run(cfg Config, workloads []string) error {
 	dir, err := os.MkdirTemp("", "gatewayload-")
 	if err != nil {
 		return err
@@ -151,8 +153,8 @@ func run(cfg Config) error {
 		cfg.Duration, cfg.Clients, cfg.Keys, cfg.ValueBytes, cfg.Watchers, cfg.WriteRate)
 	fmt.Printf("rvplay: server binary on SQLite (%s); etcd: %s\n", s.Rvplay.Base, s.Etcd.Base)
 	PrintHeader(os.Stdout)
-	for _, name := range Workloads {
-		if _, _, err := Compare(ctx, os.Stdout, name, s, cfg); err != nil {
+	for _, name := range workloads {
+		if _, _, err := Compare(ctx, os.Stdout, strings.TrimSpace(name), s, cfg); err != nil {
 			return err
 		}
 	}
