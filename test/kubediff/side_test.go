@@ -27,6 +27,7 @@ type side struct {
 	start   int64 // store revision before the first op
 	rev     int64 // store revision after the last op
 	objs    map[string]*objState
+	keep    bool              // writes carry the keep label and annotation
 	cont    string            // continue token of the last successful list
 	uids    map[string]string // uid → "uid-N", by first appearance
 	nextUID int
@@ -372,13 +373,18 @@ func (s *side) readRV(o op) string {
 
 func (s *side) body(name string, labels map[string]string, rv string, nullRemovals bool) map[string]any {
 	md := map[string]any{"name": name}
-	// Every write also sets the label keep=1 (merge patches never remove
-	// it), so no object's labels become empty: rvplay keeps an empty
-	// labels map where kube drops it (known difference
-	// "empty-labels-kept", shown by TestEmptiedLabels), which would make
-	// every later managedFields answer of that object differ.
-	{
-		l := map[string]any{keepLabel: "1"}
+	// With keep, every write also sets the label keep=1 (merge patches
+	// never remove it) and every full object the annotation
+	// kubediff/keep, so no object ever loses all its managed fields: after
+	// that, the reference stops recording non-apply managers and rvplay
+	// does not (known difference "update-after-managedfields-emptied",
+	// shown by TestEmptiedLabels), which would make every later
+	// managedFields answer of that object differ.
+	if len(labels) > 0 || s.keep {
+		l := map[string]any{}
+		if s.keep {
+			l[keepLabel] = "1"
+		}
 		for k, v := range labels {
 			if v == "" {
 				if nullRemovals {
@@ -393,10 +399,7 @@ func (s *side) body(name string, labels map[string]string, rv string, nullRemova
 	if rv != "" {
 		md["resourceVersion"] = rv
 	}
-	if !nullRemovals {
-		// Every full object (create, update, apply) carries the same
-		// annotation, so no write ever leaves an object without managed
-		// fields: see the known difference "update-after-managedfields-emptied".
+	if !nullRemovals && s.keep {
 		md["annotations"] = map[string]any{keepAnnotation: "1"}
 	}
 	return map[string]any{"apiVersion": s.apiVersion, "kind": s.kind, "metadata": md}
@@ -435,7 +438,10 @@ func (s *side) exec(o op, seq int) answer {
 		body = mustJSON(map[string]any{"metadata": b["metadata"]})
 	case "jsonpatch":
 		method, u, ct = "PATCH", item, "application/json-patch+json"
-		l := map[string]string{keepLabel: "1"}
+		l := map[string]string{}
+		if s.keep {
+			l[keepLabel] = "1"
+		}
 		for k, v := range o.Labels {
 			l[k] = v
 		}
@@ -610,7 +616,7 @@ func (s *side) watch(o op, seq int) answer {
 	if fenced {
 		fenceWrite()
 	}
-	timer := time.NewTimer(5 * time.Second)
+	timer := time.NewTimer(10 * time.Second)
 	defer timer.Stop()
 	end := ""
 	gotError := false
@@ -671,9 +677,9 @@ loop:
 			if !fenced {
 				fenced = true
 				fenceWrite()
-				timer.Reset(3 * time.Second)
+				timer.Reset(10 * time.Second)
 				end = ""
-				events = append(events, "(no initial-state end seen within 5s; fence written)")
+				events = append(events, "(no initial-state end seen within 10s; fence written)")
 				continue
 			}
 			if gotError {

@@ -1,0 +1,33 @@
+package kubediff
+
+import "testing"
+
+// TestEmptiedLabels runs, without the keep label and annotation the seeded
+// sequences add, writes that empty an object's labels and with them its
+// managed fields (by merge patch, by an apply that gives up every field),
+// then writes more: the known difference this shows
+// ("update-after-managedfields-emptied") is printed, anything else fails.
+func TestEmptiedLabels(t *testing.T) {
+	buildAll(t)
+	seq := []op{
+		{Verb: "create", Name: "a", Labels: map[string]string{"x": "1"}},
+		{Verb: "merge", Name: "a", Labels: map[string]string{"x": ""}},
+		{Verb: "update", Name: "a", Labels: map[string]string{"y": "3"}, Pre: "current"},
+		{Verb: "get", Name: "a"},
+		{Verb: "apply", Name: "b", Manager: "m1", Labels: map[string]string{"x": "1"}},
+		{Verb: "apply", Name: "b", Manager: "m1", Labels: map[string]string{}},
+		{Verb: "update", Name: "b", Labels: map[string]string{"y": "1"}, Pre: "current"},
+		{Verb: "get", Name: "b"},
+		{Verb: "create", Name: "c", Labels: map[string]string{"x": "1"}},
+		{Verb: "apply", Name: "c", Manager: "m1", Labels: map[string]string{"y": "1"}},
+		{Verb: "merge", Name: "c", Labels: map[string]string{"x": "", "y": ""}},
+		{Verb: "get", Name: "c"},
+		{Verb: "apply", Name: "d", Manager: "m1", Labels: map[string]string{"x": "1"}},
+		{Verb: "apply", Name: "d", Manager: "m2", Labels: map[string]string{"y": "1"}},
+		{Verb: "merge", Name: "d", Labels: map[string]string{"x": "", "y": "", "z": ""}},
+		{Verb: "update", Name: "d", Labels: map[string]string{"z": "1"}, Pre: "current"},
+		{Verb: "list"},
+	}
+	i := 0
+	runSequence(t, 0, len(seq)+1, false, func(genState) op { i++; return seq[i-1] })
+}
