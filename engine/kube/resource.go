@@ -54,6 +54,9 @@ type Resource struct {
 	PrepareForCreate func(o Object)
 	// Validate checks the type's own rules (beyond object metadata).
 	Validate func(o Object) []FieldError
+	// Columns are what kubectl get prints (server-side Tables); none
+	// means Name and Age.
+	Columns []Column
 
 	schemaOnce sync.Once
 	schemaType *schema.Type
@@ -105,13 +108,13 @@ var standardVerbs = []string{"create", "delete", "deletecollection", "get", "lis
 // Resources is the table of served resources.
 var Resources = []*Resource{
 	{
-		Version: "v1", Kind: "ConfigMap", ListKind: "ConfigMapList", Resource: "configmaps", Singular: "configmap",
+		Version: "v1", Kind: "ConfigMap", Columns: configMapColumns, ListKind: "ConfigMapList", Resource: "configmaps", Singular: "configmap",
 		Namespaced: true, ShortNames: []string{"cm"}, Verbs: standardVerbs, StorageVersionHash: "qFsyl6wFWjQ=",
 		AllowUnconditionalUpdate: true,
 		Validate:                 validateConfigMap,
 	},
 	{
-		Version: "v1", Kind: "Event", ListKind: "EventList", Resource: "events", Singular: "event",
+		Version: "v1", Kind: "Event", Columns: eventColumns, ListKind: "EventList", Resource: "events", Singular: "event",
 		Namespaced: true, ShortNames: []string{"ev"}, Verbs: standardVerbs, StorageVersionHash: "r2yiGXH7wu8=",
 		AllowUnconditionalUpdate: true,
 		FieldSelectors: map[string]func(Object) string{
@@ -129,7 +132,7 @@ var Resources = []*Resource{
 		},
 	},
 	{
-		Version: "v1", Kind: "Namespace", ListKind: "NamespaceList", Resource: "namespaces", Singular: "namespace",
+		Version: "v1", Kind: "Namespace", Columns: namespaceColumns, ListKind: "NamespaceList", Resource: "namespaces", Singular: "namespace",
 		ShortNames: []string{"ns"}, Verbs: []string{"create", "delete", "get", "list", "patch", "update", "watch"},
 		StorageVersionHash: "Q3oi5N2YM8M=", Status: true, AllowUnconditionalUpdate: true, NameIsLabel: true,
 		FieldSelectors: map[string]func(Object) string{"status.phase": pathString("status", "phase")},
@@ -139,7 +142,7 @@ var Resources = []*Resource{
 		},
 	},
 	{
-		Version: "v1", Kind: "Pod", ListKind: "PodList", Resource: "pods", Singular: "pod",
+		Version: "v1", Kind: "Pod", Columns: podColumns, ListKind: "PodList", Resource: "pods", Singular: "pod",
 		Namespaced: true, ShortNames: []string{"po"}, Categories: []string{"all"}, Verbs: standardVerbs,
 		StorageVersionHash: "xPOwRZ+Yhw8=", Status: true, AllowUnconditionalUpdate: true,
 		Generation: SpecGeneration, ReturnDeletedObject: true,
@@ -169,7 +172,7 @@ var Resources = []*Resource{
 		Validate: validatePod,
 	},
 	{
-		Version: "v1", Kind: "Secret", ListKind: "SecretList", Resource: "secrets", Singular: "secret",
+		Version: "v1", Kind: "Secret", Columns: secretColumns, ListKind: "SecretList", Resource: "secrets", Singular: "secret",
 		Namespaced: true, Verbs: standardVerbs, StorageVersionHash: "S6u1pOWzb84=",
 		AllowUnconditionalUpdate: true,
 		FieldSelectors:           map[string]func(Object) string{"type": pathString("type")},
@@ -177,7 +180,7 @@ var Resources = []*Resource{
 		Validate:                 validateSecret,
 	},
 	{
-		Group: "apps", Version: "v1", Kind: "Deployment", ListKind: "DeploymentList", Resource: "deployments",
+		Group: "apps", Version: "v1", Kind: "Deployment", Columns: deploymentColumns, ListKind: "DeploymentList", Resource: "deployments",
 		Singular: "deployment", Namespaced: true, ShortNames: []string{"deploy"}, Categories: []string{"all"},
 		Verbs: standardVerbs, StorageVersionHash: "8aSe+NMegvE=", Status: true, Scale: true,
 		AllowUnconditionalUpdate: true, Generation: SpecAnnotationsGeneration,

@@ -102,89 +102,88 @@ func intAt(o Object, path ...string) int64 {
 	return n
 }
 
-// columns are the printed columns per resource (kube's printers).
+// Printed columns of the served resources (kube's printers). A resource
+// without Columns prints Name and Age.
+var (
+	configMapColumns = []Column{nameColumn, {Name: "Data", Type: "integer", Description: "Number of data entries.",
+		Cell: func(o Object, _ time.Time) any { return countOf(o, "data", "binaryData") }}, ageColumn}
+	secretColumns = []Column{nameColumn, {Name: "Type", Type: "string", Description: "Used to facilitate programmatic handling of secret data.",
+		Cell: func(o Object, _ time.Time) any { return pathString("type")(o) }},
+		{Name: "Data", Type: "integer", Description: "Number of data entries.",
+			Cell: func(o Object, _ time.Time) any { return countOf(o, "data") }}, ageColumn}
+	namespaceColumns = []Column{nameColumn, {Name: "Status", Type: "string", Description: "The status of the namespace",
+		Cell: func(o Object, _ time.Time) any { return pathString("status", "phase")(o) }}, ageColumn}
+	podColumns = []Column{nameColumn,
+		{Name: "Ready", Type: "string", Description: "The aggregate readiness state of this pod for accepting traffic.", Cell: podReady},
+		{Name: "Status", Type: "string", Description: "The aggregate status of the containers in this pod.", Cell: func(o Object, _ time.Time) any {
+			if str(meta(o), "deletionTimestamp") != "" {
+				return "Terminating"
+			}
+			if r := pathString("status", "reason")(o); r != "" {
+				return r
+			}
+			return pathString("status", "phase")(o)
+		}},
+		{Name: "Restarts", Type: "string", Description: "The number of times the containers in this pod have been restarted.", Cell: func(o Object, _ time.Time) any {
+			var n int64
+			cs, _ := pathValue(o, "status", "containerStatuses").([]any)
+			for _, c := range cs {
+				if cm, ok := c.(map[string]any); ok {
+					k, _ := numberInt(cm["restartCount"])
+					n += k
+				}
+			}
+			return fmt.Sprint(n)
+		}},
+		ageColumn,
+		{Name: "IP", Type: "string", Priority: 1, Description: "IP address allocated to the pod.", Cell: func(o Object, _ time.Time) any { return orNone(pathString("status", "podIP")(o)) }},
+		{Name: "Node", Type: "string", Priority: 1, Description: "Name of the Node on which the Pod is running.", Cell: func(o Object, _ time.Time) any { return orNone(pathString("spec", "nodeName")(o)) }},
+		{Name: "Nominated Node", Type: "string", Priority: 1, Description: "Name of the node nominated for scheduling.", Cell: func(o Object, _ time.Time) any {
+			return orNone(pathString("status", "nominatedNodeName")(o))
+		}},
+		{Name: "Readiness Gates", Type: "string", Priority: 1, Description: "The readiness gates of the pod.", Cell: func(o Object, _ time.Time) any { return "<none>" }},
+	}
+	deploymentColumns = []Column{nameColumn,
+		{Name: "Ready", Type: "string", Description: "Number of the pod with ready state", Cell: func(o Object, _ time.Time) any {
+			return fmt.Sprintf("%d/%d", intAt(o, "status", "readyReplicas"), intAt(o, "spec", "replicas"))
+		}},
+		{Name: "Up-to-date", Type: "integer", Description: "Total number of non-terminated pods targeted by this deployment that have the desired template spec.",
+			Cell: func(o Object, _ time.Time) any { return intAt(o, "status", "updatedReplicas") }},
+		{Name: "Available", Type: "integer", Description: "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.",
+			Cell: func(o Object, _ time.Time) any { return intAt(o, "status", "availableReplicas") }},
+		ageColumn,
+		{Name: "Containers", Type: "string", Priority: 1, Description: "Names of each container in the template.", Cell: containerField("name")},
+		{Name: "Images", Type: "string", Priority: 1, Description: "Images referenced by each container in the template.", Cell: containerField("image")},
+		{Name: "Selector", Type: "string", Priority: 1, Description: "Label selector for pods.", Cell: func(o Object, _ time.Time) any {
+			if sel, ok := pathValue(o, "spec", "selector").(map[string]any); ok {
+				if ls, err := selectorFromLabelSelector(sel); err == nil {
+					return ls.String()
+				}
+			}
+			return "<none>"
+		}},
+	}
+	eventColumns = []Column{
+		{Name: "Last Seen", Type: "string", Description: "Time when last this event was observed.", Cell: func(o Object, now time.Time) any {
+			for _, f := range []string{"lastTimestamp", "eventTime", "firstTimestamp"} {
+				if s, _ := o[f].(string); s != "" {
+					return age(f)(o, now)
+				}
+			}
+			return age("metadata", "creationTimestamp")(o, now)
+		}},
+		{Name: "Type", Type: "string", Description: "Type of this event.", Cell: func(o Object, _ time.Time) any { return pathString("type")(o) }},
+		{Name: "Reason", Type: "string", Description: "Why the action was taken.", Cell: func(o Object, _ time.Time) any { return pathString("reason")(o) }},
+		{Name: "Object", Type: "string", Description: "The object this event is about.", Cell: func(o Object, _ time.Time) any {
+			return strings.ToLower(pathString("involvedObject", "kind")(o)) + "/" + pathString("involvedObject", "name")(o)
+		}},
+		{Name: "Message", Type: "string", Description: "A human-readable description of the status of this operation.", Cell: func(o Object, _ time.Time) any { return pathString("message")(o) }},
+	}
+)
+
 func (r *Resource) columns() []Column {
-	switch r.Resource {
-	case "configmaps":
-		return []Column{nameColumn, {Name: "Data", Type: "integer", Description: "Number of data entries.",
-			Cell: func(o Object, _ time.Time) any { return countOf(o, "data", "binaryData") }}, ageColumn}
-	case "secrets":
-		return []Column{nameColumn, {Name: "Type", Type: "string", Description: "Used to facilitate programmatic handling of secret data.",
-			Cell: func(o Object, _ time.Time) any { return pathString("type")(o) }},
-			{Name: "Data", Type: "integer", Description: "Number of data entries.",
-				Cell: func(o Object, _ time.Time) any { return countOf(o, "data") }}, ageColumn}
-	case "namespaces":
-		return []Column{nameColumn, {Name: "Status", Type: "string", Description: "The status of the namespace",
-			Cell: func(o Object, _ time.Time) any { return pathString("status", "phase")(o) }}, ageColumn}
-	case "pods":
-		return []Column{nameColumn,
-			{Name: "Ready", Type: "string", Description: "The aggregate readiness state of this pod for accepting traffic.", Cell: podReady},
-			{Name: "Status", Type: "string", Description: "The aggregate status of the containers in this pod.", Cell: func(o Object, _ time.Time) any {
-				if str(meta(o), "deletionTimestamp") != "" {
-					return "Terminating"
-				}
-				if r := pathString("status", "reason")(o); r != "" {
-					return r
-				}
-				return pathString("status", "phase")(o)
-			}},
-			{Name: "Restarts", Type: "string", Description: "The number of times the containers in this pod have been restarted.", Cell: func(o Object, _ time.Time) any {
-				var n int64
-				cs, _ := pathValue(o, "status", "containerStatuses").([]any)
-				for _, c := range cs {
-					if cm, ok := c.(map[string]any); ok {
-						k, _ := numberInt(cm["restartCount"])
-						n += k
-					}
-				}
-				return fmt.Sprint(n)
-			}},
-			ageColumn,
-			{Name: "IP", Type: "string", Priority: 1, Description: "IP address allocated to the pod.", Cell: func(o Object, _ time.Time) any { return orNone(pathString("status", "podIP")(o)) }},
-			{Name: "Node", Type: "string", Priority: 1, Description: "Name of the Node on which the Pod is running.", Cell: func(o Object, _ time.Time) any { return orNone(pathString("spec", "nodeName")(o)) }},
-			{Name: "Nominated Node", Type: "string", Priority: 1, Description: "Name of the node nominated for scheduling.", Cell: func(o Object, _ time.Time) any {
-				return orNone(pathString("status", "nominatedNodeName")(o))
-			}},
-			{Name: "Readiness Gates", Type: "string", Priority: 1, Description: "The readiness gates of the pod.", Cell: func(o Object, _ time.Time) any { return "<none>" }},
-		}
-	case "deployments":
-		return []Column{nameColumn,
-			{Name: "Ready", Type: "string", Description: "Number of the pod with ready state", Cell: func(o Object, _ time.Time) any {
-				return fmt.Sprintf("%d/%d", intAt(o, "status", "readyReplicas"), intAt(o, "spec", "replicas"))
-			}},
-			{Name: "Up-to-date", Type: "integer", Description: "Total number of non-terminated pods targeted by this deployment that have the desired template spec.",
-				Cell: func(o Object, _ time.Time) any { return intAt(o, "status", "updatedReplicas") }},
-			{Name: "Available", Type: "integer", Description: "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.",
-				Cell: func(o Object, _ time.Time) any { return intAt(o, "status", "availableReplicas") }},
-			ageColumn,
-			{Name: "Containers", Type: "string", Priority: 1, Description: "Names of each container in the template.", Cell: containerField("name")},
-			{Name: "Images", Type: "string", Priority: 1, Description: "Images referenced by each container in the template.", Cell: containerField("image")},
-			{Name: "Selector", Type: "string", Priority: 1, Description: "Label selector for pods.", Cell: func(o Object, _ time.Time) any {
-				if sel, ok := pathValue(o, "spec", "selector").(map[string]any); ok {
-					if ls, err := selectorFromLabelSelector(sel); err == nil {
-						return ls.String()
-					}
-				}
-				return "<none>"
-			}},
-		}
-	case "events":
-		return []Column{
-			{Name: "Last Seen", Type: "string", Description: "Time when last this event was observed.", Cell: func(o Object, now time.Time) any {
-				for _, f := range []string{"lastTimestamp", "eventTime", "firstTimestamp"} {
-					if s, _ := o[f].(string); s != "" {
-						return age(f)(o, now)
-					}
-				}
-				return age("metadata", "creationTimestamp")(o, now)
-			}},
-			{Name: "Type", Type: "string", Description: "Type of this event.", Cell: func(o Object, _ time.Time) any { return pathString("type")(o) }},
-			{Name: "Reason", Type: "string", Description: "Why the action was taken.", Cell: func(o Object, _ time.Time) any { return pathString("reason")(o) }},
-			{Name: "Object", Type: "string", Description: "The object this event is about.", Cell: func(o Object, _ time.Time) any {
-				return strings.ToLower(pathString("involvedObject", "kind")(o)) + "/" + pathString("involvedObject", "name")(o)
-			}},
-			{Name: "Message", Type: "string", Description: "A human-readable description of the status of this operation.", Cell: func(o Object, _ time.Time) any { return pathString("message")(o) }},
-		}
+	if len(r.Columns) > 0 {
+		return r.Columns
 	}
 	return []Column{nameColumn, ageColumn}
 }
