@@ -27,6 +27,14 @@ async function shot(page: Page, testInfo: TestInfo, name: string) {
   await testInfo.attach(name, { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
 }
 
+async function exchange(page: Page, client: string, action: 'get' | 'put') {
+  const log = page.getByTestId(`client-${client}-log`).getByTestId('exchange');
+  const before = await log.count();
+  await page.getByTestId(`client-${client}-${action}`).click();
+  await expect(log).toHaveCount(before + 1);
+  return log.last();
+}
+
 const configmaps = (name: string) => `/s/${name}/api/v1/namespaces/default/configmaps`;
 
 test('the landing page opens a new session on this server', async ({ page }) => {
@@ -41,6 +49,7 @@ test('the landing page opens a new session on this server', async ({ page }) => 
 });
 
 test('two browsers on one session: live writes, watch events, a conflict, and the relist after compaction', async ({ browser, request }, testInfo) => {
+  test.setTimeout(90_000);
   const name = await newSession(request);
   const ctxA = await browser.newContext();
   const ctxB = await browser.newContext();
@@ -64,18 +73,16 @@ test('two browsers on one session: live writes, watch events, a conflict, and th
 
   // Both read "shared"; A writes first; B's stale write gets 409.
   for (const p of [a, b]) await p.getByTestId('subject-name').fill('shared');
-  await a.getByTestId('client-a-get').click();
-  await expect(a.getByTestId('client-a-rv')).toHaveText(/^\d+$/);
+  await expect(await exchange(a, 'a', 'get')).toHaveAttribute('data-status', '200');
   const rv = (await a.getByTestId('client-a-rv').textContent())!;
-  await b.getByTestId('client-b-get').click();
+  await expect(await exchange(b, 'b', 'get')).toHaveAttribute('data-status', '200');
   await expect(b.getByTestId('client-b-rv')).toHaveText(rv);
-  await a.getByTestId('client-a-put').click();
-  await expect(a.getByTestId('client-a-log').getByTestId('exchange').last()).toHaveAttribute('data-status', '200');
+  await expect(await exchange(a, 'a', 'put')).toHaveAttribute('data-status', '200');
   await expect(bWatch.locator('[data-testid="watch-event"][data-type="MODIFIED"]')).toHaveCount(1);
-  await b.getByTestId('client-b-put').click();
-  const bLast = b.getByTestId('client-b-log').getByTestId('exchange').last();
-  await expect(bLast).toHaveAttribute('data-status', '409');
-  await expect(bLast.getByTestId('exchange-body')).toContainText('"reason":"Conflict"');
+  const putB = await exchange(b, 'b', 'put');
+  await expect(putB).toHaveAttribute('data-status', '409');
+  const status = JSON.parse((await putB.getByTestId('exchange-body').textContent())!);
+  expect(status).toMatchObject({ kind: 'Status', reason: 'Conflict', code: 409, details: { name: 'shared', kind: 'configmaps' } });
 
   // B's reflector drops its watch; A writes and compacts; B resumes: 410, relist.
   await b.getByTestId('reflector-disconnect').click();
@@ -152,4 +159,54 @@ test('a slow consumer is disconnected by the server and the reflector re-watches
   await expect(stream.locator('[data-testid="watch-event"][data-type="WATCH"]')).toHaveCount(2);
   // The re-watch from the last resourceVersion delivers the event the slow stream lost.
   await expect(page.locator('[data-testid="reflector-item"][data-name="burst"]')).toBeVisible();
+});
+
+// 200 events a second from another client, over the session's WebSocket
+// watch: the page keeps every event (rows batched per frame) and answers
+// clicks at once while they stream in.
+test('the lab stays responsive while 200 events a second stream in', async ({ page, request }, testInfo) => {
+  test.setTimeout(90_000);
+  const name = await newSession(request);
+  await openSession(page, name);
+  await page.getByTestId('watch-start').click();
+  const stream = page.locator('[data-testid="stream"][data-stream="watch configmaps"]');
+  await expect(stream.getByTestId('stream-state')).toHaveText('open (websocket)');
+  const url = `${configmaps(name)}/load`;
+  expect((await request.post(configmaps(name), { data: { metadata: { name: 'load' }, data: { i: '0' } } })).status()).toBe(201);
+
+  // Writer: 10 updates every 50 ms (200/s) for 3 s, paced by the clock.
+  const total = 600;
+  const started = Date.now();
+  const writer = (async () => {
+    for (let i = 1; i <= total; i += 10) {
+      const due = started + ((i - 1) / 200) * 1000;
+      const wait = due - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      // Updates without resourceVersion: last write wins, no conflicts.
+      await Promise.all(Array.from({ length: 10 }, (_, k) =>
+        request.put(url, { data: { metadata: { name: 'load' }, data: { i: String(i + k) } } })));
+    }
+    return (Date.now() - started) / 1000;
+  })();
+
+  await expect(stream).toHaveAttribute('data-count', /^[1-9]\d{2,}$/);
+  // How long the page takes to answer a click while the events stream in:
+  // from queueing the click to the frame that shows the overlay.
+  const answeredMs = await page.evaluate(() => new Promise<number>((resolve) => {
+    const t = performance.now();
+    setTimeout(() => {
+      (document.querySelector('[data-testid="help"]') as HTMLButtonElement).click();
+      requestAnimationFrame(() => resolve(Math.round(performance.now() - t)));
+    }, 0);
+  }));
+  await expect(page.getByTestId('help-overlay')).toBeVisible();
+  await page.keyboard.press('Escape');
+  const seconds = await writer;
+  const line = `${total} updates in ${seconds.toFixed(2)} s (${(total / seconds).toFixed(0)}/s); help overlay answered in ${answeredMs} ms during the stream`;
+  console.log(`session load: ${line}`);
+  testInfo.annotations.push({ type: 'load', description: line });
+  // Every update arrives: ADDED, the initial-events-end BOOKMARK, 600 MODIFIED.
+  await expect(stream).toHaveAttribute('data-count', String(total + 2), { timeout: 30_000 });
+  expect(answeredMs).toBeLessThan(500);
+  await shot(page, testInfo, 'session: 200 events a second');
 });

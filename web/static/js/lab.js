@@ -380,11 +380,22 @@ function reflectorResume() {
 
 // ---- etcd view ----------------------------------------------------------------
 
+// The etcd view re-reads the keyspace after writes, at most every 200 ms
+// while events stream in (one read in flight at a time), so a burst of
+// events costs a few reads, not one per event.
 let refreshQueued = false;
+let refreshRunning = null;
+let lastRefresh = 0;
 function scheduleRefresh() {
   if (refreshQueued) return;
   refreshQueued = true;
-  requestAnimationFrame(() => { refreshQueued = false; refreshKeys(); });
+  const wait = Math.max(0, lastRefresh + 200 - performance.now());
+  setTimeout(async () => {
+    await refreshRunning;
+    refreshQueued = false;
+    lastRefresh = performance.now();
+    refreshRunning = refreshKeys();
+  }, wait);
 }
 
 // learnCompactRev finds the store's compaction revision with what the etcd
@@ -418,13 +429,17 @@ async function learnCompactRev() {
 }
 const n0 = (x) => Number(x || 0);
 
+let lastProbe = -Infinity;
 async function refreshKeys() {
   try {
     // A compaction by someone else (another browser, the console) shows up
-    // as a failed read at the compaction revision we know.
-    await state.etcd.range('\0', { rev: Math.max(1, state.compactRev) }).catch(async (e) => {
-      if (e instanceof GatewayError && /compacted/.test(e.message)) await learnCompactRev();
-    });
+    // as a failed read at the compaction revision we know; look every 2 s.
+    if (performance.now() - lastProbe > 2000) {
+      lastProbe = performance.now();
+      await state.etcd.range('\0', { rev: Math.max(1, state.compactRev) }).catch(async (e) => {
+        if (e instanceof GatewayError && /compacted/.test(e.message)) await learnCompactRev();
+      });
+    }
     const res = await state.etcd.range('', { all: true, rev: state.travelRev || 0 });
     seeRevision(res.header.revision);
     if (!state.travelRev) state.keys = new Map(res.kvs.map((kv) => [kv.key, kv]));
