@@ -145,15 +145,24 @@ test('a share link and an exported file replay the same lab elsewhere', async ({
   await other.close();
 });
 
-test('keyboard: ? shows the shortcuts, Escape closes them, / focuses the console', async ({ page }) => {
+test('keyboard: ? shows the shortcuts, Escape closes them, / focuses the console', async ({ page }, testInfo) => {
   await openLab(page);
   await page.locator('body').press('?');
   await expect(page.getByTestId('help-overlay')).toBeVisible();
   await expect(page.getByTestId('help-close')).toBeFocused();
+  await shot(page, testInfo, 'keyboard shortcuts overlay');
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('help-overlay')).toBeHidden();
   await page.locator('body').press('/');
   await expect(page.getByTestId('console-input')).toBeFocused();
+  // Projector mode: larger type everywhere, remembered across reloads.
+  await page.getByTestId('zoom').click();
+  await expect(page.getByTestId('zoom')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('html')).toHaveClass(/projector/);
+  await page.reload();
+  await expect(page.locator('html')).toHaveClass(/projector/);
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true');
+  await shot(page, testInfo, 'projector mode');
 });
 
 // The lesson of optimistic concurrency: two operators read the same
