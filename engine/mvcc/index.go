@@ -82,10 +82,10 @@ func (ki *keyIndex) get(atRev int64) (mod Revision, created, ver int64, ok bool)
 }
 
 // compact drops the history that compaction at atRev makes unreachable and
-// returns the revisions to remove from the backend: for each generation,
-// everything at or before atRev except the newest such revision; whole
-// generations whose tombstone is below atRev. A tombstone exactly at atRev
-// is kept (a watch from atRev must still see that delete).
+// returns the revisions to remove from the backend: for each key, the newest
+// revision at or before atRev is kept unless it is a tombstone; everything
+// older goes, with the generations it ended. (etcd 3.4 and the rule;
+// later etcd releases keep a tombstone exactly at atRev.)
 func (ki *keyIndex) compact(atRev int64, removed []Revision) []Revision {
 	gi := 0
 	for gi < len(ki.generations)-1 {
@@ -108,6 +108,11 @@ func (ki *keyIndex) compact(atRev int64, removed []Revision) []Revision {
 		if keep > 0 {
 			removed = append(removed, g.revs[:keep]...)
 			g.revs = append([]Revision(nil), g.revs[keep:]...)
+		}
+		if len(g.revs) == 1 && gi != len(ki.generations)-1 && g.revs[0].Main <= atRev {
+			// Only the tombstone that ended this generation is left.
+			removed = append(removed, g.revs[0])
+			gi++
 		}
 	}
 	if gi > 0 {

@@ -362,7 +362,13 @@ func (w *Watcher) history(from, to int64) ([][]*Event, error) {
 	var batches [][]*Event
 	var cur []*Event
 	revs, last := 0, int64(0)
+	compacted := w.s.compactRev.Load()
 	err := w.s.backend.Scan(from, to, func(rec Record) bool {
+		if rec.Tombstone && rec.Rev.Main <= compacted {
+			// Compaction removes it; whether the physical removal has run
+			// yet must not change what a watcher sees.
+			return true
+		}
 		kv := rec.KV
 		ev := &Event{Type: EventPut, Kv: &kv}
 		if rec.Tombstone {

@@ -352,6 +352,22 @@ var cases = []testCase{
 			h.t.Fatalf("got %v", err)
 		}
 	}},
+	{"CompactionRemovesATombstoneAtTheCompactRevision", func(h *harness) {
+		h.put("xx", "1")
+		h.put("xx", "2")
+		h.del("xx", "")
+		h.put("yy", "1")
+		if _, err := h.s.Compact(ctx, &mvcc.CompactionRequest{Revision: 4}); err != nil {
+			h.t.Fatal(err)
+		}
+		w, err := h.s.Watch(ctx, &mvcc.WatchRequest{Key: b("\x00"), RangeEnd: b("\x00"), StartRevision: 4})
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		defer w.Cancel()
+		h.put("zz", "1")
+		h.equal("no DELETE at the compact revision", collect(h.t, w, 2), []string{"PUT yy@5", "PUT zz@6"})
+	}},
 	{"WatchFromACompactedRevisionIsCancelledWithTheCompactRevision", func(h *harness) {
 		h.put("a", "1")
 		h.put("a", "2")
