@@ -221,6 +221,12 @@ func genWatch(r *rand.Rand, s genState) op {
 		o.RV = pick(r, "", "0", "cur", "old", "old")
 		o.Bookmarks = r.IntN(2) == 0
 	}
+	if r.IntN(4) == 0 {
+		// The anchor always has x=1 and is the fence, so it matches;
+		// other objects move in and out of the selection (ADDED /
+		// DELETED on selector transitions).
+		o.Selector = pick(r, "x=1", "x in (1,2)", "y!=2,x")
+	}
 	if o.RV == "old" {
 		o.Rel = oldRel(r, s)
 		// The edges of compaction: a watch from RV N starts at N+1, so

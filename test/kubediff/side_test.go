@@ -555,12 +555,28 @@ func (s *side) watch(o op, seq int) answer {
 	if o.Bookmarks {
 		q.Set("allowWatchBookmarks", "true")
 	}
+	if o.Selector != "" {
+		q.Set("labelSelector", o.Selector)
+	}
 	u := s.coll + "?" + q.Encode()
 	fence := fmt.Sprintf("f%d", seq)
 	fenceBody := fmt.Sprintf(`{"metadata":{"annotations":{"fence":%q}}}`, fence)
 	reqText := "GET " + u + "\n(then fence: PATCH " + anchor + " " + fenceBody + ")"
 
 	live := len(s.objs) // objects whose state initial events report
+	if o.Selector != "" {
+		// Count the matching objects with a list the comparison does not
+		// see (reads do not move the revision).
+		lctx, lcancel := context.WithTimeout(context.Background(), 10*time.Second)
+		code, b, err := s.do(lctx, "GET", s.coll+"?labelSelector="+url.QueryEscape(o.Selector), "", "")
+		lcancel()
+		var l struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		if err == nil && code == 200 && json.Unmarshal(b, &l) == nil {
+			live = len(l.Items)
+		}
+	}
 	req, _ := http.NewRequestWithContext(ctx, "GET", u, nil)
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "kubediff/1.0")
