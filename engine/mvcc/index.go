@@ -27,6 +27,7 @@ type keyIndex struct {
 	key         []byte
 	generations []generation
 	latest      *KeyValue
+	gen0        [1]generation // backing for the first generation: one allocation per key
 }
 
 func (ki *keyIndex) isEmpty() bool {
@@ -135,7 +136,7 @@ type keyIndexUndo struct {
 
 func (u *keyIndexUndo) restore(t *treeIndex) {
 	if !u.existed {
-		t.tree.Delete(u.ki)
+		t.tree.Delete(indexItem{u.ki.key, u.ki})
 		return
 	}
 	ki := u.ki
@@ -147,20 +148,27 @@ func (u *keyIndexUndo) restore(t *treeIndex) {
 	ki.latest = u.latest
 }
 
+// indexItem is a B-tree entry. It is a value, so that looking a key up
+// needs no allocation.
+type indexItem struct {
+	key []byte
+	ki  *keyIndex
+}
+
 // treeIndex maps keys, in byte order, to their keyIndex.
 type treeIndex struct {
-	tree *btree.BTreeG[*keyIndex]
+	tree *btree.BTreeG[indexItem]
 }
 
 func newTreeIndex() *treeIndex {
-	return &treeIndex{tree: btree.NewG(32, func(a, b *keyIndex) bool {
+	return &treeIndex{tree: btree.NewG(32, func(a, b indexItem) bool {
 		return bytes.Compare(a.key, b.key) < 0
 	})}
 }
 
 func (t *treeIndex) lookup(key []byte) *keyIndex {
-	ki, _ := t.tree.Get(&keyIndex{key: key})
-	return ki
+	it, _ := t.tree.Get(indexItem{key: key})
+	return it.ki
 }
 
 // keyFor returns the keyIndex of key, creating it, and the undo record of
@@ -171,8 +179,9 @@ func (t *treeIndex) keyFor(key []byte) (*keyIndex, keyIndexUndo) {
 		return ki, keyIndexUndo{ki: ki, existed: true, gens: len(ki.generations),
 			lastRevs: len(g.revs), lastVer: g.ver, lastCrt: g.created, latest: ki.latest}
 	}
-	ki := &keyIndex{key: append([]byte(nil), key...), generations: []generation{{}}}
-	t.tree.ReplaceOrInsert(ki)
+	ki := &keyIndex{key: append([]byte(nil), key...)}
+	ki.generations = ki.gen0[:]
+	t.tree.ReplaceOrInsert(indexItem{ki.key, ki})
 	return ki, keyIndexUndo{ki: ki}
 }
 
@@ -186,15 +195,15 @@ func (t *treeIndex) visit(key, end []byte, fn func(*keyIndex) bool) {
 		}
 		return
 	}
-	pivot := &keyIndex{key: key}
+	each := func(it indexItem) bool { return fn(it.ki) }
 	if len(end) == 0 {
-		t.tree.AscendGreaterOrEqual(pivot, fn)
+		t.tree.AscendGreaterOrEqual(indexItem{key: key}, each)
 		return
 	}
 	if bytes.Compare(key, end) >= 0 {
 		return
 	}
-	t.tree.AscendRange(pivot, &keyIndex{key: end}, fn)
+	t.tree.AscendRange(indexItem{key: key}, indexItem{key: end}, each)
 }
 
 func (t *treeIndex) len() int { return t.tree.Len() }

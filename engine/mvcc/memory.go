@@ -6,27 +6,36 @@ import (
 )
 
 // memoryBackend keeps every record in memory: the browser's backend, and
-// the reference the SQLite backend is tested against.
+// the reference the SQLite backend is tested against. Records sit in one
+// slice in revision order (they are committed in that order), so Get and
+// Scan are binary searches; compaction marks records removed and the slice
+// is packed once most of it is dead.
 type memoryBackend struct {
-	mu     sync.RWMutex
-	byMain map[int64][]Record // the records of one main revision, by sub
-	mains  []int64            // ascending
-	meta   Meta
+	mu      sync.RWMutex
+	recs    []memRecord
+	removed int
+	meta    Meta
+}
+
+type memRecord struct {
+	Record
+	gone bool
 }
 
 // NewMemoryBackend returns a Backend that keeps every record in memory.
 func NewMemoryBackend() Backend {
-	return &memoryBackend{byMain: map[int64][]Record{}, meta: Meta{CompactRevision: -1, FinishedCompactRevision: -1}}
+	return &memoryBackend{meta: Meta{CompactRevision: -1, FinishedCompactRevision: -1}}
 }
 
 func (m *memoryBackend) Load(fn func(Record) error) (Meta, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	for _, main := range m.mains {
-		for _, r := range m.byMain[main] {
-			if err := fn(r); err != nil {
-				return Meta{}, err
-			}
+	for i := range m.recs {
+		if m.recs[i].gone {
+			continue
+		}
+		if err := fn(m.recs[i].Record); err != nil {
+			return Meta{}, err
 		}
 	}
 	return m.meta, nil
@@ -34,33 +43,34 @@ func (m *memoryBackend) Load(fn func(Record) error) (Meta, error) {
 
 func (m *memoryBackend) Commit(records []Record) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	for _, r := range records {
-		if _, ok := m.byMain[r.Rev.Main]; !ok {
-			m.mains = append(m.mains, r.Rev.Main)
-		}
-		m.byMain[r.Rev.Main] = append(m.byMain[r.Rev.Main], r)
+		m.recs = append(m.recs, memRecord{Record: r})
 	}
+	m.mu.Unlock()
 	return nil
+}
+
+// find returns the index of the first record at or after rev.
+func (m *memoryBackend) find(rev Revision) int {
+	return sort.Search(len(m.recs), func(i int) bool { return !m.recs[i].Rev.Less(rev) })
 }
 
 func (m *memoryBackend) Get(rev Revision) (Record, bool, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	for _, r := range m.byMain[rev.Main] {
-		if r.Rev.Sub == rev.Sub {
-			return r, true, nil
-		}
+	if i := m.find(rev); i < len(m.recs) && m.recs[i].Rev == rev && !m.recs[i].gone {
+		return m.recs[i].Record, true, nil
 	}
 	return Record{}, false, nil
 }
 
 func (m *memoryBackend) Scan(from, to int64, fn func(Record) bool) error {
 	m.mu.RLock()
-	i := sort.Search(len(m.mains), func(i int) bool { return m.mains[i] >= from })
 	var out []Record
-	for ; i < len(m.mains) && m.mains[i] <= to; i++ {
-		out = append(out, m.byMain[m.mains[i]]...)
+	for i := m.find(Revision{Main: from}); i < len(m.recs) && m.recs[i].Rev.Main <= to; i++ {
+		if !m.recs[i].gone {
+			out = append(out, m.recs[i].Record)
+		}
 	}
 	m.mu.RUnlock()
 	// fn runs without the lock: it may read the store.
@@ -82,30 +92,21 @@ func (m *memoryBackend) SetCompactRevision(rev int64) error {
 func (m *memoryBackend) Remove(revs []Revision, finished int64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	emptied := false
 	for _, rev := range revs {
-		rs := m.byMain[rev.Main]
-		for i, r := range rs {
-			if r.Rev.Sub == rev.Sub {
-				rs = append(rs[:i:i], rs[i+1:]...)
-				break
-			}
-		}
-		if len(rs) == 0 {
-			delete(m.byMain, rev.Main)
-			emptied = true
-		} else {
-			m.byMain[rev.Main] = rs
+		if i := m.find(rev); i < len(m.recs) && m.recs[i].Rev == rev && !m.recs[i].gone {
+			m.recs[i].gone = true
+			m.recs[i].KV = KeyValue{}
+			m.removed++
 		}
 	}
-	if emptied {
-		kept := m.mains[:0]
-		for _, main := range m.mains {
-			if _, ok := m.byMain[main]; ok {
-				kept = append(kept, main)
+	if m.removed > len(m.recs)/2 {
+		kept := make([]memRecord, 0, len(m.recs)-m.removed)
+		for _, r := range m.recs {
+			if !r.gone {
+				kept = append(kept, r)
 			}
 		}
-		m.mains = kept
+		m.recs, m.removed = kept, 0
 	}
 	if finished >= 0 {
 		m.meta.FinishedCompactRevision = finished

@@ -479,10 +479,15 @@ func (s *Store) run(jobs []*job) {
 	// on their own, in order with the writes around them.
 	for len(jobs) > 0 {
 		n := 0
-		var records []Record
 		for n < len(jobs) && jobs[n].kind == jobTxn {
-			records = append(records, jobs[n].records...)
 			n++
+		}
+		records := jobs[0].records
+		if n > 1 {
+			records = nil
+			for _, j := range jobs[:n] {
+				records = append(records, j.records...)
+			}
 		}
 		if n > 0 {
 			var err error
@@ -589,16 +594,16 @@ func (s *Store) Compact(ctx context.Context, r *CompactionRequest) (*CompactionR
 // backend may remove. The caller holds mu (or has exclusive access).
 func (s *Store) compactIndex(rev int64) []Revision {
 	var removed []Revision
-	var empty []*keyIndex
-	s.index.tree.Ascend(func(ki *keyIndex) bool {
-		removed = ki.compact(rev, removed)
-		if ki.isEmpty() {
-			empty = append(empty, ki)
+	var empty []indexItem
+	s.index.tree.Ascend(func(it indexItem) bool {
+		removed = it.ki.compact(rev, removed)
+		if it.ki.isEmpty() {
+			empty = append(empty, it)
 		}
 		return true
 	})
-	for _, ki := range empty {
-		s.index.tree.Delete(ki)
+	for _, it := range empty {
+		s.index.tree.Delete(it)
 	}
 	sort.Slice(removed, func(i, j int) bool { return removed[i].Less(removed[j]) })
 	return removed

@@ -16,7 +16,7 @@ func (s *Store) Txn(ctx context.Context, r *TxnRequest) (*TxnResponse, error) {
 		return nil, err
 	}
 	for _, ops := range [][]RequestOp{r.Success, r.Failure} {
-		if len(ops) == 1 && ops[0].Txn == nil {
+		if len(ops) == 0 || (len(ops) == 1 && ops[0].Txn == nil) {
 			// One put or delete cannot overlap itself: skip building the
 			// sets on the most common path (every unary Put and DeleteRange).
 			continue
@@ -239,7 +239,12 @@ func (tx *writeTxn) rollback() {
 func (tx *writeTxn) put(key, value []byte, lease int64) {
 	rev := Revision{Main: tx.begin + 1, Sub: int64(len(tx.records))}
 	ki := tx.touch(key)
-	kv := &KeyValue{Key: ki.key, ModRevision: rev.Main, Value: append([]byte(nil), value...), Lease: lease}
+	// The new KeyValue and its event share one allocation.
+	c := &struct {
+		kv KeyValue
+		ev Event
+	}{kv: KeyValue{Key: ki.key, ModRevision: rev.Main, Value: append([]byte(nil), value...), Lease: lease}}
+	kv := &c.kv
 	if _, created, ver, ok := ki.get(tx.begin + 1); ok {
 		kv.CreateRevision, kv.Version = created, ver+1
 	} else {
@@ -247,7 +252,8 @@ func (tx *writeTxn) put(key, value []byte, lease int64) {
 	}
 	ki.put(rev, kv)
 	tx.records = append(tx.records, Record{Rev: rev, KV: *kv})
-	tx.events = append(tx.events, &Event{Type: EventPut, Kv: kv})
+	c.ev = Event{Type: EventPut, Kv: kv}
+	tx.events = append(tx.events, &c.ev)
 }
 
 func (tx *writeTxn) tombstone(ki *keyIndex) {

@@ -33,10 +33,14 @@ func openBench(b *testing.B, f BenchFactory) *mvcc.Store {
 func Bench(b *testing.B, f BenchFactory) {
 	b.Run("Put", func(b *testing.B) {
 		s := openBench(b, f)
+		keys := make([][]byte, b.N)
+		for i := range keys {
+			keys[i] = benchKey(i)
+		}
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			if _, err := s.Put(ctx, &mvcc.PutRequest{Key: benchKey(i), Value: benchValue}); err != nil {
+			if _, err := s.Put(ctx, &mvcc.PutRequest{Key: keys[i], Value: benchValue}); err != nil {
 				b.Fatal(err)
 			}
 		}
