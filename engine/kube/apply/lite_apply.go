@@ -1,0 +1,376 @@
+package apply
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rvplay/rvplay/engine/kube/schema"
+)
+
+// ApplyLite is Apply without structured-merge-diff: the same answers,
+// computed by this package's own field sets (lset), merge, compare and
+// prune over the types of package schema (lite_*.go), small enough for the
+// WebAssembly build, where it is Apply (apply_wasm.go). The kubediff test
+// module checks it against kube's own field manager on the same seeded
+// sequences as Apply.
+//
+// Known gaps (not reached by rvplay's own writes): managedFields recorded
+// under another schema are not reconciled with schema changes (kube's
+// reconcileManagedFieldsWithSchemaChanges); a configuration is checked for
+// undeclared fields, missing list keys and duplicate keys only (not scalar
+// types).
+func ApplyLite(t *schema.Type, apiVersion string, live, config map[string]any, w Write, force bool) (map[string]any, error) {
+	av, _ := config["apiVersion"].(string)
+	kind, _ := config["kind"].(string)
+	if want := t.GVKs[0]; av != apiVersion || kind != want.Kind {
+		return nil, &BadRequestError{"invalid object type: " + gvkString(av, kind)}
+	}
+	if md, ok := config["metadata"].(map[string]any); ok {
+		if mf, present := md["managedFields"]; present && mf != nil {
+			return nil, &BadRequestError{"metadata.managedFields must be nil"}
+		}
+	}
+	cfg := normalizeObject(config)
+	var liveObj map[string]any
+	if live == nil {
+		liveObj = normalizeObject(schema.Zero(t))
+	} else {
+		liveObj = normalizeObject(live)
+	}
+	managed, err := decodeLiteManaged(liveObj)
+	if err != nil {
+		managed = newLiteManaged()
+	}
+	removeManagedFields(liveObj)
+	if live != nil && len(managed.fields) == 0 {
+		liteUpdate(t, apiVersion, normalizeObject(schema.Zero(t)), liveObj, Write{Manager: BeforeFirstApplyManager, Now: w.Now}, managed)
+	}
+	root := ltypeOf(t)
+	if errs := validateLite(cfg, root); len(errs) > 0 {
+		return nil, fmt.Errorf("failed to create typed patch object (%s): %s", objectID(cfg, t), joinValidation(errs))
+	}
+	key := managerKey(w.Manager, OperationApply, apiVersion, w.Subresource)
+	reset := resetSet(t, w.Subresource)
+	newObj, fields, conflicts, err := liteApplyFields(root, liveObj, cfg, apiVersion, managed.fields, key, force, reset)
+	if err != nil {
+		return nil, err
+	}
+	if conflicts != nil {
+		if w.Manager != kubectlManager {
+			return nil, conflicts.err
+		}
+		allowed := liteAllowedByLastApplied(root, apiVersion, liveObj)
+		if allowed == nil {
+			return nil, conflicts.err
+		}
+		var rest []Conflict
+		for i, c := range conflicts.err.Conflicts {
+			if !allowed.has(conflicts.paths[i]) {
+				rest = append(rest, c)
+			}
+		}
+		if len(rest) > 0 {
+			return nil, &ConflictError{Conflicts: rest}
+		}
+		newObj, fields, _, err = liteApplyFields(root, liveObj, cfg, apiVersion, managed.fields, key, true, reset)
+		if err != nil {
+			return nil, err
+		}
+	}
+	managed.fields = liteStripMeta(fields)
+	out, _ := newObj.(map[string]any)
+	if out == nil {
+		out = map[string]any{}
+	}
+	if !valuesEqual(liveObj, newObj) || live == nil {
+		managed.times[key] = stamp(w.Now)
+	}
+	capLiteUpdateManagers(managed)
+	if w.Manager == kubectlManager {
+		syncLastApplied(liveObj, cfg, out)
+	}
+	encodeLiteManaged(out, managed)
+	return out, nil
+}
+
+// UpdateManagedFieldsLite is UpdateManagedFields without
+// structured-merge-diff (see ApplyLite).
+func UpdateManagedFieldsLite(t *schema.Type, apiVersion string, oldObj, newObj map[string]any, w Write) error {
+	md, _ := newObj["metadata"].(map[string]any)
+	if md == nil {
+		return nil
+	}
+	var managed *liteManaged
+	var err error
+	sent, present := md["managedFields"]
+	switch {
+	case w.Subresource == "" && present && isResetManagedFields(sent):
+		managed = newLiteManaged()
+	case w.Subresource == "" && present:
+		managed, err = decodeLiteManaged(newObj)
+		if err != nil || len(managed.fields) == 0 {
+			managed = nil
+		}
+	}
+	if managed == nil && oldObj != nil {
+		managed, err = decodeLiteManaged(oldObj)
+	}
+	if managed == nil || err != nil {
+		managed = newLiteManaged()
+	}
+	var liveObj map[string]any
+	if oldObj == nil {
+		liveObj = normalizeObject(schema.Zero(t))
+	} else {
+		liveObj = normalizeObject(oldObj)
+	}
+	removeManagedFields(liveObj)
+	nObj := normalizeObject(newObj)
+	removeManagedFields(nObj)
+	liteUpdate(t, apiVersion, liveObj, nObj, w, managed)
+	encodeLiteManaged(newObj, managed)
+	return nil
+}
+
+func liteUpdate(t *schema.Type, apiVersion string, liveObj, nObj map[string]any, w Write, managed *liteManaged) {
+	key := managerKey(w.Manager, OperationUpdate, apiVersion, w.Subresource)
+	const current = "current-operation"
+	root := ltypeOf(t)
+	reset := resetSet(t, w.Subresource)
+	fields := managed.fields
+	cmp := compareObjects(liveObj, nObj, root)
+	liteUpdateManagersForce(cmp, fields, current, reset, true)
+	// The write runs as a temporary manager (as in updateManaged): only
+	// if it took a field does the manager's entry (and its time) change.
+	set := cmp.modified.union(cmp.added).recursiveDifference(reset)
+	if !set.empty() {
+		if prev, ok := fields[key]; ok {
+			set = set.union(prev.set)
+		}
+		fields[key] = &lver{set: set, apiVersion: apiVersion}
+		if w.Subresource == "scale" {
+			delete(managed.times, key)
+		} else {
+			managed.times[key] = stamp(w.Now)
+		}
+	}
+	managed.fields = liteStripMeta(fields)
+	capLiteUpdateManagers(managed)
+}
+
+// liteUpdateManagersForce takes the changed fields from every manager but
+// workflow and the removed fields from all of them, or (without force)
+// reports the changed fields other managers own, with their paths.
+func liteUpdateManagersForce(cmp *comparison, fields map[string]*lver, workflow string, reset *lset, force bool) (*ConflictError, [][]string) {
+	added := cmp.added.recursiveDifference(reset)
+	modified := cmp.modified.recursiveDifference(reset)
+	removed := cmp.removed.recursiveDifference(reset)
+	changed := modified.union(added)
+	conflicts := map[string]*lset{}
+	for m, v := range fields {
+		if m == workflow {
+			continue
+		}
+		if c := v.set.intersection(changed); !c.empty() {
+			conflicts[m] = c
+		}
+	}
+	if !force && len(conflicts) > 0 {
+		var ms []string
+		for m := range conflicts {
+			ms = append(ms, m)
+		}
+		sort.Strings(ms)
+		e := &ConflictError{}
+		var paths [][]string
+		for _, m := range ms {
+			conflicts[m].iterate(nil, func(p []string) {
+				e.Conflicts = append(e.Conflicts, Conflict{Manager: printManager(m), Field: pathString(p)})
+				paths = append(paths, p)
+			})
+		}
+		return e, paths
+	}
+	for m, c := range conflicts {
+		fields[m].set = fields[m].set.difference(c)
+	}
+	if !removed.empty() {
+		for m, v := range fields {
+			if m != workflow {
+				v.set = v.set.difference(removed)
+			}
+		}
+	}
+	for m, v := range fields {
+		if v.set.empty() {
+			delete(fields, m)
+		}
+	}
+	return nil, nil
+}
+
+// liteApplyFields is the apply step of the field manager: merge, own the
+// configuration's fields, prune what the applier dropped, then take the
+// changed fields from the other managers (or report conflicts).
+type liteConflicts struct {
+	err   *ConflictError
+	paths [][]string
+}
+
+func liteApplyFields(root ltype, liveObj, cfg map[string]any, apiVersion string, managedIn map[string]*lver, key string, force bool, reset *lset) (any, map[string]*lver, *liteConflicts, error) {
+	fields := map[string]*lver{}
+	for k, v := range managedIn {
+		fields[k] = &lver{set: v.set.copy(), apiVersion: v.apiVersion, applied: v.applied}
+	}
+	merged, ok, err := mergeObjects(liveObj, cfg, true, true, root)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("failed to merge config: %v", err)
+	}
+	if !ok {
+		merged = nil
+	}
+	var lastSet *lset
+	if v := fields[key]; v != nil {
+		lastSet = v.set
+	}
+	set := toFieldSet(cfg, root).recursiveDifference(reset)
+	fields[key] = &lver{set: set, apiVersion: apiVersion, applied: true}
+	merged = litePrune(root, merged, fields, lastSet)
+	cmp := compareObjects(liveObj, merged, root)
+	if ce, paths := liteUpdateManagersForce(cmp, fields, key, reset, force); ce != nil {
+		return nil, nil, &liteConflicts{ce, paths}, nil
+	}
+	return merged, fields, nil, nil
+}
+
+func litePrune(root ltype, merged any, fields map[string]*lver, lastSet *lset) any {
+	if lastSet.empty() {
+		return merged
+	}
+	ens := func(s *lset) *lset { return ensureNamedFieldsAreMembers(s, root, nil) }
+	pruned := removeItems(merged, ens(lastSet), root)
+	all := newLset()
+	for _, v := range fields {
+		all = all.union(v.set)
+	}
+	mergedSet := ens(toFieldSet(merged, root))
+	prunedSet := ens(toFieldSet(pruned, root))
+	pruned = removeItems(merged, mergedSet.difference(prunedSet.union(ens(all))), root)
+	prunedSet = ens(toFieldSet(pruned, root))
+	return removeItems(merged, mergedSet.difference(prunedSet).intersection(ens(lastSet)), root)
+}
+
+func liteAllowedByLastApplied(root ltype, apiVersion string, live map[string]any) *lset {
+	s, _ := annotations(live)[LastAppliedAnnotation].(string)
+	if s == "" {
+		return nil
+	}
+	var last map[string]any
+	if err := json.Unmarshal([]byte(s), &last); err != nil || last["apiVersion"] != apiVersion {
+		return nil
+	}
+	l := normalize(last)
+	set := toFieldSet(l, root)
+	cmp := compareObjects(l, live, root)
+	return set.difference(cmp.modified).difference(cmp.added).difference(cmp.removed)
+}
+
+func resetSet(t *schema.Type, subresource string) *lset {
+	s := newLset()
+	for _, f := range schema.ResetFields(t, subresource) {
+		var p []string
+		for _, n := range strings.Split(f, ".") {
+			p = append(p, "f:"+n)
+		}
+		s.insert(p)
+	}
+	return s
+}
+
+var liteStripSet = func() *lset {
+	s := newLset()
+	for _, p := range [][]string{{"apiVersion"}, {"kind"}, {"metadata"}, {"metadata", "name"}, {"metadata", "namespace"},
+		{"metadata", "creationTimestamp"}, {"metadata", "selfLink"}, {"metadata", "uid"}, {"metadata", "clusterName"},
+		{"metadata", "generation"}, {"metadata", "managedFields"}, {"metadata", "resourceVersion"}} {
+		var path []string
+		for _, n := range p {
+			path = append(path, "f:"+n)
+		}
+		s.insert(path)
+	}
+	return s
+}()
+
+func liteStripMeta(f map[string]*lver) map[string]*lver {
+	for k, v := range f {
+		s := v.set.difference(liteStripSet)
+		if s.empty() {
+			delete(f, k)
+			continue
+		}
+		f[k] = &lver{set: s, apiVersion: v.apiVersion, applied: v.applied}
+	}
+	return f
+}
+
+// validateLite reports what structured-merge-diff's typed conversion
+// refuses in a configuration: undeclared struct fields and duplicate
+// list keys.
+func validateLite(v any, t ltype) []string {
+	var errs []string
+	var walk func(path []string, v any, t ltype)
+	walk = func(path []string, v any, t ltype) {
+		t = t.at(v)
+		switch t.kind {
+		case lMap:
+			m, _ := v.(map[string]any)
+			if t.atomic {
+				return
+			}
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				p := appendPath(path, "f:"+k)
+				ft, declared := t.field(k)
+				if !declared && t.obj != nil {
+					errs = append(errs, pathString(p)+": field not declared in schema")
+					continue
+				}
+				walk(p, m[k], ft)
+			}
+		case lList:
+			l, _ := v.([]any)
+			if t.atomic {
+				return
+			}
+			seen := map[string]bool{}
+			for _, it := range l {
+				pe, err := t.itemPE(it)
+				if err != nil {
+					errs = append(errs, pathString(path)+": "+err.Error())
+					continue
+				}
+				if seen[pe] {
+					errs = append(errs, pathString(path)+": duplicate entries for key "+pathString([]string{pe}))
+					continue
+				}
+				seen[pe] = true
+				walk(appendPath(path, pe), it, t.item())
+			}
+		}
+	}
+	walk(nil, v, t)
+	return errs
+}
+
+func joinValidation(errs []string) string {
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return "errors:\n  " + strings.Join(errs, "\n  ")
+}

@@ -1,0 +1,632 @@
+package apply
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rvplay/rvplay/engine/kube/schema"
+)
+
+// ltype is a position in the schema as server-side apply sees it.
+type ltype struct {
+	kind     int // lScalar, lList, lMap, lDeduced
+	atomic   bool
+	obj      *schema.Type    // declared fields of a struct (kind lMap)
+	elem     *schema.TypeRef // list or map element type
+	listType string          // "set", "map" or "" (atomic)
+	keys     []string
+	elemObj  *schema.Type // the list element's struct type, for key defaults
+}
+
+const (
+	lScalar = iota
+	lList
+	lMap
+	lDeduced
+)
+
+func ltypeOf(t *schema.Type) ltype {
+	switch {
+	case t.Scalar != "":
+		return ltype{kind: lScalar}
+	case t.Untyped:
+		return ltype{kind: lMap, atomic: true}
+	}
+	return ltype{kind: lMap, atomic: t.Atomic, obj: t}
+}
+
+// ltypeOfRef resolves r; f is the struct field holding it (nil for
+// nested element types) and carries list and map options.
+func ltypeOfRef(f *schema.Field, r *schema.TypeRef) ltype {
+	switch r.Kind {
+	case schema.KindString, schema.KindBytes, schema.KindInteger, schema.KindNumber, schema.KindBoolean:
+		return ltype{kind: lScalar}
+	case schema.KindObject:
+		return ltypeOf(r.Named)
+	case schema.KindList:
+		l := ltype{kind: lList, atomic: true, elem: r.Elem}
+		if f != nil && (f.ListType == "set" || f.ListType == "map") {
+			l.atomic = false
+			l.listType = f.ListType
+			if f.ListType == "map" {
+				l.keys = f.ListMapKeys
+				if r.Elem.Kind == schema.KindObject {
+					l.elemObj = r.Elem.Named
+				}
+			}
+		}
+		return l
+	case schema.KindMap:
+		return ltype{kind: lMap, elem: r.Elem, atomic: f != nil && f.MapType == "atomic"}
+	}
+	return ltype{kind: lDeduced}
+}
+
+// at resolves a deduced type against a value: maps stay granular (with
+// deduced elements), lists are atomic.
+func (t ltype) at(v any) ltype {
+	if t.kind != lDeduced {
+		return t
+	}
+	switch v.(type) {
+	case map[string]any:
+		return ltype{kind: lMap}
+	case []any:
+		return ltype{kind: lList, atomic: true}
+	}
+	return ltype{kind: lScalar}
+}
+
+// field returns the type of key k of a map and whether it is a declared
+// struct field.
+func (t ltype) field(k string) (ltype, bool) {
+	if t.obj != nil {
+		for _, f := range t.obj.Fields {
+			if f.Name == k {
+				return ltypeOfRef(f, f.Type), true
+			}
+		}
+		return ltype{kind: lDeduced}, false
+	}
+	if t.atomic {
+		return ltype{kind: lScalar}, false
+	}
+	if t.elem != nil {
+		return ltypeOfRef(nil, t.elem), false
+	}
+	return ltype{kind: lDeduced}, false
+}
+
+func (t ltype) item() ltype {
+	if t.elem == nil {
+		return ltype{kind: lDeduced}
+	}
+	return ltypeOfRef(nil, t.elem)
+}
+
+// itemPE is the path element of a list item: `k:{...}` for map lists,
+// `v:...` for sets.
+func (t ltype) itemPE(item any) (string, error) {
+	if t.listType == "set" {
+		b, err := json.Marshal(item)
+		return "v:" + string(b), err
+	}
+	m, ok := item.(map[string]any)
+	if !ok {
+		return "", fmt.Errorf("expected map, got %v", valueString(item))
+	}
+	keys := append([]string(nil), t.keys...)
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("k:{")
+	for i, k := range keys {
+		v, ok := m[k]
+		if !ok || v == nil {
+			v, ok = t.keyDefault(k)
+			if !ok {
+				return "", fmt.Errorf("associative list with keys has an element that omits key field %q (and doesn't have default value)", k)
+			}
+		}
+		kb, _ := json.Marshal(k)
+		vb, _ := json.Marshal(v)
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return b.String(), nil
+}
+
+func (t ltype) keyDefault(k string) (any, bool) {
+	if t.elemObj == nil {
+		return nil, false
+	}
+	for _, f := range t.elemObj.Fields {
+		if f.Name == k && f.Default != nil {
+			return normalize(f.Default), true
+		}
+	}
+	return nil, false
+}
+
+func appendPath(p []string, pe string) []string {
+	return append(append(make([]string, 0, len(p)+1), p...), pe)
+}
+
+// toFieldSet is the set of fields v sets: scalars and atomic values as
+// leaves, list items as members, map entries that are null or empty or
+// not declared struct fields as members.
+func toFieldSet(v any, t ltype) *lset {
+	s := newLset()
+	var walk func(path []string, v any, t ltype)
+	walk = func(path []string, v any, t ltype) {
+		t = t.at(v)
+		switch t.kind {
+		case lList:
+			l, _ := v.([]any)
+			if t.atomic {
+				s.insert(path)
+				return
+			}
+			if l == nil {
+				return
+			}
+			seen, dup := map[string]bool{}, map[string]bool{}
+			for _, it := range l {
+				pe, err := t.itemPE(it)
+				if err != nil {
+					continue
+				}
+				if seen[pe] && !dup[pe] {
+					s.insert(appendPath(path, pe))
+					dup[pe] = true
+				}
+				seen[pe] = true
+			}
+			for _, it := range l {
+				pe, err := t.itemPE(it)
+				if err != nil || dup[pe] {
+					continue
+				}
+				p := appendPath(path, pe)
+				walk(p, it, t.item())
+				s.insert(p)
+			}
+		case lMap:
+			m, isMap := v.(map[string]any)
+			if t.atomic || !isMap && v != nil {
+				s.insert(path)
+				return
+			}
+			for k, e := range m {
+				ft, declared := t.field(k)
+				p := appendPath(path, "f:"+k)
+				walk(p, e, ft)
+				em, isMap := e.(map[string]any)
+				if e == nil || isMap && len(em) == 0 || !declared {
+					s.insert(p)
+				}
+			}
+		default:
+			s.insert(path)
+		}
+	}
+	walk(nil, v, t)
+	return s
+}
+
+// comparison is what changed between two objects.
+type comparison struct{ added, removed, modified *lset }
+
+func compareObjects(l, r any, t ltype) *comparison {
+	c := &comparison{newLset(), newLset(), newLset()}
+	var walk func(path []string, l, r any, lok, rok bool, t ltype)
+	leaf := func(path []string, l, r any, lok, rok bool) {
+		switch {
+		case !lok:
+			c.added.insert(path)
+		case !rok:
+			c.removed.insert(path)
+		case !valuesEqual(l, r):
+			c.modified.insert(path)
+		}
+	}
+	walk = func(path []string, l, r any, lok, rok bool, t ltype) {
+		if rok {
+			t = t.at(r)
+		} else {
+			t = t.at(l)
+		}
+		isLeaf := false
+		switch t.kind {
+		case lList:
+			ll, _ := l.([]any)
+			rl, _ := r.([]any)
+			if t.atomic || len(ll) == 0 && len(rl) == 0 {
+				leaf(path, l, r, lok, rok)
+				isLeaf = true
+				break
+			}
+			lpes, lvals := indexItems(t, ll)
+			rpes, rvals := indexItems(t, rl)
+			all := append([]string(nil), lpes...)
+			for _, pe := range rpes {
+				if _, ok := lvals[pe]; !ok {
+					all = append(all, pe)
+				}
+			}
+			for _, pe := range all {
+				lv, rv := lvals[pe], rvals[pe]
+				p := appendPath(path, pe)
+				switch {
+				case len(lv) <= 1 && len(rv) <= 1:
+					var a, b any
+					if len(lv) == 1 {
+						a = lv[0]
+					}
+					if len(rv) == 1 {
+						b = rv[0]
+					}
+					walk(p, a, b, len(lv) == 1, len(rv) == 1, t.item())
+				case len(lv) >= 2 && len(rv) >= 2:
+					if !valuesEqual(lv, rv) {
+						c.modified.insert(p)
+					}
+				case len(lv) >= 2:
+					if len(rv) != 0 {
+						walk(p, nil, rv[0], false, true, t.item())
+					}
+					c.removed.insert(p)
+				default:
+					if len(lv) != 0 {
+						walk(p, lv[0], nil, true, false, t.item())
+					}
+					c.added.insert(p)
+				}
+			}
+		case lMap:
+			lm, lIsMap := l.(map[string]any)
+			rm, rIsMap := r.(map[string]any)
+			if t.atomic || len(lm) == 0 && len(rm) == 0 || (lok && l != nil && !lIsMap) || (rok && r != nil && !rIsMap) {
+				leaf(path, l, r, lok, rok)
+				isLeaf = true
+				break
+			}
+			for k, lv := range lm {
+				ft, _ := t.field(k)
+				rv, ok := rm[k]
+				walk(appendPath(path, "f:"+k), lv, rv, true, ok, ft)
+			}
+			for k, rv := range rm {
+				if _, ok := lm[k]; !ok {
+					ft, _ := t.field(k)
+					walk(appendPath(path, "f:"+k), nil, rv, false, true, ft)
+				}
+			}
+		default:
+			leaf(path, l, r, lok, rok)
+			isLeaf = true
+		}
+		if !isLeaf && len(path) > 0 {
+			if !lok {
+				c.added.insert(path)
+			} else if !rok {
+				c.removed.insert(path)
+			}
+		}
+	}
+	walk(nil, l, r, true, true, t)
+	return c
+}
+
+// indexItems lists the path elements of a granular list in order (first
+// occurrence) and the items under each.
+func indexItems(t ltype, l []any) ([]string, map[string][]any) {
+	var pes []string
+	vals := map[string][]any{}
+	for _, it := range l {
+		pe, err := t.itemPE(it)
+		if err != nil {
+			continue
+		}
+		if _, ok := vals[pe]; !ok {
+			pes = append(pes, pe)
+		}
+		vals[pe] = append(vals[pe], it)
+	}
+	return pes, vals
+}
+
+func valuesEqual(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !valuesEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !valuesEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	fa, aNum := toFloat(a)
+	fb, bNum := toFloat(b)
+	if aNum || bNum {
+		return aNum && bNum && fa == fb
+	}
+	return a == b
+}
+
+// mergeObjects merges r (the configuration) into l: r's leaves win, maps
+// merge by key, granular lists by path element keeping l's items in place
+// and r's order for the items r lists. ok is false when the result is
+// absent.
+func mergeObjects(l, r any, lok, rok bool, t ltype) (any, bool, error) {
+	if rok {
+		t = t.at(r)
+	} else {
+		t = t.at(l)
+	}
+	keepRHS := func() (any, bool, error) {
+		if rok {
+			return r, true, nil
+		}
+		return l, lok, nil
+	}
+	switch t.kind {
+	case lList:
+		ll, _ := l.([]any)
+		rl, _ := r.([]any)
+		if t.atomic || len(ll) == 0 && len(rl) == 0 {
+			return keepRHS()
+		}
+		return mergeLists(ll, rl, t)
+	case lMap:
+		lm, lIsMap := l.(map[string]any)
+		rm, rIsMap := r.(map[string]any)
+		if t.atomic || len(lm) == 0 && len(rm) == 0 || (lok && l != nil && !lIsMap) || (rok && r != nil && !rIsMap) {
+			return keepRHS()
+		}
+		out := map[string]any{}
+		for k, lv := range lm {
+			ft, _ := t.field(k)
+			rv, ok := rm[k]
+			v, vok, err := mergeObjects(lv, rv, true, ok, ft)
+			if err != nil {
+				return nil, false, err
+			}
+			if vok {
+				out[k] = v
+			}
+		}
+		for k, rv := range rm {
+			if _, ok := lm[k]; ok {
+				continue
+			}
+			ft, _ := t.field(k)
+			v, vok, err := mergeObjects(nil, rv, false, true, ft)
+			if err != nil {
+				return nil, false, err
+			}
+			if vok {
+				out[k] = v
+			}
+		}
+		if len(out) == 0 {
+			return nil, false, nil
+		}
+		return out, true, nil
+	}
+	return keepRHS()
+}
+
+func mergeLists(lhs, rhs []any, t ltype) (any, bool, error) {
+	type entry struct {
+		pe string
+		v  any
+		ok bool
+	}
+	index := func(l []any, allowDup bool) ([]string, map[string]entry, error) {
+		var pes []string
+		obs := map[string]entry{}
+		for _, it := range l {
+			pe, err := t.itemPE(it)
+			if err != nil {
+				return nil, nil, err
+			}
+			if _, found := obs[pe]; found {
+				if !allowDup {
+					return nil, nil, fmt.Errorf("duplicate entries for key %s", pathString([]string{pe}))
+				}
+				obs[pe] = entry{pe, nil, true} // a duplicated item merges as null
+			} else {
+				obs[pe] = entry{pe, it, true}
+			}
+			pes = append(pes, pe)
+		}
+		return pes, obs, nil
+	}
+	rpes, robs, err := index(rhs, false)
+	if err != nil {
+		return nil, false, err
+	}
+	lpes, lobs, err := index(lhs, true)
+	if err != nil {
+		return nil, false, err
+	}
+	var shared []string
+	for _, pe := range rpes {
+		if _, ok := lobs[pe]; ok {
+			shared = append(shared, pe)
+		}
+	}
+	next := ""
+	hasNext := false
+	pop := func() {
+		hasNext = false
+		if len(shared) > 0 {
+			next, shared, hasNext = shared[0], shared[1:], true
+		}
+	}
+	pop()
+	var out []any
+	merged := map[string]bool{}
+	item := func(pe string, lv, rv entry) error {
+		v, ok, err := mergeObjects(lv.v, rv.v, lv.ok, rv.ok, t.item())
+		if err != nil {
+			return err
+		}
+		if ok {
+			out = append(out, v)
+		}
+		return nil
+	}
+	for li, ri := 0, 0; li < len(lpes) || ri < len(rpes); {
+		if li < len(lpes) && ri < len(rpes) {
+			pe := lpes[li]
+			if pe == rpes[ri] {
+				merged[pe] = true
+				if err := item(pe, lobs[pe], robs[pe]); err != nil {
+					return nil, false, err
+				}
+				li++
+				ri++
+				pop()
+				continue
+			}
+			if _, ok := robs[pe]; ok && hasNext && next != pe {
+				li++
+				continue
+			}
+		}
+		if li < len(lpes) {
+			pe := lpes[li]
+			if _, ok := robs[pe]; !ok {
+				if err := item(pe, entry{pe, lhs[li], true}, entry{}); err != nil {
+					return nil, false, err
+				}
+				li++
+				continue
+			} else if merged[pe] {
+				li++
+			}
+		}
+		if ri < len(rpes) {
+			pe := rpes[ri]
+			merged[pe] = true
+			if err := item(pe, lobs[pe], robs[pe]); err != nil {
+				return nil, false, err
+			}
+			ri++
+			if hasNext && next == pe {
+				pop()
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, false, nil
+	}
+	return out, true, nil
+}
+
+// removeItems drops the paths of set from v (a removed map entry or list
+// item disappears; a map or list left empty becomes null, as
+// structured-merge-diff's RemoveItems leaves it).
+func removeItems(v any, set *lset, t ltype) any {
+	t = t.at(v)
+	switch t.kind {
+	case lList:
+		l, ok := v.([]any)
+		if !ok || len(l) == 0 || t.atomic {
+			return nil
+		}
+		var out []any
+		for _, it := range l {
+			pe, _ := t.itemPE(it)
+			if set.members[pe] {
+				continue
+			}
+			if sub := set.children[pe]; sub != nil && !sub.empty() {
+				it = removeItems(it, sub, t.item())
+			}
+			out = append(out, it)
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	case lMap:
+		m, ok := v.(map[string]any)
+		if !ok || len(m) == 0 || t.atomic {
+			return nil
+		}
+		out := map[string]any{}
+		for k, e := range m {
+			pe := "f:" + k
+			if set.members[pe] {
+				continue
+			}
+			if sub := set.children[pe]; sub != nil && !sub.empty() {
+				ft, _ := t.field(k)
+				e = removeItems(e, sub, ft)
+			}
+			out[k] = e
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	}
+	return v
+}
+
+// ensureNamedFieldsAreMembers makes every declared struct field with
+// children in s also a member.
+func ensureNamedFieldsAreMembers(s *lset, t ltype, v any) *lset {
+	out := newLset()
+	for m := range s.members {
+		if out.members == nil {
+			out.members = map[string]bool{}
+		}
+		out.members[m] = true
+	}
+	for pe, c := range s.children {
+		var ct ltype
+		if t.kind == lMap && strings.HasPrefix(pe, "f:") {
+			ft, declared := t.field(pe[2:])
+			ct = ft
+			if declared && t.obj != nil {
+				if out.members == nil {
+					out.members = map[string]bool{}
+				}
+				out.members[pe] = true
+			}
+		} else if t.kind == lList {
+			ct = t.item()
+		} else {
+			ct = ltype{kind: lDeduced}
+		}
+		out.child(pe)
+		out.children[pe] = ensureNamedFieldsAreMembers(c, ct, nil)
+	}
+	return out
+}
