@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rvplay/rvplay/engine/kube/patch"
+	"github.com/rvplay/rvplay/engine/kube/schema"
 )
 
 // Patch types (the Content-Type of a PATCH decides).
@@ -54,6 +55,9 @@ type PatchOptions struct {
 	WriteOptions
 	// Force takes over conflicting fields (apply only).
 	Force *bool
+	// FieldValidation "Strict" refuses a patch that leaves fields the type
+	// does not declare (otherwise they are dropped).
+	FieldValidation string
 }
 
 // Patch patches an object (sub "" or "status"). A resourceVersion the
@@ -80,6 +84,11 @@ func (s *Server) Patch(ctx context.Context, r *Resource, ns, name, sub, patchTyp
 		nobj, err := DecodeObject(patched)
 		if err != nil {
 			return nil, NewBadRequest(err.Error())
+		}
+		if o.FieldValidation == "Strict" && r.Schema() != nil {
+			if unknown := schema.UnknownFields(r.Schema(), nobj); len(unknown) > 0 {
+				return nil, NewBadRequest(schema.StrictDecodingError(unknown))
+			}
 		}
 		return s.preparePatched(r, cur, nobj, ns, name, sub, o.FieldManager, true)
 	})

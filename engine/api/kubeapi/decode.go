@@ -346,7 +346,7 @@ func (h *Handler) servePatch(ctx context.Context, rq *request) *api.Response {
 		}
 		body = j
 	}
-	o := kube.PatchOptions{WriteOptions: writeOptions(rq)}
+	o := kube.PatchOptions{WriteOptions: writeOptions(rq), FieldValidation: rq.Query.Get("fieldValidation")}
 	var enc []byte
 	o.Encoded = &enc
 	if pt == kube.ApplyPatch {

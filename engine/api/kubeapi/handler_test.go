@@ -280,3 +280,16 @@ func TestWatchAsTableForKubectlGetWatch(t *testing.T) {
 		}
 	}
 }
+
+func TestStrictPatchRefusesUnknownFields(t *testing.T) {
+	f := newFixture(t)
+	f.do("POST", "/api/v1/namespaces/default/configmaps", "application/json", []byte(`{"metadata":{"name":"a"}}`))
+	r := f.do("PATCH", "/api/v1/namespaces/default/configmaps/a?fieldValidation=Strict", "application/merge-patch+json", []byte(`{"bogus":1}`))
+	if r.Status != 400 || !strings.Contains(string(r.Body), `strict decoding error: unknown field \"bogus\"`) {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	r = f.do("PATCH", "/api/v1/namespaces/default/configmaps/a", "application/merge-patch+json", []byte(`{"bogus":1}`))
+	if r.Status != 200 || strings.Contains(string(r.Body), "bogus") {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+}
