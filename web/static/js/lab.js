@@ -167,8 +167,6 @@ async function clientPut(id, value = valueFor(id)) {
 async function controllerUpdate(value = valueFor('controller')) {
   record({ op: 'update', c: 'controller', name: subjectName(), v: value });
   const c = clients.controller;
-  const saved = state.replaying;
-  state.replaying = true; // the steps below are part of this one operation
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
       if (!c.copy) {
@@ -184,7 +182,6 @@ async function controllerUpdate(value = valueFor('controller')) {
       c.copy = null; // conflict: re-read and retry
     }
   } finally {
-    state.replaying = saved;
     showCopy(c);
   }
 }
