@@ -44,11 +44,18 @@ func ApplyLite(t *schema.Type, apiVersion string, live, config map[string]any, w
 		managed = newLiteManaged()
 	}
 	removeManagedFields(liveObj)
-	if live != nil && len(managed.fields) == 0 {
-		liteUpdate(t, apiVersion, normalizeObject(schema.Zero(t)), liveObj, Write{Manager: BeforeFirstApplyManager, Now: w.Now}, managed)
-	}
 	root := ltypeOf(t)
-	if errs := validateLite(cfg, root); len(errs) > 0 {
+	if live != nil && len(managed.fields) == 0 {
+		zero := normalizeObject(schema.Zero(t))
+		if err := validateTyped(zero, liveObj, root, t); err != nil {
+			return nil, err
+		}
+		liteUpdate(t, apiVersion, zero, liveObj, Write{Manager: BeforeFirstApplyManager, Now: w.Now}, managed)
+	}
+	if errs := validateLite(liveObj, root, true); len(errs) > 0 {
+		return nil, fmt.Errorf("failed to create typed live object (%s): %s", objectID(liveObj, t), joinValidation(errs))
+	}
+	if errs := validateLite(cfg, root, false); len(errs) > 0 {
 		return nil, fmt.Errorf("failed to create typed patch object (%s): %s", objectID(cfg, t), joinValidation(errs))
 	}
 	key := managerKey(w.Manager, OperationApply, apiVersion, w.Subresource)
@@ -129,8 +136,24 @@ func UpdateManagedFieldsLite(t *schema.Type, apiVersion string, oldObj, newObj m
 	removeManagedFields(liveObj)
 	nObj := normalizeObject(newObj)
 	removeManagedFields(nObj)
+	if err := validateTyped(liveObj, nObj, ltypeOf(t), t); err != nil {
+		delete(md, "managedFields")
+		return err
+	}
 	liteUpdate(t, apiVersion, liveObj, nObj, w, managed)
 	encodeLiteManaged(newObj, managed)
+	return nil
+}
+
+// validateTyped checks the two objects of an update as
+// structured-merge-diff's typed conversion (duplicates allowed) does.
+func validateTyped(liveObj, nObj map[string]any, root ltype, t *schema.Type) error {
+	if errs := validateLite(liveObj, root, true); len(errs) > 0 {
+		return fmt.Errorf("failed to create typed live object (%s): %s", objectID(liveObj, t), joinValidation(errs))
+	}
+	if errs := validateLite(nObj, root, true); len(errs) > 0 {
+		return fmt.Errorf("failed to create typed new object (%s): %s", objectID(nObj, t), joinValidation(errs))
+	}
 	return nil
 }
 
@@ -316,17 +339,48 @@ func liteStripMeta(f map[string]*lver) map[string]*lver {
 }
 
 // validateLite reports what structured-merge-diff's typed conversion
-// refuses in a configuration: undeclared struct fields and duplicate
-// list keys.
-func validateLite(v any, t ltype) []string {
+// refuses, in its words: values of the wrong kind, undeclared struct
+// fields, list items without keys, and (unless allowDup) duplicate keys.
+func validateLite(v any, t ltype, allowDup bool) []string {
 	var errs []string
+	add := func(path []string, msg string) {
+		if len(path) == 0 {
+			errs = append(errs, msg)
+			return
+		}
+		errs = append(errs, pathString(path)+": "+msg)
+	}
 	var walk func(path []string, v any, t ltype)
 	walk = func(path []string, v any, t ltype) {
+		if v == nil {
+			return // null is valid everywhere
+		}
 		t = t.at(v)
 		switch t.kind {
+		case lScalar:
+			switch t.scalar {
+			case "numeric":
+				if _, ok := toFloat(v); !ok {
+					add(path, fmt.Sprintf("expected numeric (int or float), got %T", v))
+				}
+			case "string":
+				if _, ok := v.(string); !ok {
+					add(path, fmt.Sprintf("expected string, got &value.valueUnstructured{Value:%#v}", v))
+				}
+			case "boolean":
+				if _, ok := v.(bool); !ok {
+					add(path, fmt.Sprintf("expected boolean, got &{%v}", v))
+				}
+			default:
+				switch v.(type) {
+				case map[string]any, []any:
+					add(path, fmt.Sprintf("expected any scalar, got &{%v}", v))
+				}
+			}
 		case lMap:
-			m, _ := v.(map[string]any)
-			if t.atomic {
+			m, ok := v.(map[string]any)
+			if !ok {
+				add(path, fmt.Sprintf("expected map, got &{%v}", v))
 				return
 			}
 			keys := make([]string, 0, len(m))
@@ -338,28 +392,31 @@ func validateLite(v any, t ltype) []string {
 				p := appendPath(path, "f:"+k)
 				ft, declared := t.field(k)
 				if !declared && t.obj != nil {
-					errs = append(errs, pathString(p)+": field not declared in schema")
-					continue
+					add(p, "field not declared in schema")
+					return
 				}
 				walk(p, m[k], ft)
 			}
 		case lList:
-			l, _ := v.([]any)
-			if t.atomic {
+			l, ok := v.([]any)
+			if !ok {
+				add(path, fmt.Sprintf("expected list, got &{%v}", v))
 				return
 			}
 			seen := map[string]bool{}
-			for _, it := range l {
-				pe, err := t.itemPE(it)
-				if err != nil {
-					errs = append(errs, pathString(path)+": "+err.Error())
-					continue
+			for i, it := range l {
+				pe := fmt.Sprintf("i:%d", i)
+				if !t.atomic {
+					var err error
+					if pe, err = t.itemPE(it); err != nil {
+						add(path, fmt.Sprintf("element %d: %v", i, err))
+						return
+					}
+					if seen[pe] && !allowDup {
+						add(path, "duplicate entries for key "+pathString([]string{pe}))
+					}
+					seen[pe] = true
 				}
-				if seen[pe] {
-					errs = append(errs, pathString(path)+": duplicate entries for key "+pathString([]string{pe}))
-					continue
-				}
-				seen[pe] = true
 				walk(appendPath(path, pe), it, t.item())
 			}
 		}

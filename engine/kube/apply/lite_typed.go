@@ -2,6 +2,7 @@ package apply
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,10 +12,12 @@ import (
 
 // ltype is a position in the schema as server-side apply sees it.
 type ltype struct {
-	kind     int // lScalar, lList, lMap, lDeduced
+	kind     int // lScalar, lList, lMap, lDeduced, lAtomicAny
 	atomic   bool
+	scalar   string          // lScalar: "string", "numeric", "boolean" or "untyped"
 	obj      *schema.Type    // declared fields of a struct (kind lMap)
 	elem     *schema.TypeRef // list or map element type
+	anyElems bool            // elements are lAtomicAny (no elem)
 	listType string          // "set", "map" or "" (atomic)
 	keys     []string
 	elemObj  *schema.Type // the list element's struct type, for key defaults
@@ -24,15 +27,17 @@ const (
 	lScalar = iota
 	lList
 	lMap
-	lDeduced
+	lDeduced   // any JSON: maps granular (deduced elements), lists atomic
+	lAtomicAny // any JSON, atomic all the way down
 )
 
 func ltypeOf(t *schema.Type) ltype {
 	switch {
 	case t.Scalar != "":
-		return ltype{kind: lScalar}
+		// Time, Quantity, IntOrString: untyped scalars for apply.
+		return ltype{kind: lScalar, scalar: "untyped"}
 	case t.Untyped:
-		return ltype{kind: lMap, atomic: true}
+		return ltype{kind: lMap, atomic: true, anyElems: true}
 	}
 	return ltype{kind: lMap, atomic: t.Atomic, obj: t}
 }
@@ -41,8 +46,12 @@ func ltypeOf(t *schema.Type) ltype {
 // nested element types) and carries list and map options.
 func ltypeOfRef(f *schema.Field, r *schema.TypeRef) ltype {
 	switch r.Kind {
-	case schema.KindString, schema.KindBytes, schema.KindInteger, schema.KindNumber, schema.KindBoolean:
-		return ltype{kind: lScalar}
+	case schema.KindString, schema.KindBytes:
+		return ltype{kind: lScalar, scalar: "string"}
+	case schema.KindInteger, schema.KindNumber:
+		return ltype{kind: lScalar, scalar: "numeric"}
+	case schema.KindBoolean:
+		return ltype{kind: lScalar, scalar: "boolean"}
 	case schema.KindObject:
 		return ltypeOf(r.Named)
 	case schema.KindList:
@@ -64,19 +73,21 @@ func ltypeOfRef(f *schema.Field, r *schema.TypeRef) ltype {
 	return ltype{kind: lDeduced}
 }
 
-// at resolves a deduced type against a value: maps stay granular (with
-// deduced elements), lists are atomic.
+// at resolves an untyped position against a value.
 func (t ltype) at(v any) ltype {
-	if t.kind != lDeduced {
+	if t.kind != lDeduced && t.kind != lAtomicAny {
 		return t
 	}
 	switch v.(type) {
 	case map[string]any:
+		if t.kind == lAtomicAny {
+			return ltype{kind: lMap, atomic: true, anyElems: true}
+		}
 		return ltype{kind: lMap}
 	case []any:
-		return ltype{kind: lList, atomic: true}
+		return ltype{kind: lList, atomic: true, anyElems: true}
 	}
-	return ltype{kind: lScalar}
+	return ltype{kind: lScalar, scalar: "untyped"}
 }
 
 // field returns the type of key k of a map and whether it is a declared
@@ -90,53 +101,71 @@ func (t ltype) field(k string) (ltype, bool) {
 		}
 		return ltype{kind: lDeduced}, false
 	}
-	if t.atomic {
-		return ltype{kind: lScalar}, false
-	}
 	if t.elem != nil {
 		return ltypeOfRef(nil, t.elem), false
+	}
+	if t.anyElems {
+		return ltype{kind: lAtomicAny}, false
 	}
 	return ltype{kind: lDeduced}, false
 }
 
 func (t ltype) item() ltype {
-	if t.elem == nil {
-		return ltype{kind: lDeduced}
+	if t.elem != nil {
+		return ltypeOfRef(nil, t.elem)
 	}
-	return ltypeOfRef(nil, t.elem)
+	if t.anyElems {
+		return ltype{kind: lAtomicAny}
+	}
+	return ltype{kind: lDeduced}
 }
 
-// itemPE is the path element of a list item: `k:{...}` for map lists,
-// `v:...` for sets.
+// itemPE is the path element of a list item: `k:{...}` for map lists
+// (the keys present, or defaulted, sorted by name), `v:...` for sets.
 func (t ltype) itemPE(item any) (string, error) {
 	if t.listType == "set" {
+		switch item.(type) {
+		case map[string]any:
+			return "", errors.New("associative list without keys has an element that's a map type")
+		case []any:
+			return "", errors.New("not supported: associative list with lists as elements")
+		case nil:
+			return "", errors.New("associative list without keys has an element that's an explicit null")
+		}
 		b, err := json.Marshal(item)
 		return "v:" + string(b), err
 	}
+	if item == nil {
+		return "", errors.New("associative list with keys may not have a null element")
+	}
 	m, ok := item.(map[string]any)
 	if !ok {
-		return "", fmt.Errorf("expected map, got %v", valueString(item))
+		return "", errors.New("associative list with keys may not have non-map elements")
 	}
 	keys := append([]string(nil), t.keys...)
 	sort.Strings(keys)
 	var b strings.Builder
 	b.WriteString("k:{")
-	for i, k := range keys {
+	n := 0
+	for _, k := range keys {
 		v, ok := m[k]
-		if !ok || v == nil {
-			v, ok = t.keyDefault(k)
-			if !ok {
-				return "", fmt.Errorf("associative list with keys has an element that omits key field %q (and doesn't have default value)", k)
+		if !ok {
+			if v, ok = t.keyDefault(k); !ok {
+				continue // a key left out names another entry
 			}
 		}
 		kb, _ := json.Marshal(k)
 		vb, _ := json.Marshal(v)
-		if i > 0 {
+		if n > 0 {
 			b.WriteByte(',')
 		}
+		n++
 		b.Write(kb)
 		b.WriteByte(':')
 		b.Write(vb)
+	}
+	if n == 0 {
+		return "", fmt.Errorf("associative list with keys has an element that omits all key fields %q (and doesn't have default values for any key fields)", t.keys)
 	}
 	b.WriteByte('}')
 	return b.String(), nil
@@ -624,6 +653,9 @@ func ensureNamedFieldsAreMembers(s *lset, t ltype, v any) *lset {
 			ct = t.item()
 		} else {
 			ct = ltype{kind: lDeduced}
+		}
+		if t.kind == lList && !strings.HasPrefix(pe, "k:") {
+			ct = ltype{kind: lDeduced} // only keyed items carry their type on
 		}
 		out.child(pe)
 		out.children[pe] = ensureNamedFieldsAreMembers(c, ct, nil)

@@ -1,0 +1,167 @@
+//go:build !(js && wasm)
+
+package apply
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/kube/schema"
+)
+
+// The hand-written apply of the js/wasm build must answer exactly what the
+// structured-merge-diff one answers: same objects, same managedFields
+// (times included), same errors. Random pod sequences reach what the
+// kubediff oracle's configmaps and deployments do not: multi-key map lists
+// with a defaulted key (ports), set lists (finalizers), atomic maps and
+// lists, nulls, several containers reordered, status writes, stale and
+// foreign managedFields.
+func TestLiteApplyAgreesWithStructuredMergeDiffOnRandomPods(t *testing.T) {
+	pod := schema.ForGVK("v1", "Pod")
+	stats := map[string]int{}
+	defer func() { t.Logf("steps: %v", stats) }()
+	for seed := int64(1); seed <= 300; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		var smdLive, liteLive map[string]any
+		now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+		for step := 0; step < 30; step++ {
+			now = now.Add(time.Duration(r.Intn(3)) * time.Second)
+			manager := []string{"alice", "bob", "kubectl", "ctrl"}[r.Intn(4)]
+			sub := ""
+			if r.Intn(6) == 0 {
+				sub = "status"
+			}
+			w := Write{Manager: manager, Subresource: sub, Now: now}
+			obj := randomPod(r)
+			var desc string
+			var smdErr, liteErr error
+			var smdOut, liteOut map[string]any
+			if r.Intn(3) > 0 {
+				force := r.Intn(3) == 0
+				desc = fmt.Sprintf("apply by %s sub=%q force=%v", manager, sub, force)
+				smdOut, smdErr = Apply(pod, "v1", copyJSON(smdLive), copyJSON(obj), w, force)
+				liteOut, liteErr = ApplyLite(pod, "v1", copyJSON(liteLive), copyJSON(obj), w, force)
+			} else {
+				desc = fmt.Sprintf("update by %s sub=%q", manager, sub)
+				if r.Intn(4) == 0 && smdLive != nil {
+					// A client that sends back what it read, with edits.
+					obj = copyJSON(smdLive)
+					md, _ := obj["metadata"].(map[string]any)
+					if md != nil {
+						md["labels"] = map[string]any{"edited": fmt.Sprint(step)}
+						if r.Intn(3) == 0 {
+							md["managedFields"] = []any{} // a client clearing them
+						}
+					}
+				}
+				smdOut, liteOut = copyJSON(obj), copyJSON(obj)
+				smdErr = UpdateManagedFields(pod, "v1", copyJSON(smdLive), smdOut, w)
+				liteErr = UpdateManagedFieldsLite(pod, "v1", copyJSON(liteLive), liteOut, w)
+			}
+			stats[fmt.Sprintf("%s err=%v", desc[:6], smdErr != nil)]++
+			if fmt.Sprint(smdErr) != fmt.Sprint(liteErr) {
+				t.Fatalf("seed %d step %d %s %s:\n smd  %v\n lite %v", seed, step, desc, js(t, obj), smdErr, liteErr)
+			}
+			if smdErr != nil {
+				continue
+			}
+			if a, b := js(t, smdOut), js(t, liteOut); a != b {
+				t.Fatalf("seed %d step %d %s %s:\n smd  %s\n lite %s", seed, step, desc, js(t, obj), a, b)
+			}
+			smdLive, liteLive = smdOut, liteOut
+		}
+	}
+}
+
+func copyJSON(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	b, _ := json.Marshal(m)
+	var out map[string]any
+	json.Unmarshal(b, &out)
+	return out
+}
+
+func randomPod(r *rand.Rand) map[string]any {
+	pick := func(xs ...any) any { return xs[r.Intn(len(xs))] }
+	md := map[string]any{"name": "p"}
+	if r.Intn(2) == 0 {
+		md["labels"] = map[string]any{pick("a", "b").(string): pick("1", "2")}
+	}
+	if r.Intn(4) == 0 {
+		var fs []any
+		for _, f := range []string{"x/one", "x/two", "x/three"} {
+			if r.Intn(2) == 0 {
+				fs = append(fs, f)
+			}
+		}
+		md["finalizers"] = fs
+	}
+	if r.Intn(8) == 0 {
+		md["creationTimestamp"] = nil
+	}
+	var containers []any
+	for _, name := range []string{"app", "side", "log"} {
+		if r.Intn(2) == 0 {
+			continue
+		}
+		c := map[string]any{"name": name}
+		if r.Intn(3) > 0 {
+			c["image"] = pick("nginx:1", "nginx:2", "busybox")
+		}
+		if r.Intn(3) == 0 {
+			var ports []any
+			for _, p := range []int{80, 443} {
+				if r.Intn(2) == 0 {
+					port := map[string]any{"containerPort": p}
+					if r.Intn(2) == 0 {
+						port["protocol"] = pick("TCP", "UDP")
+					}
+					if r.Intn(3) == 0 {
+						port["name"] = pick("web", "tls")
+					}
+					ports = append(ports, port)
+				}
+			}
+			c["ports"] = ports
+		}
+		if r.Intn(3) == 0 {
+			c["env"] = []any{map[string]any{"name": pick("A", "B"), "value": pick("1", "2")}}
+		}
+		if r.Intn(4) == 0 {
+			c["args"] = []any{pick("-v", "-q"), "run"}
+		}
+		if r.Intn(5) == 0 {
+			c["resources"] = map[string]any{"limits": map[string]any{"cpu": pick("100m", "1", 2)}}
+		}
+		containers = append(containers, c)
+	}
+	r.Shuffle(len(containers), func(i, j int) { containers[i], containers[j] = containers[j], containers[i] })
+	switch r.Intn(25) {
+	case 0: // duplicate keys: refused in an apply, kept (untracked) in an update
+		containers = append(containers, map[string]any{"name": "app", "image": "dup"}, map[string]any{"name": "app"})
+	case 1: // a list-map item without its key
+		containers = append(containers, map[string]any{"image": "nameless"})
+	case 2: // an undeclared field
+		containers = append(containers, map[string]any{"name": "odd", "colour": "blue"})
+	}
+	spec := map[string]any{"containers": containers}
+	if r.Intn(3) == 0 {
+		spec["nodeSelector"] = map[string]any{pick("zone", "disk").(string): pick("a", "b")}
+	}
+	if r.Intn(4) == 0 {
+		spec["tolerations"] = []any{map[string]any{"key": pick("k1", "k2"), "operator": "Exists"}}
+	}
+	if r.Intn(4) == 0 {
+		spec["restartPolicy"] = pick("Always", "Never")
+	}
+	obj := map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec}
+	if r.Intn(4) == 0 {
+		obj["status"] = map[string]any{"phase": pick("Pending", "Running"), "conditions": []any{map[string]any{"type": "Ready", "status": pick("True", "False")}}}
+	}
+	return obj
+}
