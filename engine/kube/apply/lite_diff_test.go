@@ -165,3 +165,32 @@ func randomPod(r *rand.Rand) map[string]any {
 	}
 	return obj
 }
+
+// The hand-written apply natively, beside BenchmarkApplyDeployment and
+// BenchmarkUpdateManagedFieldsDeployment (structured-merge-diff); under
+// Node these benchmarks are Apply and UpdateManagedFields themselves.
+func BenchmarkApplyLiteDeployment(b *testing.B) {
+	live := golden(b, "create deployment (defaulting shown)").Received
+	cfg := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "nginx", "labels": map[string]any{"team": "a"}},
+		"spec": map[string]any{"replicas": 4, "template": map[string]any{"spec": map[string]any{"containers": []any{
+			map[string]any{"name": "sidecar", "image": "busybox", "env": []any{map[string]any{"name": "A", "value": "1"}}}}}}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ApplyLite(deployment, "apps/v1", live, cfg, Write{Manager: "bench", Now: at07}, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkUpdateManagedFieldsLiteDeployment(b *testing.B) {
+	old := golden(b, "create deployment (defaulting shown)").Received
+	newObj := roundTrip(b, old)
+	newObj["spec"].(map[string]any)["replicas"] = 7
+	b.ReportAllocs()
+	for b.Loop() {
+		n := roundTrip(b, newObj)
+		if err := UpdateManagedFieldsLite(deployment, "apps/v1", old, n, Write{Manager: "bench", Now: at07}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
