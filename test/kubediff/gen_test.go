@@ -31,7 +31,10 @@ type op struct {
 	RVM      string
 	Limit    int
 	Continue bool
-	Selector string
+	// BadContinue sends a continue token that is not one.
+	BadContinue   bool
+	Selector      string
+	FieldSelector string
 
 	// watch: SendInitial asks for a watch-list; Bookmarks allows them.
 	SendInitial bool
@@ -57,7 +60,7 @@ func (o op) String() string {
 		}
 		add("labels", "{"+strings.Join(parts, ",")+"}")
 	}
-	for _, kv := range []struct{ k, v string }{{"pre", o.Pre}, {"preUID", o.PreUID}, {"manager", o.Manager}, {"rv", o.RV}, {"rvm", o.RVM}, {"selector", o.Selector}} {
+	for _, kv := range []struct{ k, v string }{{"pre", o.Pre}, {"preUID", o.PreUID}, {"manager", o.Manager}, {"rv", o.RV}, {"rvm", o.RVM}, {"selector", o.Selector}, {"fieldSelector", o.FieldSelector}} {
 		if kv.v != "" {
 			add(kv.k, kv.v)
 		}
@@ -73,6 +76,9 @@ func (o op) String() string {
 	}
 	if o.Continue {
 		add("continue", true)
+	}
+	if o.BadContinue {
+		add("badContinue", true)
 	}
 	if o.SendInitial {
 		add("sendInitialEvents", true)
@@ -140,13 +146,20 @@ func gen(r *rand.Rand, s genState) op {
 		}
 		return o
 	case n < 20:
-		o := op{Verb: "get", Name: name, RV: pick(r, "", "", "0", "cur", "future")}
+		o := op{Verb: "get", Name: name, RV: pick(r, "", "", "0", "cur", "old", "future", "abc")}
+		if o.RV == "old" {
+			o.Rel = oldRel(r, s)
+		}
 		return o
 	case n < 30:
 		// PUT without a resourceVersion is not generated: flunders forbid
 		// unconditional updates, configmaps allow them (strategy, not the
 		// generic registry).
-		return op{Verb: "update", Name: name, Labels: genLabels(r, false), Pre: pick(r, "current", "current", "stale")}
+		o := op{Verb: "update", Name: name, Labels: genLabels(r, false), Pre: pick(r, "current", "current", "stale")}
+		if r.IntN(10) == 0 {
+			o.PreUID = pick(r, "current", "wrong") // metadata.uid in the body
+		}
+		return o
 	case n < 38:
 		return op{Verb: "merge", Name: name, Labels: genLabels(r, true), Pre: pick(r, "", "current", "stale")}
 	case n < 44:
@@ -181,6 +194,9 @@ func genList(r *rand.Rand, s genState) op {
 		// then with a resourceVersion, which is refused.
 		o.Continue = true
 		o.Limit = pick(r, 1, 2, 3)
+		if r.IntN(15) == 0 {
+			o.BadContinue = true
+		}
 		switch r.IntN(8) {
 		case 0:
 			o.RV = "0"
@@ -192,6 +208,9 @@ func genList(r *rand.Rand, s genState) op {
 		return o
 	}
 	o.RV = pick(r, "", "0", "cur", "old", "old", "future")
+	if r.IntN(30) == 0 {
+		o.RV = "abc" // not a number
+	}
 	if o.RV == "old" {
 		o.Rel = oldRel(r, s)
 		if s.compacted > 1 && r.IntN(3) == 0 {
@@ -203,8 +222,14 @@ func genList(r *rand.Rand, s genState) op {
 		o.RVM = "Sometimes" // unsupported value
 	}
 	o.Limit = pick(r, 0, 0, 1, 2, 3, 500)
+	if r.IntN(30) == 0 {
+		o.Limit = -1
+	}
 	if r.IntN(8) == 0 {
 		o.Selector = pick(r, "x=1", "y!=2", "z")
+	}
+	if r.IntN(10) == 0 {
+		o.FieldSelector = pick(r, "metadata.name=a", "metadata.name!=b", "metadata.namespace=default", "metadata.uid=x")
 	}
 	return o
 }
@@ -214,6 +239,10 @@ func genWatch(r *rand.Rand, s genState) op {
 	if r.IntN(3) == 0 {
 		o.SendInitial, o.Bookmarks, o.RVM = true, true, "NotOlderThan"
 		o.RV = pick(r, "", "0", "cur", "old")
+		if r.IntN(15) == 0 {
+			// Too large: rvplay, like the watch cache, waits 3s first.
+			o.RV = "future"
+		}
 		if r.IntN(6) == 0 {
 			o.Bookmarks = false
 		}

@@ -48,6 +48,40 @@ var knownDifferences = []knownDifference{
 		},
 	},
 	{
+		id: "list-single-name-continue",
+		reason: "a paged list with fieldSelector=metadata.name=<n>: the reference reads just that one key " +
+			"(SelectionPredicate.MatchesSingle), so a page never has a continue token; rvplay scans the collection " +
+			"and answers a continue token (and remainingItemCount when it counts) as if other keys could still match. " +
+			"Continue tokens are reset on both sides afterwards",
+		match: func(o op, ref, rv map[string]any) bool {
+			if o.Verb != "list" || !strings.HasPrefix(o.FieldSelector, "metadata.name=") {
+				return false
+			}
+			rl, _ := ref["list"].(map[string]any)
+			vl, _ := rv["list"].(map[string]any)
+			if rl == nil || vl == nil || rl["continue"] != nil || vl["continue"] == nil {
+				return false
+			}
+			return canon(rl["items"]) == canon(vl["items"]) && rl["resourceVersion"] == vl["resourceVersion"]
+		},
+	},
+	{
+		id: "unknown-field-selector-checked-first",
+		reason: "a list with both an unknown field selector (metadata.uid) and invalid list options (say " +
+			"resourceVersionMatch=Exact with resourceVersion=0): the reference validates the list options first " +
+			"(422 Invalid ListOptions), rvplay the field selector (400 \"metadata.uid\" is not a known field selector); " +
+			"each error alone is answered alike",
+		match: func(o op, ref, rv map[string]any) bool {
+			rs, _ := ref["status"].(map[string]any)
+			vs, _ := rv["status"].(map[string]any)
+			if o.Verb != "list" || rs == nil || vs == nil {
+				return false
+			}
+			msg, _ := vs["message"].(string)
+			return rs["reason"] == "Invalid" && vs["reason"] == "BadRequest" && strings.Contains(msg, "is not a known field selector")
+		},
+	},
+	{
 		id: "watch-prevkv-compacted",
 		reason: "a watch from a revision at or after the last compaction whose events include an update of a key whose " +
 			"previous version was compacted: the reference (watch cache off) reads etcd's watch with prev_kv, gets " +
@@ -62,6 +96,50 @@ var knownDifferences = []knownDifference{
 			st, _ := last["status"].(map[string]any)
 			msg, _ := st["message"].(string)
 			return st["code"] == 500.0 && strings.Contains(msg, "PrevKv=nil")
+		},
+	},
+	{
+		id: "watchlist-too-large-no-retry-after",
+		reason: "a watch-list (sendInitialEvents=true) from a resourceVersion ahead of the store: both end the stream " +
+			"with a 504 Timeout ERROR event \"Too large resource version\", but the reference's Status carries " +
+			"details.retryAfterSeconds=1 and rvplay's has none",
+		match: func(o op, ref, rv map[string]any) bool {
+			if o.Verb != "watch" || !o.SendInitial {
+				return false
+			}
+			strip := func(m map[string]any) string {
+				evs, _ := m["events"].([]any)
+				var out []any
+				for _, e := range evs {
+					em, ok := e.(map[string]any)
+					if !ok {
+						out = append(out, e)
+						continue
+					}
+					st, _ := em["status"].(map[string]any)
+					d, _ := st["details"].(map[string]any)
+					nd := map[string]any{}
+					for k, v := range d {
+						if k != "retryAfterSeconds" {
+							nd[k] = v
+						}
+					}
+					ns := map[string]any{}
+					for k, v := range st {
+						ns[k] = v
+					}
+					ns["details"] = nd
+					out = append(out, map[string]any{"type": em["type"], "status": ns})
+				}
+				return canon(map[string]any{"code": m["code"], "end": m["end"], "events": out})
+			}
+			evs, _ := ref["events"].([]any)
+			if len(evs) != 1 {
+				return false
+			}
+			e, _ := evs[0].(map[string]any)
+			st, _ := e["status"].(map[string]any)
+			return st["code"] == 504.0 && strip(ref) == strip(rv)
 		},
 	},
 	{
@@ -160,6 +238,7 @@ func runSequence(t *testing.T, seed uint64, ops int, keep bool, next func(genSta
 	st := genState{}
 	known := map[string]int{}
 	tally := map[string]int{}
+	slow := map[string]time.Duration{} // requests that took over a second
 	// The anchor exists for the whole sequence (see names).
 	seq := []op{{Verb: "create", Name: anchor, Labels: map[string]string{"x": "1"}}}
 	for i := 0; i < ops; i++ {
@@ -171,7 +250,11 @@ func runSequence(t *testing.T, seed uint64, ops int, keep bool, next func(genSta
 		}
 		var ans [2]answer
 		for j, s := range sides {
+			began := time.Now()
 			ans[j] = s.exec(o, i)
+			if d := time.Since(began); d > time.Second {
+				slow[s.label+": "+o.Verb+" rv="+o.RV] += d
+			}
 			r, err := s.storeRevision()
 			if err != nil {
 				t.Fatalf("%s: store revision: %v", s.label, err)
@@ -222,6 +305,9 @@ func runSequence(t *testing.T, seed uint64, ops int, keep bool, next func(genSta
 		fmt.Fprintf(&sum, " %s×%d", k, tally[k])
 	}
 	t.Logf("seed %d: what the reference answered:%s", seed, sum.String())
+	for k, d := range slow {
+		t.Logf("seed %d: slow requests (over 1s each): %s: %v in all", seed, k, d.Round(time.Millisecond))
+	}
 	for id, n := range known {
 		t.Logf("seed %d: known difference %q met %d times", seed, id, n)
 		fmt.Fprintf(os.Stderr, "kubediff: %s: known difference %q met %d times\n", t.Name(), id, n)

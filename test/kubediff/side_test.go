@@ -431,7 +431,16 @@ func (s *side) exec(o op, seq int) answer {
 		}
 	case "update":
 		method, u, ct = "PUT", item, "application/json"
-		body = mustJSON(s.body(o.Name, o.Labels, s.preRV(o.Name, o.Pre), false))
+		b := s.body(o.Name, o.Labels, s.preRV(o.Name, o.Pre), false)
+		switch o.PreUID {
+		case "current":
+			if obj := s.objs[o.Name]; obj != nil {
+				b["metadata"].(map[string]any)["uid"] = obj.uid
+			}
+		case "wrong":
+			b["metadata"].(map[string]any)["uid"] = wrongUID
+		}
+		body = mustJSON(b)
 	case "merge":
 		method, u, ct = "PATCH", item, "application/merge-patch+json"
 		b := s.body(o.Name, o.Labels, s.preRV(o.Name, o.Pre), true)
@@ -492,8 +501,14 @@ func (s *side) exec(o op, seq int) answer {
 		if o.Continue && s.cont != "" {
 			q.Set("continue", s.cont)
 		}
+		if o.BadContinue {
+			q.Set("continue", "bm90LWEtdG9rZW4")
+		}
 		if o.Selector != "" {
 			q.Set("labelSelector", o.Selector)
+		}
+		if o.FieldSelector != "" {
+			q.Set("fieldSelector", o.FieldSelector)
 		}
 		method, u = "GET", s.coll+"?"+q.Encode()
 	case "compact":
