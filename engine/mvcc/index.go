@@ -205,5 +205,3 @@ func (t *treeIndex) visit(key, end []byte, fn func(*keyIndex) bool) {
 	}
 	t.tree.AscendRange(indexItem{key: key}, indexItem{key: end}, each)
 }
-
-func (t *treeIndex) len() int { return t.tree.Len() }

@@ -3,7 +3,6 @@ package mvcc
 import (
 	"bytes"
 	"context"
-	"errors"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -380,34 +379,6 @@ func checkPut(r *PutRequest) error {
 	return nil
 }
 
-var errStoreFailed = errors.New("mvcc: store failed")
-
-// submit queues jobs for the committer; the caller holds no lock. If no
-// commit is running, the caller becomes the committer for one round (the
-// jobs queued so far), which spares a goroutine switch when writers do not
-// contend; when they do, everything queued meanwhile forms the next group.
-func (s *Store) submit(jobs ...*job) error {
-	s.queueMu.Lock()
-	if s.failed != nil {
-		err := s.failed
-		s.queueMu.Unlock()
-		return err
-	}
-	for _, j := range jobs {
-		j.done = make(chan struct{})
-	}
-	s.queue = append(s.queue, jobs...)
-	lead := !s.committing
-	if lead {
-		s.committing = true
-	}
-	s.queueMu.Unlock()
-	if lead {
-		s.commitRound()
-	}
-	return nil
-}
-
 // wait waits for a submitted job. If ctx ends first, the write may still
 // commit, as an etcd request that timed out may.
 func (s *Store) wait(ctx context.Context, j *job) error {
@@ -419,7 +390,8 @@ func (s *Store) wait(ctx context.Context, j *job) error {
 	}
 }
 
-// commitRound runs one batch as the committer, then either releases the
+// commitRound runs one batch as the committer (the caller took the role in
+// kick), then either releases the
 // committer role or, if more jobs queued meanwhile, hands it to the
 // background committer goroutine.
 func (s *Store) commitRound() {

@@ -334,6 +334,7 @@ func validateOrder(patchList, order []any, key string) error {
 		j++
 	}
 	if i < len(items) && j >= len(order) {
+		//lint:ignore ST1005 this is kube-apiserver's exact message, which clients see
 		return fmt.Errorf("The order in patch list:\n%v\n doesn't match %s list:\n%v\n", patchList, "$setElementOrder", order)
 	}
 	return nil
