@@ -16,11 +16,10 @@ import (
 // module checks it against kube's own field manager on the same seeded
 // sequences as Apply.
 //
-// Known gaps (not reached by rvplay's own writes): managedFields recorded
-// under another schema are not reconciled with schema changes (kube's
-// reconcileManagedFieldsWithSchemaChanges); a configuration is checked for
-// undeclared fields, missing list keys and duplicate keys only (not scalar
-// types).
+// Known gaps: one version per type, so no conversion between versions;
+// an undeclared field stops validation of its map at the first such field
+// in sorted order (structured-merge-diff stops at the first in Go's map
+// order, so with several errors the message can differ).
 func ApplyLite(t *schema.Type, apiVersion string, live, config map[string]any, w Write, force bool) (map[string]any, error) {
 	av, _ := config["apiVersion"].(string)
 	kind, _ := config["kind"].(string)
@@ -163,6 +162,9 @@ func liteUpdate(t *schema.Type, apiVersion string, liveObj, nObj map[string]any,
 	root := ltypeOf(t)
 	reset := resetSet(t, w.Subresource)
 	fields := managed.fields
+	for _, v := range fields {
+		v.set = reconcileWithSchema(v.set, root)
+	}
 	cmp := compareObjects(liveObj, nObj, root)
 	liteUpdateManagersForce(cmp, fields, current, reset, true)
 	// The write runs as a temporary manager (as in updateManaged): only
@@ -245,7 +247,7 @@ type liteConflicts struct {
 func liteApplyFields(root ltype, liveObj, cfg map[string]any, apiVersion string, managedIn map[string]*lver, key string, force bool, reset *lset) (any, map[string]*lver, *liteConflicts, error) {
 	fields := map[string]*lver{}
 	for k, v := range managedIn {
-		fields[k] = &lver{set: v.set.copy(), apiVersion: v.apiVersion, applied: v.applied}
+		fields[k] = &lver{set: reconcileWithSchema(v.set, root).copy(), apiVersion: v.apiVersion, applied: v.applied}
 	}
 	merged, ok, err := mergeObjects(liveObj, cfg, true, true, root)
 	if err != nil {

@@ -662,3 +662,73 @@ func ensureNamedFieldsAreMembers(s *lset, t ltype, v any) *lset {
 	}
 	return out
 }
+
+// reconcileWithSchema collapses what a field set holds below an atomic map
+// or list into the atomic node itself, as structured-merge-diff does for
+// managedFields written under another schema (or sent by a client).
+func reconcileWithSchema(s *lset, root ltype) *lset {
+	collapse := newLset()
+	var walk func(path []string, node *lset, t ltype, isAtomic bool)
+	visit := func(path []string, node *lset, child func(pe string) (ltype, bool)) {
+		if node == nil {
+			return
+		}
+		for _, pe := range sortedKeys(node.children) {
+			if node.members[pe] {
+				continue
+			}
+			if ct, ok := child(pe); ok {
+				walk(appendPath(path, pe), node.children[pe], ct, false)
+			}
+		}
+		for _, pe := range sortedPEs(node.members) {
+			if ct, ok := child(pe); ok {
+				c := node.children[pe]
+				walk(appendPath(path, pe), c, ct, c.empty())
+			}
+		}
+	}
+	walk = func(path []string, node *lset, t ltype, isAtomic bool) {
+		if t.kind == lAtomicAny {
+			t = ltype{kind: lMap, atomic: true, anyElems: true}
+		}
+		switch t.kind {
+		case lList:
+			if !isAtomic && t.atomic {
+				collapse.insert(path)
+				return
+			}
+			visit(path, node, func(string) (ltype, bool) { return t.item(), true })
+		case lMap:
+			if !isAtomic && t.atomic {
+				if !node.empty() {
+					collapse.insert(path)
+				}
+				return
+			}
+			visit(path, node, func(pe string) (ltype, bool) {
+				if t.obj != nil && strings.HasPrefix(pe, "f:") {
+					return t.field(pe[2:]) // fields not in the schema are left alone
+				}
+				if t.elem != nil {
+					return ltypeOfRef(nil, t.elem), true
+				}
+				return ltype{}, false
+			})
+		}
+	}
+	walk(nil, s, root, false)
+	if collapse.empty() {
+		return s
+	}
+	return s.recursiveDifference(collapse).union(collapse)
+}
+
+func sortedKeys(m map[string]*lset) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
