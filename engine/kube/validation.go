@@ -2,7 +2,6 @@ package kube
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -13,12 +12,52 @@ const (
 	labelValueFmt       = "(" + qualifiedNameFmt + ")?"
 )
 
-var (
-	dns1123LabelRe     = regexp.MustCompile("^" + dns1123LabelFmt + "$")
-	dns1123SubdomainRe = regexp.MustCompile("^" + dns1123SubdomainFmt + "$")
-	qualifiedNameRe    = regexp.MustCompile("^" + qualifiedNameFmt + "$")
-	labelValueRe       = regexp.MustCompile("^" + labelValueFmt + "$")
-)
+// The formats above are what kube-apiserver's messages quote; matching is
+// done by hand because package regexp costs about 0.1 MB gzip in the
+// WebAssembly build. validation_test.go holds the matchers to the regexps.
+
+func isLowerAlnum(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
+
+func isAlnum(c byte) bool { return isLowerAlnum(c) || 'A' <= c && c <= 'Z' }
+
+// matchDNS1123Label matches dns1123LabelFmt.
+func matchDNS1123Label(v string) bool {
+	if v == "" || !isLowerAlnum(v[0]) || !isLowerAlnum(v[len(v)-1]) {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if !isLowerAlnum(v[i]) && v[i] != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// matchDNS1123Subdomain matches dns1123SubdomainFmt: labels joined by dots.
+func matchDNS1123Subdomain(v string) bool {
+	for _, label := range strings.Split(v, ".") {
+		if !matchDNS1123Label(label) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchQualifiedName matches qualifiedNameFmt.
+func matchQualifiedName(v string) bool {
+	if v == "" || !isAlnum(v[0]) || !isAlnum(v[len(v)-1]) {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !isAlnum(c) && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// matchLabelValue matches labelValueFmt: empty, or a qualified name.
+func matchLabelValue(v string) bool { return v == "" || matchQualifiedName(v) }
 
 // regexError is validation.RegexError: the message, examples and regex.
 func regexError(msg, format string, examples ...string) string {
@@ -43,7 +82,7 @@ func IsDNS1123Subdomain(v string) []string {
 	if len(v) > 253 {
 		errs = append(errs, maxLenError(253))
 	}
-	if !dns1123SubdomainRe.MatchString(v) {
+	if !matchDNS1123Subdomain(v) {
 		errs = append(errs, regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", dns1123SubdomainFmt, "example.com"))
 	}
 	return errs
@@ -55,7 +94,7 @@ func IsDNS1123Label(v string) []string {
 	if len(v) > 63 {
 		errs = append(errs, maxLenError(63))
 	}
-	if !dns1123LabelRe.MatchString(v) {
+	if !matchDNS1123Label(v) {
 		errs = append(errs, regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", dns1123LabelFmt, "my-name", "123-abc"))
 	}
 	return errs
@@ -88,7 +127,7 @@ func IsQualifiedName(v string) []string {
 	} else if len(name) > 63 {
 		errs = append(errs, "name part "+maxLenError(63))
 	}
-	if !qualifiedNameRe.MatchString(name) {
+	if !matchQualifiedName(name) {
 		errs = append(errs, "name part "+regexError("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", qualifiedNameFmt, "MyName", "my.name", "123-abc"))
 	}
 	return errs
@@ -100,7 +139,7 @@ func IsValidLabelValue(v string) []string {
 	if len(v) > 63 {
 		errs = append(errs, maxLenError(63))
 	}
-	if !labelValueRe.MatchString(v) {
+	if !matchLabelValue(v) {
 		errs = append(errs, regexError("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", labelValueFmt, "MyValue", "my_value", "12345"))
 	}
 	return errs

@@ -232,7 +232,11 @@ func TestGoldenExchanges(t *testing.T) {
 		if e.ContentType != nil {
 			ct = *e.ContentType
 		}
-		body := sentBody(e)
+		body, sent := pageBody(ct, sentBody(e))
+		if !sent {
+			t.Logf("#%d %s: not sent under js/wasm: the lab page parses YAML itself, so a malformed YAML body never reaches the in-browser engine", i, e.Note)
+			continue
+		}
 		resp := f.do(e.Method, e.Path, ct, translate(body, gold, ours, f.clock.Now().Format(time.RFC3339)))
 		got := resp.Body
 		if resp.Stream != nil {
