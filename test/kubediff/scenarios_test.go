@@ -1,6 +1,9 @@
 package kubediff
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestEmptiedLabels runs, without the keep label and annotation the seeded
 // sequences add, writes that empty an object's labels and with them its
@@ -30,4 +33,26 @@ func TestEmptiedLabels(t *testing.T) {
 	}
 	i := 0
 	runSequence(t, 0, len(seq)+1, false, func(genState) op { i++; return seq[i-1] })
+}
+
+// TestForcedApplyLoserTime has m1 take a label from m3 by a forced apply
+// in a later second than m3's apply, and checks that m3's managedFields
+// time is kept on both servers (times have one-second resolution, and in
+// the seeded sequences two writes usually share a second; the pause is for
+// the clock, not to wait for an event).
+func TestForcedApplyLoserTime(t *testing.T) {
+	buildAll(t)
+	seq := []op{
+		{Verb: "apply", Name: "a", Manager: "m3", Labels: map[string]string{"y": "1"}},
+		{Verb: "apply", Name: "a", Manager: "m1", Labels: map[string]string{"y": "2"}, Force: true},
+		{Verb: "get", Name: "a"},
+	}
+	i := 0
+	runSequence(t, 0, len(seq)+1, true, func(genState) op {
+		i++
+		if i == 2 {
+			time.Sleep(1100 * time.Millisecond)
+		}
+		return seq[i-1]
+	})
 }

@@ -24,13 +24,18 @@ type side struct {
 	apiVersion string
 	kind       string
 
-	start   int64 // store revision before the first op
-	rev     int64 // store revision after the last op
-	objs    map[string]*objState
-	keep    bool              // writes carry the keep label and annotation
-	cont    string            // continue token of the last successful list
-	uids    map[string]string // uid → "uid-N", by first appearance
-	nextUID int
+	start int64 // store revision before the first op
+	rev   int64 // store revision after the last op
+	objs  map[string]*objState
+	keep  bool // writes carry the keep label and annotation
+	// lastTimes holds each managedFields entry's time as last answered,
+	// by uid|manager|operation; writer is the manager of the request in
+	// flight ("" for reads).
+	lastTimes map[string]string
+	writer    string
+	cont      string            // continue token of the last successful list
+	uids      map[string]string // uid → "uid-N", by first appearance
+	nextUID   int
 }
 
 type objState struct {
@@ -40,7 +45,7 @@ type objState struct {
 
 func newSide(label string, c *http.Client, coll, gateway, apiVersion, kind string) *side {
 	return &side{label: label, c: c, coll: coll, gateway: gateway, apiVersion: apiVersion, kind: kind,
-		objs: map[string]*objState{}, uids: map[string]string{}}
+		objs: map[string]*objState{}, uids: map[string]string{}, lastTimes: map[string]string{}}
 }
 
 // storeRevision reads the store's current revision through its etcd
@@ -282,13 +287,29 @@ func (s *side) normObject(m map[string]any) map[string]any {
 			out[k] = v != nil
 		case "managedFields":
 			var mfs []any
+			uid := fmt.Sprint(md["uid"])
 			for _, e := range v.([]any) {
 				em := e.(map[string]any)
 				ne := map[string]any{}
 				for ek, ev := range em {
 					switch ek {
 					case "time":
-						ne[ek] = ev != nil
+						// The writer's own entry gets the request's time
+						// (which second is not deterministic); every other
+						// entry must keep the time it had.
+						key := uid + "|" + fmt.Sprint(em["manager"]) + "|" + fmt.Sprint(em["operation"])
+						prev, seen := s.lastTimes[key]
+						switch {
+						case ev == nil:
+							ne[ek] = "none"
+						case em["manager"] == s.writer || !seen:
+							ne[ek] = "set"
+						case prev == ev:
+							ne[ek] = "kept"
+						default:
+							ne[ek] = "changed"
+						}
+						s.lastTimes[key] = fmt.Sprint(ev)
 					case "apiVersion":
 						ne[ek] = nameSwaps.Replace(fmt.Sprint(ev))
 					default:
@@ -297,6 +318,12 @@ func (s *side) normObject(m map[string]any) map[string]any {
 				}
 				mfs = append(mfs, ne)
 			}
+			// kube orders the entries by operation, then timestamp
+			// (one-second resolution), then manager: the order depends on
+			// when the requests ran, so compare them as a set. The times
+			// themselves are not compared either: which second a write
+			// falls in is not deterministic.
+			sort.Slice(mfs, func(i, j int) bool { return mustJSON(mfs[i]) < mustJSON(mfs[j]) })
 			out[k] = mfs
 		default:
 			out["metadata."+k] = v
@@ -518,6 +545,14 @@ func (s *side) exec(o op, seq int) answer {
 		return s.watch(o, seq)
 	default:
 		panic("unknown verb " + o.Verb)
+	}
+	switch o.Verb {
+	case "apply":
+		s.writer = o.Manager
+	case "create", "update", "merge", "jsonpatch":
+		s.writer = "kubediff" // the User-Agent up to its first /
+	default:
+		s.writer = ""
 	}
 	req := method + " " + u
 	if body != "" {
