@@ -2,6 +2,8 @@ package kubeapi
 
 import (
 	"encoding/json"
+	"net/url"
+	"path"
 	"runtime"
 	"sort"
 	"strings"
@@ -162,8 +164,7 @@ func (h *Handler) serveDiscovery(req *api.Request, p string) (*api.Response, boo
 			return notFoundPage(), true
 		}
 		if hash := req.Query.Get("hash"); hash != "" && hash != schema.OpenAPIV3Hash(gv) {
-			return &api.Response{Status: 301, Header: api.Header{
-				"Location": {"/openapi/v3/" + gv + "?hash=" + schema.OpenAPIV3Hash(gv)}}}, true
+			return openAPIV3Redirect(gv), true
 		}
 		resp := jsonResponse(200, doc)
 		if req.Query.Get("hash") != "" {
@@ -191,4 +192,19 @@ func (h *Handler) serveDiscovery(req *api.Request, p string) (*api.Response, boo
 		return notFoundPage(), true
 	}
 	return nil, false
+}
+
+// openAPIV3Redirect is kube's answer to /openapi/v3/<gv>?hash=<stale>: 301
+// to the document at its current hash. kube sends the server-absolute path
+// /openapi/v3/<gv>?hash=…; the handler sees paths relative to the session
+// (the server serves it under /s/<session>/), so the Location is relative
+// to the request's own path: its last segment with the new query, which a
+// client resolves to the same document under any base path (and to kube's
+// Location when there is none).
+func openAPIV3Redirect(gv string) *api.Response {
+	q := url.Values{"hash": {schema.OpenAPIV3Hash(gv)}}
+	return &api.Response{Status: 301, Header: api.Header{
+		"Content-Type": {"application/json"},
+		"Vary":         {"Accept"},
+		"Location":     {path.Base("/"+gv) + "?" + q.Encode()}}}
 }

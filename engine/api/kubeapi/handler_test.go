@@ -3,6 +3,7 @@ package kubeapi
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"os"
 	"reflect"
 	"strings"
@@ -291,5 +292,29 @@ func TestStrictPatchRefusesUnknownFields(t *testing.T) {
 	r = f.do("PATCH", "/api/v1/namespaces/default/configmaps/a", "application/merge-patch+json", []byte(`{"bogus":1}`))
 	if r.Status != 200 || strings.Contains(string(r.Body), "bogus") {
 		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+}
+
+func TestOpenAPIV3StaleHashRedirectsRelativeToTheSessionBase(t *testing.T) {
+	f := newFixture(t)
+	for _, gv := range []string{"api/v1", "apis/apps/v1"} {
+		r := f.do("GET", "/openapi/v3/"+gv+"?hash=stale", "", nil)
+		if r.Status != 301 {
+			t.Fatalf("%s: %d %s", gv, r.Status, r.Body)
+		}
+		// the server serves the session under /s/<name>/; the client
+		// resolves Location against the URL it asked for
+		base, _ := url.Parse("http://h/s/demo/openapi/v3/" + gv + "?hash=stale")
+		loc, err := base.Parse(r.Header.Get("Location"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if loc.Path != "/s/demo/openapi/v3/"+gv || loc.Query().Get("hash") == "" || loc.Query().Get("hash") == "stale" {
+			t.Fatalf("%s: Location %q resolves to %s", gv, r.Header.Get("Location"), loc)
+		}
+		again := f.do("GET", "/openapi/v3/"+gv+"?"+loc.RawQuery, "", nil)
+		if again.Status != 200 || again.Header.Get("Cache-Control") != "public, immutable" {
+			t.Fatalf("%s at the current hash: %d %v", gv, again.Status, again.Header)
+		}
 	}
 }
