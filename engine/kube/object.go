@@ -13,6 +13,9 @@ type Object = map[string]any
 
 // DecodeObject parses a JSON object, keeping numbers as json.Number.
 func DecodeObject(b []byte) (Object, error) {
+	if o, ok := fastDecodeObject(b); ok {
+		return o, nil
+	}
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	var o Object
