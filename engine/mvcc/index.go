@@ -162,7 +162,7 @@ type treeIndex struct {
 
 func newTreeIndex() *treeIndex {
 	return &treeIndex{tree: btree.NewG(32, func(a, b indexItem) bool {
-		return bytes.Compare(a.key, b.key) < 0
+		return compareKeys(a.key, b.key) < 0
 	})}
 }
 

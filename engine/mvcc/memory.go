@@ -6,16 +6,20 @@ import (
 )
 
 // memoryBackend keeps every record in memory: the browser's backend, and
-// the reference the SQLite backend is tested against. Records sit in one
-// slice in revision order (they are committed in that order), so Get and
-// Scan are binary searches; compaction marks records removed and the slice
-// is packed once most of it is dead.
+// the reference the SQLite backend is tested against. Records are committed
+// in revision order, so they sit in revision order in fixed-size chunks
+// (appending never copies what is already stored, and the garbage collector
+// scans small arrays); Get and Scan are binary searches. Compaction marks
+// records removed, and the chunks are repacked once most records are dead.
 type memoryBackend struct {
 	mu      sync.RWMutex
-	recs    []memRecord
+	chunks  [][]memRecord // every chunk but the last is full
+	n       int
 	removed int
 	meta    Meta
 }
+
+const memChunk = 1024
 
 type memRecord struct {
 	Record
@@ -27,15 +31,25 @@ func NewMemoryBackend() Backend {
 	return &memoryBackend{meta: Meta{CompactRevision: -1, FinishedCompactRevision: -1}}
 }
 
+func (m *memoryBackend) at(i int) *memRecord { return &m.chunks[i/memChunk][i%memChunk] }
+
+func (m *memoryBackend) push(r memRecord) {
+	if len(m.chunks) == 0 || len(m.chunks[len(m.chunks)-1]) == memChunk {
+		m.chunks = append(m.chunks, make([]memRecord, 0, memChunk))
+	}
+	last := &m.chunks[len(m.chunks)-1]
+	*last = append(*last, r)
+	m.n++
+}
+
 func (m *memoryBackend) Load(fn func(Record) error) (Meta, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	for i := range m.recs {
-		if m.recs[i].gone {
-			continue
-		}
-		if err := fn(m.recs[i].Record); err != nil {
-			return Meta{}, err
+	for i := 0; i < m.n; i++ {
+		if r := m.at(i); !r.gone {
+			if err := fn(r.Record); err != nil {
+				return Meta{}, err
+			}
 		}
 	}
 	return m.meta, nil
@@ -44,7 +58,7 @@ func (m *memoryBackend) Load(fn func(Record) error) (Meta, error) {
 func (m *memoryBackend) Commit(records []Record) error {
 	m.mu.Lock()
 	for _, r := range records {
-		m.recs = append(m.recs, memRecord{Record: r})
+		m.push(memRecord{Record: r})
 	}
 	m.mu.Unlock()
 	return nil
@@ -52,14 +66,16 @@ func (m *memoryBackend) Commit(records []Record) error {
 
 // find returns the index of the first record at or after rev.
 func (m *memoryBackend) find(rev Revision) int {
-	return sort.Search(len(m.recs), func(i int) bool { return !m.recs[i].Rev.Less(rev) })
+	return sort.Search(m.n, func(i int) bool { return !m.at(i).Rev.Less(rev) })
 }
 
 func (m *memoryBackend) Get(rev Revision) (Record, bool, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	if i := m.find(rev); i < len(m.recs) && m.recs[i].Rev == rev && !m.recs[i].gone {
-		return m.recs[i].Record, true, nil
+	if i := m.find(rev); i < m.n {
+		if r := m.at(i); r.Rev == rev && !r.gone {
+			return r.Record, true, nil
+		}
 	}
 	return Record{}, false, nil
 }
@@ -67,9 +83,13 @@ func (m *memoryBackend) Get(rev Revision) (Record, bool, error) {
 func (m *memoryBackend) Scan(from, to int64, fn func(Record) bool) error {
 	m.mu.RLock()
 	var out []Record
-	for i := m.find(Revision{Main: from}); i < len(m.recs) && m.recs[i].Rev.Main <= to; i++ {
-		if !m.recs[i].gone {
-			out = append(out, m.recs[i].Record)
+	for i := m.find(Revision{Main: from}); i < m.n; i++ {
+		r := m.at(i)
+		if r.Rev.Main > to {
+			break
+		}
+		if !r.gone {
+			out = append(out, r.Record)
 		}
 	}
 	m.mu.RUnlock()
@@ -93,20 +113,22 @@ func (m *memoryBackend) Remove(revs []Revision, finished int64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, rev := range revs {
-		if i := m.find(rev); i < len(m.recs) && m.recs[i].Rev == rev && !m.recs[i].gone {
-			m.recs[i].gone = true
-			m.recs[i].KV = KeyValue{}
-			m.removed++
-		}
-	}
-	if m.removed > len(m.recs)/2 {
-		kept := make([]memRecord, 0, len(m.recs)-m.removed)
-		for _, r := range m.recs {
-			if !r.gone {
-				kept = append(kept, r)
+		if i := m.find(rev); i < m.n {
+			if r := m.at(i); r.Rev == rev && !r.gone {
+				r.gone = true
+				r.KV = KeyValue{}
+				m.removed++
 			}
 		}
-		m.recs, m.removed = kept, 0
+	}
+	if m.removed > m.n/2 {
+		old, n := m.chunks, m.n
+		m.chunks, m.n, m.removed = nil, 0, 0
+		for i := 0; i < n; i++ {
+			if r := old[i/memChunk][i%memChunk]; !r.gone {
+				m.push(r)
+			}
+		}
 	}
 	if finished >= 0 {
 		m.meta.FinishedCompactRevision = finished

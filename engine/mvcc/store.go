@@ -32,7 +32,9 @@ type Store struct {
 	mu         sync.RWMutex
 	index      *treeIndex
 	pendingRev int64 // the newest revision assigned to a write txn
-	pending    map[Revision]*Record
+
+	inflightMu sync.Mutex
+	inflight   []*job // write txns queued or committing, in revision order
 
 	visibleRev atomic.Int64 // the newest committed and published revision
 	compactRev atomic.Int64 // -1 until the first compaction
@@ -40,8 +42,13 @@ type Store struct {
 	queueMu    sync.Mutex
 	queue      []*job
 	committing bool          // someone holds the committer role
-	queued     chan struct{} // hands the committer role to commitLoop
+	handoff    bool          // a leader passed the role on to commitLoop
+	idle       *sync.Cond    // signalled when committing turns false
+	queued     chan struct{} // wakes commitLoop for a hand-off
 	failed     error         // a failed commit poisons the store (guarded by queueMu)
+
+	roundMu   sync.Mutex
+	roundDone chan struct{} // closed at the end of a commit round, if anyone waits
 
 	hub hub
 
@@ -55,12 +62,13 @@ type job struct {
 	rev     int64
 	records []Record
 	events  []*Event
-	compact int64      // > 0 or == 0 with isCompact: record a logical compaction
+	compact int64      // with jobCompact: the compaction to record
 	remove  []Revision // physical compaction step
 	finish  int64      // with remove: the compaction this step completes, or -1
 	kind    jobKind
 	err     error
-	done    chan struct{}
+
+	finished atomic.Bool
 }
 
 type jobKind int
@@ -81,11 +89,11 @@ func Open(b Backend, opts Options) (*Store, error) {
 		backend: b,
 		opts:    opts,
 		index:   newTreeIndex(),
-		pending: map[Revision]*Record{},
 		queued:  make(chan struct{}, 1),
 		closing: make(chan struct{}),
 		done:    make(chan struct{}),
 	}
+	s.idle = sync.NewCond(&s.queueMu)
 	s.hub.init(s)
 	rev := int64(1)
 	meta, err := b.Load(func(r Record) error {
@@ -140,6 +148,11 @@ func (s *Store) CompactRev() int64 { return s.compactRev.Load() }
 func (s *Store) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
+		s.queueMu.Lock()
+		if s.failed == nil {
+			s.failed = ErrStopped
+		}
+		s.queueMu.Unlock()
 		close(s.closing)
 		<-s.done
 		s.hub.closeAll()
@@ -258,7 +271,7 @@ func (s *Store) valueAt(ki *keyIndex, mod Revision, created, ver int64) (*KeyVal
 	if l := ki.latest; l != nil && l.ModRevision == mod.Main {
 		return l, nil
 	}
-	if rec, ok := s.pending[mod]; ok {
+	if rec := s.inflightRecord(mod); rec != nil {
 		return &rec.KV, nil
 	}
 	rec, ok, err := s.backend.Get(mod)
@@ -333,7 +346,8 @@ func (s kvSort) Len() int           { return len(s.kvs) }
 func (s kvSort) Swap(i, j int)      { s.kvs[i], s.kvs[j] = s.kvs[j], s.kvs[i] }
 func (s kvSort) Less(i, j int) bool { return s.less(s.kvs[i], s.kvs[j]) }
 
-// Put writes one key.
+// Put writes one key. It is a txn of one put, taken without the txn
+// machinery: the most frequent write deserves the shortest path.
 func (s *Store) Put(ctx context.Context, r *PutRequest) (*PutResponse, error) {
 	if err := checkPut(r); err != nil {
 		return nil, err
@@ -343,13 +357,52 @@ func (s *Store) Put(ctx context.Context, r *PutRequest) (*PutResponse, error) {
 		// applier); this store has no leases, so every lease is unknown.
 		return nil, ErrLeaseNotFound
 	}
-	resp, err := s.Txn(ctx, &TxnRequest{Success: []RequestOp{{Put: r}}})
+	s.mu.Lock()
+	tx := newWriteTxn(s)
+	resp, err := s.applyPut(r, tx)
+	if err != nil {
+		tx.rollback()
+		s.mu.Unlock()
+		return nil, err
+	}
+	j, err := s.queueTxnLocked(tx)
+	s.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	put := resp.Responses[0].Put
-	put.Header.Revision = resp.Header.Revision
-	return put, nil
+	s.kick()
+	if err := s.wait(ctx, j); err != nil {
+		return nil, err
+	}
+	resp.Header.Revision = j.rev
+	return resp, nil
+}
+
+// queueTxnLocked gives a write txn its revision (if it changed anything)
+// and queues it for the committer; the caller holds mu, so txns queue in
+// revision order. On failure the txn is undone.
+func (s *Store) queueTxnLocked(tx *writeTxn) (*job, error) {
+	j := &tx.job
+	*j = job{kind: jobTxn, records: tx.records, events: tx.events, rev: s.pendingRev}
+	if len(tx.records) > 0 {
+		j.rev = s.pendingRev + 1
+		s.inflightMu.Lock()
+		s.inflight = append(s.inflight, j)
+		s.inflightMu.Unlock()
+	}
+	if err := s.submitLocked(j); err != nil {
+		tx.rollback()
+		if len(tx.records) > 0 {
+			s.inflightMu.Lock()
+			s.inflight = s.inflight[:len(s.inflight)-1]
+			s.inflightMu.Unlock()
+		}
+		return nil, err
+	}
+	if len(tx.records) > 0 {
+		s.pendingRev++
+	}
+	return j, nil
 }
 
 // DeleteRange deletes every key in the range.
@@ -382,30 +435,66 @@ func checkPut(r *PutRequest) error {
 // wait waits for a submitted job. If ctx ends first, the write may still
 // commit, as an etcd request that timed out may.
 func (s *Store) wait(ctx context.Context, j *job) error {
-	select {
-	case <-j.done:
-		return j.err
-	case <-ctx.Done():
-		return ctx.Err()
+	for !j.finished.Load() {
+		ch := s.roundChan()
+		if j.finished.Load() {
+			break
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
+	return j.err
+}
+
+// roundChan returns the channel closed when the current commit round ends.
+// It is made only when somebody waits: a writer that commits its own batch
+// never needs one.
+func (s *Store) roundChan() chan struct{} {
+	s.roundMu.Lock()
+	defer s.roundMu.Unlock()
+	if s.roundDone == nil {
+		s.roundDone = make(chan struct{})
+	}
+	return s.roundDone
+}
+
+// finish marks a job done; endRound then wakes its waiters.
+func finish(j *job, err error) {
+	j.err = err
+	j.finished.Store(true)
+}
+
+func (s *Store) endRound() {
+	s.roundMu.Lock()
+	if s.roundDone != nil {
+		close(s.roundDone)
+		s.roundDone = nil
+	}
+	s.roundMu.Unlock()
 }
 
 // commitRound runs one batch as the committer (the caller took the role in
-// kick), then either releases the
-// committer role or, if more jobs queued meanwhile, hands it to the
-// background committer goroutine.
+// kick), then releases the role or, if more jobs queued meanwhile, hands
+// it to the background committer goroutine.
 func (s *Store) commitRound() {
 	s.queueMu.Lock()
 	jobs := s.queue
 	s.queue = nil
 	s.queueMu.Unlock()
 	s.run(jobs)
+	s.endRound()
 	s.queueMu.Lock()
 	if len(s.queue) == 0 {
 		s.committing = false
+		s.idle.Broadcast()
 		s.queueMu.Unlock()
 		return
 	}
+	s.handoff = true
+	s.idle.Broadcast()
 	s.queueMu.Unlock()
 	select {
 	case s.queued <- struct{}{}:
@@ -413,35 +502,44 @@ func (s *Store) commitRound() {
 	}
 }
 
-// commitLoop takes over the committer role when a leader hands it off.
+// commitLoop takes over the committer role when a leader hands it off. At
+// Close it waits for an active committer, commits what was accepted before
+// the close, and stops.
 func (s *Store) commitLoop() {
 	defer close(s.done)
+	closing := false
 	for {
-		select {
-		case <-s.queued:
-		case <-s.closing:
-			s.queueMu.Lock()
-			jobs := s.queue
-			s.queue = nil
-			s.failed = ErrStopped
-			s.queueMu.Unlock()
-			for _, j := range jobs {
-				j.err = ErrStopped
-				close(j.done)
+		if !closing {
+			select {
+			case <-s.queued:
+			case <-s.closing:
+				closing = true
 			}
-			return
 		}
-		for {
-			s.queueMu.Lock()
+		s.queueMu.Lock()
+		if closing {
+			for s.committing && !s.handoff {
+				s.idle.Wait()
+			}
+		} else if !s.handoff {
+			s.queueMu.Unlock()
+			continue
+		}
+		s.handoff = false
+		s.committing = true
+		for len(s.queue) > 0 {
 			jobs := s.queue
 			s.queue = nil
-			if len(jobs) == 0 {
-				s.committing = false
-				s.queueMu.Unlock()
-				break
-			}
 			s.queueMu.Unlock()
 			s.run(jobs)
+			s.endRound()
+			s.queueMu.Lock()
+		}
+		s.committing = false
+		s.idle.Broadcast()
+		s.queueMu.Unlock()
+		if closing {
+			return
 		}
 	}
 }
@@ -481,7 +579,7 @@ func (s *Store) run(jobs []*job) {
 		if j.err != nil {
 			s.fail(j.err)
 		}
-		close(j.done)
+		finish(j, j.err)
 	}
 }
 
@@ -489,24 +587,43 @@ func (s *Store) finishTxns(jobs []*job, err error) {
 	if err != nil {
 		s.fail(err)
 		for _, j := range jobs {
-			j.err = &Error{CodeInternal, "etcdserver: " + err.Error()}
-			close(j.done)
+			finish(j, &Error{CodeInternal, "etcdserver: " + err.Error()})
 		}
 		return
 	}
-	s.mu.Lock()
+	s.inflightMu.Lock()
 	for _, j := range jobs {
-		for i := range j.records {
-			delete(s.pending, j.records[i].Rev)
+		if len(s.inflight) > 0 && s.inflight[0] == j {
+			s.inflight[0] = nil
+			s.inflight = s.inflight[1:]
 		}
 	}
-	s.mu.Unlock()
+	s.inflightMu.Unlock()
 	for _, j := range jobs {
 		if len(j.events) > 0 {
 			s.hub.publish(j.rev, j.events)
 		}
-		close(j.done)
+		finish(j, nil)
 	}
+}
+
+// inflightRecord finds a record written by a txn that is not yet committed
+// (a read inside a later write txn may need it before the backend has it).
+func (s *Store) inflightRecord(rev Revision) *Record {
+	s.inflightMu.Lock()
+	defer s.inflightMu.Unlock()
+	for i := len(s.inflight) - 1; i >= 0; i-- {
+		j := s.inflight[i]
+		if j.rev != rev.Main {
+			continue
+		}
+		for k := range j.records {
+			if j.records[k].Rev == rev {
+				return &j.records[k]
+			}
+		}
+	}
+	return nil
 }
 
 // fail poisons the store after a backend write failed: the index may now
@@ -553,10 +670,8 @@ func (s *Store) Compact(ctx context.Context, r *CompactionRequest) (*CompactionR
 	// Compacted watchers that are catching up must learn about it.
 	s.hub.compacted()
 	if r.Physical {
-		select {
-		case <-last.done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		if err := s.wait(ctx, last); err != nil {
+			return nil, err
 		}
 	}
 	return &CompactionResponse{Header: ResponseHeader{Revision: cur}}, nil
@@ -604,9 +719,6 @@ func (s *Store) submitLocked(jobs ...*job) error {
 	defer s.queueMu.Unlock()
 	if s.failed != nil {
 		return s.failed
-	}
-	for _, j := range jobs {
-		j.done = make(chan struct{})
 	}
 	s.queue = append(s.queue, jobs...)
 	return nil

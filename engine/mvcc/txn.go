@@ -31,37 +31,21 @@ func (s *Store) Txn(ctx context.Context, r *TxnRequest) (*TxnResponse, error) {
 		return s.execTxn(r, s.visibleRev.Load(), nil)
 	}
 	s.mu.Lock()
-	tx := &writeTxn{s: s, begin: s.pendingRev}
+	tx := newWriteTxn(s)
 	resp, err := s.execTxn(r, s.pendingRev, tx)
 	if err != nil {
 		tx.rollback()
 		s.mu.Unlock()
 		return nil, err
 	}
-	j := &job{kind: jobTxn, records: tx.records, events: tx.events}
-	if len(tx.records) > 0 {
-		s.pendingRev++
-		j.rev = s.pendingRev
-		for i := range tx.records {
-			s.pending[tx.records[i].Rev] = &tx.records[i]
-		}
-	}
-	resp.Header.Revision = s.pendingRev
-	// Queue while still holding mu, so the committer sees txns in revision
-	// order. A txn that wrote nothing still waits its turn: its compares
-	// may have observed writes that are not yet committed.
-	if err := s.submitLocked(j); err != nil {
-		tx.rollback()
-		if len(tx.records) > 0 {
-			s.pendingRev--
-			for i := range tx.records {
-				delete(s.pending, tx.records[i].Rev)
-			}
-		}
-		s.mu.Unlock()
+	// A txn that wrote nothing still waits its turn: its compares may have
+	// observed writes that are not yet committed.
+	j, err := s.queueTxnLocked(tx)
+	s.mu.Unlock()
+	if err != nil {
 		return nil, err
 	}
-	s.mu.Unlock()
+	resp.Header.Revision = j.rev
 	s.kick()
 	if err := s.wait(ctx, j); err != nil {
 		return nil, err
@@ -209,6 +193,18 @@ type writeTxn struct {
 	records []Record
 	events  []*Event
 	undo    []keyIndexUndo // one per key the txn touched
+
+	// Room for the common txn of one change, and its job: one allocation.
+	recordBuf [1]Record
+	eventBuf  [1]*Event
+	undoBuf   [1]keyIndexUndo
+	job       job
+}
+
+func newWriteTxn(s *Store) *writeTxn {
+	tx := &writeTxn{s: s, begin: s.pendingRev}
+	tx.records, tx.events, tx.undo = tx.recordBuf[:0], tx.eventBuf[:0], tx.undoBuf[:0]
+	return tx
 }
 
 func (tx *writeTxn) rev() int64 {

@@ -455,3 +455,41 @@ func init() {
 		h.wantErr("unary put checks the lease first", err, mvcc.ErrLeaseNotFound)
 	}})
 }
+
+func init() {
+	cases = append(cases, testCase{"CloseCommitsAcceptedWritesAndRefusesNewOnes", func(h *harness) {
+		// Writers race Close: every write either commits (and is there
+		// after a restart) or fails with ErrStopped; none is half done.
+		const writers = 8
+		revs := make(chan int64, writers*50)
+		done := make(chan struct{})
+		s := h.s
+		for w := 0; w < writers; w++ {
+			go func(w int) {
+				defer func() { done <- struct{}{} }()
+				for i := 0; i < 50; i++ {
+					resp, err := s.Put(ctx, &mvcc.PutRequest{Key: b(fmt.Sprintf("w%d-%d", w, i)), Value: b("v")})
+					if err == mvcc.ErrStopped {
+						return
+					}
+					if err != nil {
+						h.t.Errorf("put: %v", err)
+						return
+					}
+					revs <- resp.Header.Revision
+				}
+			}(w)
+		}
+		h.put("first", "x")
+		h.restart()
+		for w := 0; w < writers; w++ {
+			<-done
+		}
+		close(revs)
+		for rev := range revs {
+			if rev > h.s.Rev() {
+				h.t.Fatalf("acknowledged revision %d lost: store is at %d", rev, h.s.Rev())
+			}
+		}
+	}})
+}
