@@ -7,10 +7,12 @@
 // optimising compiler from the start (--no-liftoff), because on a busy
 // machine V8's background tier-up can lag for a long time, and a learner's
 // lab reaches the optimised code within seconds anyway.
-import { chromium, expect, test } from '@playwright/test';
+import { chromium, expect, test, type Page } from '@playwright/test';
 import { chromiumArgs, chromiumExecutablePath } from '../chromium';
 import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 const repo = resolve(__dirname, '..', '..');
@@ -64,4 +66,91 @@ test('the engine in the browser reaches at least 40% of native throughput', asyn
   // so otherwise the test records it (annotation, attachment, log) only.
   if (ratio < 0.4) testInfo.annotations.push({ type: 'below-target', description: `wasm at ${(100 * ratio).toFixed(0)}% of native, target 40%` });
   if (process.env.RVPLAY_BENCH_STRICT === '1') expect(ratio).toBeGreaterThanOrEqual(0.4);
+});
+
+// The engine's own benchmark operations (engine/mvcc/mvcctest's Put,
+// TxnCompareAndSwap, RangeKey1, RangeKey100, WatchFanOut100, as
+// wasm/internal/enginebench runs them) natively and in this Chromium, round
+// by round: each round runs the native binary once, then every op once in
+// the page's long-lived WebAssembly instance; the figure per op is the
+// median of the per-round ratios, since the shared machine's load swings
+// within seconds. Chromium runs with V8's default flags (what a user gets:
+// Liftoff first, TurboFan for hot functions), and the warm-up rounds let the
+// hot code tier up. RVPLAY_BENCH_NO_LIFTOFF=1 adds a second browser with
+// --no-liftoff (everything optimised from the start) to show whether the
+// warm-up reached the optimised tier. RVPLAY_BENCH_ROUNDS sets the rounds.
+test('engine benchmark ops: wasm in Chromium against native, interleaved', async ({}, testInfo) => {
+  test.setTimeout(300_000);
+  const run = promisify(execFile);
+  const dir = mkdtempSync(join(tmpdir(), 'rvplay-enginebench-'));
+  const nativeBin = join(dir, 'enginebench');
+  await run('go', ['build', '-o', nativeBin, './wasm/cmd/enginebench'], { cwd: repo, timeout: 240_000 });
+  await run('go', ['build', '-o', join(dir, 'enginebench.wasm'), './wasm/cmd/enginebench'],
+    { cwd: repo, timeout: 240_000, env: { ...process.env, GOOS: 'js', GOARCH: 'wasm' } });
+  const { stdout: goroot } = await run('go', ['env', 'GOROOT'], { cwd: repo });
+  const files: Record<string, [string, string]> = {
+    '/': ['text/html', '<!doctype html><title>enginebench</title><script src="wasm_exec.js"></script>'],
+    '/wasm_exec.js': ['text/javascript', join(goroot.trim(), 'lib', 'wasm', 'wasm_exec.js')],
+    '/enginebench.wasm': ['application/wasm', join(dir, 'enginebench.wasm')],
+  };
+  const origin = 'http://enginebench.rvplay.invalid';
+  const rounds = Number(process.env.RVPLAY_BENCH_ROUNDS ?? 5);
+  const warmup = 3;
+  const variants = [{ name: 'Chromium (default V8 tiering)', flags: [] as string[] }];
+  if (process.env.RVPLAY_BENCH_NO_LIFTOFF === '1') variants.push({ name: 'Chromium --no-liftoff', flags: ['--js-flags=--no-liftoff'] });
+  const pages = [];
+  for (const v of variants) {
+    const browser = await chromium.launch({ executablePath: chromiumExecutablePath, args: [...chromiumArgs, ...v.flags] });
+    const page = await browser.newPage();
+    await page.route(origin + '/**', (route) => {
+      const [type, body] = files[new URL(route.request().url()).pathname] ?? [];
+      if (!type) return route.fulfill({ status: 404 });
+      return route.fulfill({ contentType: type, body: type === 'text/html' ? body : readFileSync(body) });
+    });
+    await page.goto(origin + '/');
+    await page.evaluate(async () => {
+      const go = new (globalThis as any).Go();
+      const { instance } = await WebAssembly.instantiateStreaming(fetch('enginebench.wasm'), go.importObject);
+      go.run(instance);
+      while (!(globalThis as any).enginebench) await new Promise((r) => setTimeout(r, 1));
+    });
+    pages.push({ ...v, browser, page });
+  }
+  const wasmRound = (page: Page) => page.evaluate(async () => {
+    const eb = (globalThis as any).enginebench;
+    const r: Record<string, number> = {};
+    for (const op of eb.ops as string[]) r[op] = await eb.run(op);
+    return r;
+  });
+  for (let i = 0; i < warmup; i++) for (const p of pages) await wasmRound(p.page);
+  const native: Record<string, number>[] = [];
+  const wasm: Record<string, number>[][] = pages.map(() => []);
+  for (let i = 0; i < rounds; i++) {
+    const { stdout } = await run(nativeBin, [], { timeout: 120_000 });
+    native.push(JSON.parse(stdout));
+    for (const [j, p] of pages.entries()) wasm[j].push(await wasmRound(p.page));
+  }
+  const median = (a: number[]) => {
+    const s = [...a].sort((x, y) => x - y);
+    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
+  const lines = [`engine benchmark ops, ${rounds} interleaved rounds after ${warmup} warm-up, Chromium ${pages[0].browser.version()}:`];
+  let worst = Infinity;
+  for (const [j, p] of pages.entries()) {
+    lines.push(`  ${p.name}`);
+    for (const op of Object.keys(native[0])) {
+      const ratios = native.map((n, i) => n[op] / wasm[j][i][op]);
+      const r = median(ratios);
+      if (j === 0) worst = Math.min(worst, r);
+      lines.push(`    ${op.padEnd(18)} native ${median(native.map((n) => n[op])).toFixed(0).padStart(7)} ns/op, wasm ${median(wasm[j].map((w) => w[op])).toFixed(0).padStart(8)} ns/op → ${(100 * r).toFixed(0).padStart(3)}% of native (rounds ${(100 * Math.min(...ratios)).toFixed(0)}–${(100 * Math.max(...ratios)).toFixed(0)}%)`);
+    }
+  }
+  for (const p of pages) await p.browser.close();
+  rmSync(dir, { recursive: true, force: true });
+  const text = lines.join('\n');
+  console.log(text);
+  testInfo.annotations.push({ type: 'engine-ops', description: text });
+  await testInfo.attach('engine-ops', { body: text, contentType: 'text/plain' });
+  if (worst < 0.4) testInfo.annotations.push({ type: 'below-target', description: `slowest op at ${(100 * worst).toFixed(0)}% of native, target 40%` });
+  if (process.env.RVPLAY_BENCH_STRICT === '1') expect(worst).toBeGreaterThanOrEqual(0.4);
 });

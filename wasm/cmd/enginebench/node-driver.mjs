@@ -1,0 +1,58 @@
+// Interleaves native and Node-WebAssembly rounds of the engine benchmark ops
+// (wasm/internal/enginebench) and prints, per op, the median over rounds of
+// the wasm/native throughput ratio. Usage:
+//   node [v8 flags] node-driver.mjs <native binary> <a.wasm[@gc][,b.wasm[@gc]...]> <wasm_exec.js> [rounds] [warmup]
+// ("x.wasm@400": that instance runs with debug.SetGCPercent(400))
+// Each round runs the native binary once (it warms up then times every op),
+// then every op once in each long-lived wasm instance; the machine is shared,
+// so only ratios of neighbouring runs are trusted. Several wasm builds (A/B
+// of an engine change) run side by side in the one process.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const [nativeBin, wasmPath, wasmExec, roundsArg, warmupArg] = process.argv.slice(2);
+const rounds = Number(roundsArg ?? 5), warmup = Number(warmupArg ?? 3);
+createRequire(import.meta.url)(wasmExec); // defines globalThis.Go
+const builds = [];
+for (const spec of wasmPath.split(',')) {
+  // "x.wasm@400" runs that instance with debug.SetGCPercent(400).
+  const [path, gc] = spec.split('@');
+  const go = new globalThis.Go();
+  const { instance } = await WebAssembly.instantiate(readFileSync(path), go.importObject);
+  go.run(instance);
+  while (!globalThis.enginebench) await new Promise((r) => setTimeout(r, 1));
+  builds.push({ name: spec.replace(/^.*\//, ''), eb: globalThis.enginebench });
+  if (gc) globalThis.enginebench.gcPercent(Number(gc));
+  delete globalThis.enginebench;
+}
+const ops = [...builds[0].eb.ops];
+const wasmRound = async (eb) => { const r = {}; for (const op of ops) r[op] = await eb.run(op); return r; };
+for (let i = 0; i < warmup; i++) for (const b of builds) await wasmRound(b.eb);
+const per = () => Object.fromEntries(ops.map((o) => [o, []]));
+const nat = per();
+for (const b of builds) { b.ratios = per(); b.ns = per(); }
+for (let i = 0; i < rounds; i++) {
+  const n = JSON.parse(execFileSync(nativeBin, { encoding: 'utf8' }));
+  for (const op of ops) nat[op].push(n[op]);
+  for (const b of builds) {
+    const w = await wasmRound(b.eb);
+    for (const op of ops) { b.ratios[op].push(n[op] / w[op]); b.ns[op].push(w[op]); }
+  }
+}
+const median = (a) => { const s = [...a].sort((x, y) => x - y); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+const pct = (x) => (100 * x).toFixed(0);
+for (const b of builds) {
+  console.log(`${b.name} (${process.version}, ${process.execArgv.join(' ') || 'default flags'}): median of ${rounds} interleaved rounds after ${warmup} warm-up`);
+  console.log('  op                   native ns/op   wasm ns/op   wasm/native (min–max)');
+  for (const op of ops) {
+    console.log(`  ${op.padEnd(20)} ${median(nat[op]).toFixed(0).padStart(12)} ${median(b.ns[op]).toFixed(0).padStart(12)}   ${pct(median(b.ratios[op])).padStart(3)}%  (${pct(Math.min(...b.ratios[op]))}–${pct(Math.max(...b.ratios[op]))}%)`);
+  }
+}
+if (builds.length > 1) {
+  console.log(`speed of each build against ${builds[0].name} (median of per-round ratios)`);
+  for (const b of builds.slice(1)) {
+    console.log(`  ${b.name}: ` + ops.map((op) => `${op} ${median(b.ratios[op].map((r, i) => r / builds[0].ratios[op][i])).toFixed(2)}×`).join(', '));
+  }
+}
+process.exit(0);

@@ -1,0 +1,195 @@
+// Package enginebench runs the engine's benchmark operations (the hot paths
+// of engine/mvcc/mvcctest's Bench: Put, TxnCompareAndSwap, RangeKey1,
+// RangeKey100, WatchFanOut100) outside the testing package, so that the very
+// same code can be timed natively and in WebAssembly (Node and Chromium) and
+// the two throughputs compared round by round. It depends only on
+// engine/mvcc; set-up is excluded from the timings.
+package enginebench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+// Op is one benchmark operation and the number of iterations a round runs
+// (the same natively and in wasm, so both do identical work).
+type Op struct {
+	Name  string
+	Iters int
+	run   func(n int) (time.Duration, error)
+}
+
+// Ops lists the operations in the order rounds run them.
+var Ops = []Op{
+	{"Put", 20000, put},
+	{"TxnCompareAndSwap", 10000, txnCAS},
+	{"RangeKey1", 20000, rangeKey1},
+	{"RangeKey100", 2000, rangeKey100},
+	{"WatchFanOut100", 500, watchFanOut},
+}
+
+// Run times op over n iterations (n <= 0: its default) and returns ns/op.
+func Run(name string, n int) (float64, error) {
+	for _, op := range Ops {
+		if op.Name != name {
+			continue
+		}
+		if n <= 0 {
+			n = op.Iters
+		}
+		d, err := op.run(n)
+		if err != nil {
+			return 0, err
+		}
+		return float64(d.Nanoseconds()) / float64(n), nil
+	}
+	return 0, fmt.Errorf("enginebench: unknown op %q", name)
+}
+
+var ctx = context.Background()
+
+// 64-byte keys and values, as engine/mvcc/mvcctest's benchmarks use.
+func key(i int) []byte { return fmt.Appendf(nil, "%064d", i) }
+
+var value = make([]byte, 64)
+
+func open() (*mvcc.Store, error) { return mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{}) }
+
+func fill(s *mvcc.Store, keys int) error {
+	const batch = 100
+	for i := 0; i < keys; i += batch {
+		ops := make([]mvcc.RequestOp, 0, batch)
+		for j := i; j < i+batch && j < keys; j++ {
+			ops = append(ops, mvcc.RequestOp{Put: &mvcc.PutRequest{Key: key(j), Value: value}})
+		}
+		if _, err := s.Txn(ctx, &mvcc.TxnRequest{Success: ops}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func put(n int) (time.Duration, error) {
+	s, err := open()
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	keys := make([][]byte, n)
+	for i := range keys {
+		keys[i] = key(i)
+	}
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		if _, err := s.Put(ctx, &mvcc.PutRequest{Key: keys[i], Value: value}); err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(start), nil
+}
+
+func txnCAS(n int) (time.Duration, error) {
+	s, err := open()
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	const keys = 1000
+	if err := fill(s, keys); err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		k := key(i % keys)
+		rr, err := s.Range(ctx, &mvcc.RangeRequest{Key: k})
+		if err != nil {
+			return 0, err
+		}
+		tr, err := s.Txn(ctx, &mvcc.TxnRequest{
+			Compare: []mvcc.Compare{{Target: mvcc.CompareMod, Key: k, ModRevision: rr.Kvs[0].ModRevision}},
+			Success: []mvcc.RequestOp{{Put: &mvcc.PutRequest{Key: k, Value: value}}},
+			Failure: []mvcc.RequestOp{{Range: &mvcc.RangeRequest{Key: k}}},
+		})
+		if err != nil {
+			return 0, err
+		}
+		if !tr.Succeeded {
+			return 0, fmt.Errorf("enginebench: compare-and-swap on %s failed", k)
+		}
+	}
+	return time.Since(start), nil
+}
+
+func rangeKey1(n int) (time.Duration, error) {
+	s, err := open()
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	const keys = 10000
+	if err := fill(s, keys); err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		if _, err := s.Range(ctx, &mvcc.RangeRequest{Key: key(i % keys)}); err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(start), nil
+}
+
+func rangeKey100(n int) (time.Duration, error) {
+	s, err := open()
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	const keys = 10000
+	if err := fill(s, keys); err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		from := (i * 100) % (keys - 100)
+		rr, err := s.Range(ctx, &mvcc.RangeRequest{Key: key(from), RangeEnd: key(from + 100)})
+		if err != nil {
+			return 0, err
+		}
+		if len(rr.Kvs) != 100 {
+			return 0, fmt.Errorf("enginebench: range of 100 returned %d", len(rr.Kvs))
+		}
+	}
+	return time.Since(start), nil
+}
+
+func watchFanOut(n int) (time.Duration, error) {
+	s, err := open()
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	const watchers = 100
+	ws := make([]*mvcc.Watcher, watchers)
+	for i := range ws {
+		w, err := s.Watch(ctx, &mvcc.WatchRequest{Key: []byte("k")})
+		if err != nil {
+			return 0, err
+		}
+		ws[i] = w
+		defer w.Cancel()
+	}
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		if _, err := s.Put(ctx, &mvcc.PutRequest{Key: []byte("k"), Value: value}); err != nil {
+			return 0, err
+		}
+		for _, w := range ws {
+			<-w.Chan()
+		}
+	}
+	return time.Since(start), nil
+}
