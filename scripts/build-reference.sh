@@ -6,4 +6,4 @@
 # a binary is rebuilt only when its wrapper module changes.
 set -euo pipefail
 cd "$(dirname "$0")/../test/kubediff"
-exec go test -count=1 -run '^TestReferenceBuilds$' -v .
+exec go test -count=1 -timeout 40m -run '^TestReferenceBuilds$' -v .
