@@ -533,8 +533,9 @@ func (s *Server) Update(ctx context.Context, r *Resource, ns, name, sub string, 
 	if err := s.bootstrap(ctx); err != nil {
 		return nil, err
 	}
-	obj = copyObject(obj)
-	m := meta(obj)
+	// obj is the caller's: it is only read here, and each attempt of the
+	// transform below works on its own copy.
+	m, _ := obj["metadata"].(map[string]any)
 	if n := str(m, "name"); n != name {
 		return nil, NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
 	}
@@ -542,24 +543,28 @@ func (s *Server) Update(ctx context.Context, r *Resource, ns, name, sub string, 
 		if bns := str(m, "namespace"); bns != "" && bns != ns {
 			return nil, NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 		}
-		m["namespace"] = ns
-	} else {
-		delete(m, "namespace")
 	}
-	obj["kind"], obj["apiVersion"] = r.Kind, r.GroupVersion()
 	clientRV, err := parseRV(str(m, "resourceVersion"))
 	if err != nil {
 		return nil, err
 	}
 	bodyUID := str(m, "uid")
-	if r.Default != nil && sub == "" {
-		r.Default(obj)
-	}
 	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, o.Encoded, nil, func(cur Object) (Object, error) {
 		if err := s.checkUpdatePreconditions(r, cur, name, bodyUID, clientRV); err != nil {
 			return nil, err
 		}
-		return s.prepareUpdate(r, cur, copyObject(obj), sub, o.FieldManager, true)
+		nobj := copyObject(obj)
+		nm := meta(nobj)
+		if r.Namespaced {
+			nm["namespace"] = ns
+		} else {
+			delete(nm, "namespace")
+		}
+		nobj["kind"], nobj["apiVersion"] = r.Kind, r.GroupVersion()
+		if r.Default != nil && sub == "" {
+			r.Default(nobj)
+		}
+		return s.prepareUpdate(r, cur, nobj, sub, o.FieldManager, true)
 	})
 	return out, err
 }
