@@ -316,6 +316,9 @@ func conflictError(cs merge.Conflicts) *ConflictError {
 
 // decodeJSON turns a FieldsV1 trie (as a JSON value) into a Set.
 func decodeFieldsV1(v any) (*fieldpath.Set, error) {
+	if s, ok := setFromFieldsV1(v); ok {
+		return s, nil
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err

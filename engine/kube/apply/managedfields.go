@@ -3,7 +3,6 @@
 package apply
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -88,12 +87,10 @@ func encodeManagedFields(obj map[string]any, m *managedSet) error {
 		if err != nil {
 			return err
 		}
-		b, err := vs.Set().ToJSON()
-		if err != nil {
-			return err
-		}
 		var fields any
-		if err := json.Unmarshal(b, &fields); err != nil {
+		if m, ok := fieldsV1FromSet(vs.Set()); ok {
+			fields = m
+		} else if fields, err = fieldsV1JSON(vs.Set()); err != nil {
 			return err
 		}
 		entries = append(entries, encodedEntry{key, p.Manager, p.Operation, string(vs.APIVersion()), p.Subresource, m.times[key], fields})

@@ -1,0 +1,52 @@
+//go:build !(js && wasm)
+
+package apply
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// The direct FieldsV1 conversions build what the JSON round trips build.
+func TestFieldsV1ConversionsAgreeWithTheJSONRoundTrips(t *testing.T) {
+	tries := []string{
+		`{}`,
+		`{"f:data":{".":{},"f:n":{}}}`,
+		`{"f:metadata":{"f:labels":{".":{},"f:app":{}},"f:annotations":{}},"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{},"f:ports":{"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{".":{},"f:containerPort":{}}}}}}}`,
+		`{"f:x":{".":{}},"f:y":{"f:z":{".":{}}},"v:\"a\"":{},"i:3":{"f:q":{}},"z:unknown":{"f:w":{}},"f:only":{"z:unknown":{}}}`,
+		`{"f:a":{"f:b":{"f:c":{"f:d":{}}},".":{}},"k:{\"port\":8080,\"protocol\":\"<&>\"}":{}}`,
+	}
+	for _, tr := range tries {
+		var v any
+		if err := json.Unmarshal([]byte(tr), &v); err != nil {
+			t.Fatal(err)
+		}
+		want := &fieldpath.Set{}
+		if err := want.FromJSON(bytes.NewReader([]byte(tr))); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := setFromFieldsV1(v)
+		if !ok || !got.Equals(want) {
+			t.Errorf("%s: set %v (ok %v), FromJSON %v", tr, got, ok, want)
+			continue
+		}
+		wantTrie, err := fieldsV1JSON(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotTrie, ok := fieldsV1FromSet(want)
+		if !ok || !reflect.DeepEqual(any(gotTrie), wantTrie) {
+			t.Errorf("%s: trie %v, ToJSON %v", tr, gotTrie, wantTrie)
+		}
+	}
+	// not a trie of objects: the JSON path decides
+	for _, v := range []any{nil, "x", []any{}, map[string]any{"f:a": "x"}, map[string]any{"k:notjson": map[string]any{}}} {
+		if _, ok := setFromFieldsV1(v); ok {
+			t.Errorf("%#v: converted directly", v)
+		}
+	}
+}
