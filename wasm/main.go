@@ -7,9 +7,14 @@
 // of WebAssembly) or anything that cannot build for js/wasm (SQLite).
 package main
 
-import "syscall/js"
+import (
+	"syscall/js"
+
+	"github.com/rvplay/rvplay/wasm/internal/wasmgc"
+)
 
 func main() {
+	wasmgc.Tune() // fewer stop-the-world GC cycles on the one thread
 	// Marks for the page's start-up profile: package initialisation ends
 	// here, session creation ends at "go-session".
 	mark("go-main")

@@ -2,6 +2,7 @@ package mvcc
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -26,4 +27,18 @@ func TestCompareKeysOrdersAsBytesCompare(t *testing.T) {
 			t.Fatalf("compareKeys(%q, %q) = %d, want %d", a, b, got, want)
 		}
 	}
+}
+
+// BenchmarkCompareKeys: two 64-byte keys with a long common prefix, as
+// the B-tree compares them (run it under js/wasm as well).
+func BenchmarkCompareKeys(b *testing.B) {
+	keys := make([][]byte, 1024)
+	for i := range keys {
+		keys[i] = []byte(fmt.Sprintf("%064d", i*7919%10000))
+	}
+	n := 0
+	for i := 0; b.Loop(); i++ {
+		n += compareKeys(keys[i&1023], keys[(i*7)&1023])
+	}
+	_ = n
 }

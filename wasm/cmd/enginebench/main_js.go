@@ -7,9 +7,11 @@ import (
 	"syscall/js"
 
 	"github.com/rvplay/rvplay/wasm/internal/enginebench"
+	"github.com/rvplay/rvplay/wasm/internal/wasmgc"
 )
 
 func main() {
+	wasmgc.Tune() // as the lab (wasm/main.go) runs
 	ns := js.Global().Get("Object").New()
 	names := []any{}
 	for _, op := range enginebench.Ops {
@@ -36,7 +38,12 @@ func main() {
 			return nil
 		}))
 	}))
+	// gcPercent(p[, memoryLimitBytes]) → previous percent: GC tuning to
+	// compare (GOGC and GOMEMLIMIT as the wasm main would set them).
 	ns.Set("gcPercent", js.FuncOf(func(this js.Value, args []js.Value) any {
+		if len(args) > 1 && args[1].Type() == js.TypeNumber {
+			debug.SetMemoryLimit(int64(args[1].Float()))
+		}
 		return debug.SetGCPercent(args[0].Int())
 	}))
 	js.Global().Set("enginebench", ns)

@@ -17,13 +17,14 @@ createRequire(import.meta.url)(wasmExec); // defines globalThis.Go
 const builds = [];
 for (const spec of wasmPath.split(',')) {
   // "x.wasm@400" runs that instance with debug.SetGCPercent(400).
+  // "x.wasm@-1:67108864": GC off until the heap reaches 64 MiB.
   const [path, gc] = spec.split('@');
   const go = new globalThis.Go();
   const { instance } = await WebAssembly.instantiate(readFileSync(path), go.importObject);
   go.run(instance);
   while (!globalThis.enginebench) await new Promise((r) => setTimeout(r, 1));
-  builds.push({ name: spec.replace(/^.*\//, ''), eb: globalThis.enginebench });
-  if (gc) globalThis.enginebench.gcPercent(Number(gc));
+  builds.push({ name: spec.replace(/^.*\//, ''), eb: globalThis.enginebench, mem: instance.exports.mem });
+  if (gc) globalThis.enginebench.gcPercent(...gc.split(':').map(Number));
   delete globalThis.enginebench;
 }
 const ops = [...builds[0].eb.ops];
@@ -43,7 +44,7 @@ for (let i = 0; i < rounds; i++) {
 const median = (a) => { const s = [...a].sort((x, y) => x - y); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 const pct = (x) => (100 * x).toFixed(0);
 for (const b of builds) {
-  console.log(`${b.name} (${process.version}, ${process.execArgv.join(' ') || 'default flags'}): median of ${rounds} interleaved rounds after ${warmup} warm-up`);
+  console.log(`${b.name} (${process.version}, ${process.execArgv.join(' ') || 'default flags'}): median of ${rounds} interleaved rounds after ${warmup} warm-up; wasm memory ${(b.mem.buffer.byteLength / 1048576).toFixed(0)} MiB`);
   console.log('  op                   native ns/op   wasm ns/op   wasm/native (min–max)');
   for (const op of ops) {
     console.log(`  ${op.padEnd(20)} ${median(nat[op]).toFixed(0).padStart(12)} ${median(b.ns[op]).toFixed(0).padStart(12)}   ${pct(median(b.ratios[op])).padStart(3)}%  (${pct(Math.min(...b.ratios[op]))}–${pct(Math.max(...b.ratios[op]))}%)`);
