@@ -180,10 +180,10 @@ func updateManaged(t *schema.Type, apiVersion string, oldObj, newObj map[string]
 		// encoding already has spec, template, ... (but not labels).
 		liveObj = normalizeObject(schema.Zero(t))
 	} else {
-		liveObj = normalizeObject(oldObj)
+		liveObj = normalizeForCompare(oldObj)
 	}
 	removeManagedFields(liveObj)
-	nObj := normalizeObject(newObj)
+	nObj := normalizeForCompare(newObj)
 	removeManagedFields(nObj)
 	pt := parseableType(t)
 	liveTV, err := pt.FromUnstructured(liveObj, typed.AllowDuplicates)

@@ -50,3 +50,26 @@ func TestFieldsV1ConversionsAgreeWithTheJSONRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+// normalizeForCompare builds what normalizeObject builds and leaves its
+// argument as it was (even after managedFields are removed from the result).
+func TestNormalizeForCompareEqualsNormalizeAndSharesOnlyUnchanged(t *testing.T) {
+	obj := map[string]any{
+		"kind": "ConfigMap", "metadata": map[string]any{"name": "c", "generation": json.Number("3"), "managedFields": []any{map[string]any{"manager": "m"}}},
+		"data": map[string]any{"a": "b"}, "spec": map[string]any{"replicas": json.Number("2"), "f": 1.5, "g": 2.0, "i": 7,
+			"l": []any{"x", json.Number("1"), nil, map[string]any{"n": json.Number("-4")}}, "nil": []any(nil), "nilmap": map[string]any(nil), "e": map[string]any{}},
+	}
+	before, _ := json.Marshal(obj)
+	want := normalizeObject(obj)
+	got := normalizeForCompare(obj)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("normalizeForCompare %#v\nnormalizeObject %#v", got, want)
+	}
+	removeManagedFields(got)
+	if after, _ := json.Marshal(obj); !bytes.Equal(before, after) {
+		t.Fatalf("the argument changed: %s", after)
+	}
+	if _, ok := obj["metadata"].(map[string]any)["managedFields"]; !ok {
+		t.Fatal("removeManagedFields reached the argument")
+	}
+}
