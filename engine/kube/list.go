@@ -79,7 +79,10 @@ func ValidateListOptions(lo *ListOptions) error {
 	return nil
 }
 
-// newMatcher parses the selectors (400 on error).
+// newMatcher parses the selectors (400 on error). Whether the resource
+// supports the selected fields is checked later, by checkFields, after the
+// ListOptions validation: kube-apiserver's handler decodes the query, then
+// validates it (422), then converts the field labels (400).
 func newMatcher(r *Resource, lo *ListOptions) (*matcher, error) {
 	m := &matcher{r: r}
 	if lo.LabelSelector != "" {
@@ -94,12 +97,20 @@ func newMatcher(r *Resource, lo *ListOptions) (*matcher, error) {
 		if err != nil {
 			return nil, NewBadRequest(err.Error())
 		}
-		if err := r.checkFieldSelector(fs); err != nil {
-			return nil, NewBadRequest(err.Error())
-		}
 		m.fields = fs
 	}
 	return m, nil
+}
+
+// checkFields refuses field selectors the resource does not support (400).
+func (m *matcher) checkFields() error {
+	if m.fields == nil {
+		return nil
+	}
+	if err := m.r.checkFieldSelector(m.fields); err != nil {
+		return NewBadRequest(err.Error())
+	}
+	return nil
 }
 
 // List is a list answer. Items read from storage are kept as JSON (raw)
@@ -254,6 +265,9 @@ func (s *Server) List(ctx context.Context, r *Resource, ns string, lo ListOption
 		return nil, err
 	}
 	if err := ValidateListOptions(&lo); err != nil {
+		return nil, err
+	}
+	if err := m.checkFields(); err != nil {
 		return nil, err
 	}
 	prefix := r.Prefix(ns)

@@ -285,3 +285,20 @@ func TestWatchCacheDelayServesStaleZeroReads(t *testing.T) {
 }
 
 var _ = json.Number("")
+
+// kube-apiserver validates ListOptions (422) before it converts field
+// labels, so a request with both faults gets the 422.
+func TestListOptionsAreValidatedBeforeFieldSelectorsAreChecked(t *testing.T) {
+	f := newFixture(t)
+	lo := ListOptions{FieldSelector: "metadata.uid=x", Limit: 500, ResourceVersion: "0", ResourceVersionMatch: "Exact"}
+	_, err := f.s.List(f.ctx, configmaps, "default", lo)
+	se, ok := err.(*StatusError)
+	if !ok || se.Status.Code != 422 {
+		t.Fatalf("list: got %v, want 422 Invalid", err)
+	}
+	lo.ResourceVersionMatch = ""
+	_, err = f.s.List(f.ctx, configmaps, "default", lo)
+	if se, ok := err.(*StatusError); !ok || se.Status.Code != 400 || !strings.Contains(se.Status.Message, "not a known field selector") {
+		t.Fatalf("list: got %v, want 400 unknown field selector", err)
+	}
+}

@@ -69,6 +69,9 @@ func (s *Server) Watch(ctx context.Context, r *Resource, ns string, lo ListOptio
 	if err := ValidateListOptions(&lo); err != nil {
 		return nil, err
 	}
+	if err := m.checkFields(); err != nil {
+		return nil, err
+	}
 	rv, err := parseRV(lo.ResourceVersion)
 	if err != nil {
 		return nil, err // a plain error: kube's cacher answers 500
@@ -236,7 +239,7 @@ func (w *Watch) Next(ctx context.Context) ([]byte, error) {
 			return nil, ctx.Err()
 		case <-waitC:
 			w.waitTimer = nil
-			w.queueError(NewTooLargeResourceVersion(w.waitFor, w.s.kv.Rev(), 0))
+			w.queueError(NewTooLargeResourceVersion(w.waitFor, w.s.kv.Rev(), 1))
 			w.done = true
 		case resp, ok := <-reachC:
 			if ok {
