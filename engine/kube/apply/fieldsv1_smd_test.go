@@ -73,3 +73,17 @@ func TestNormalizeForCompareEqualsNormalizeAndSharesOnlyUnchanged(t *testing.T) 
 		t.Fatal("removeManagedFields reached the argument")
 	}
 }
+
+// parseKey answers the same from its memo as the first time.
+func TestParseKeyRemembersWhatItParsed(t *testing.T) {
+	k := managerKey("kubectl-client-side-apply", OperationUpdate, "apps/v1", "status")
+	for i := 0; i < 2; i++ {
+		p, err := parseKey(k)
+		if err != nil || p != (keyParts{"kubectl-client-side-apply", OperationUpdate, "apps/v1", "status"}) {
+			t.Fatalf("round %d: %+v %v", i, p, err)
+		}
+	}
+	if _, err := parseKey(`{"manager":`); err == nil {
+		t.Fatal("a malformed key parsed")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // managerKey identifies an entry the way kube does: the JSON of the entry
@@ -34,10 +35,33 @@ type keyParts struct {
 	Subresource string `json:"subresource"`
 }
 
+// parseKey decodes a manager key. Every write parses the keys of all its
+// entries (decoding and encoding managedFields), and there are few distinct
+// keys, so parsed keys are remembered (a bounded memo, emptied when full).
 func parseKey(k string) (keyParts, error) {
-	var p keyParts
-	err := json.Unmarshal([]byte(k), &p)
-	return p, err
+	parsedKeys.Lock()
+	p, ok := parsedKeys.m[k]
+	parsedKeys.Unlock()
+	if ok {
+		return p, nil
+	}
+	if err := json.Unmarshal([]byte(k), &p); err != nil {
+		return keyParts{}, err
+	}
+	parsedKeys.Lock()
+	if parsedKeys.m == nil || len(parsedKeys.m) >= maxParsedKeys {
+		parsedKeys.m = map[string]keyParts{}
+	}
+	parsedKeys.m[k] = p
+	parsedKeys.Unlock()
+	return p, nil
+}
+
+const maxParsedKeys = 4096
+
+var parsedKeys struct {
+	sync.Mutex
+	m map[string]keyParts
 }
 
 // printManager renders a manager key as kube's conflict messages do.
