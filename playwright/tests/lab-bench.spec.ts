@@ -70,9 +70,9 @@ test('the engine in the browser reaches at least 40% of native throughput', asyn
 
 // The engine's own benchmark operations (engine/mvcc/mvcctest's Put,
 // TxnCompareAndSwap, RangeKey1, RangeKey100, WatchFanOut100, as
-// wasm/internal/enginebench runs them) natively and in this Chromium, round
-// by round: each round runs the native binary once, then every op once in
-// the page's long-lived WebAssembly instance; the figure per op is the
+// wasm/internal/enginebench runs them) natively and in this Chromium,
+// alternating op by op: the native binary times the op (after an untimed
+// run), then the page's long-lived WebAssembly instance runs it; the figure per op is the
 // median of the per-round ratios, since the shared machine's load swings
 // within seconds. Chromium runs with V8's default flags (what a user gets:
 // Liftoff first, TurboFan for hot functions), and the warm-up rounds let the
@@ -125,10 +125,19 @@ test('engine benchmark ops: wasm in Chromium against native, interleaved', async
   for (let i = 0; i < warmup; i++) for (const p of pages) await wasmRound(p.page);
   const native: Record<string, number>[] = [];
   const wasm: Record<string, number>[][] = pages.map(() => []);
+  // Native and wasm alternate op by op, so each pair runs within a second
+  // of each other and sees the same load.
+  const ops: string[] = await pages[0].page.evaluate(() => [...(globalThis as any).enginebench.ops]);
   for (let i = 0; i < rounds; i++) {
-    const { stdout } = await run(nativeBin, [], { timeout: 120_000 });
-    native.push(JSON.parse(stdout));
-    for (const [j, p] of pages.entries()) wasm[j].push(await wasmRound(p.page));
+    const n: Record<string, number> = {};
+    const w: Record<string, number>[] = pages.map(() => ({}));
+    for (const op of ops) {
+      const { stdout } = await run(nativeBin, ['-ops', op], { timeout: 120_000 });
+      n[op] = JSON.parse(stdout)[op];
+      for (const [j, p] of pages.entries()) w[j][op] = await p.page.evaluate((op) => (globalThis as any).enginebench.run(op), op);
+    }
+    native.push(n);
+    for (const j of pages.keys()) wasm[j].push(w[j]);
   }
   const median = (a: number[]) => {
     const s = [...a].sort((x, y) => x - y);

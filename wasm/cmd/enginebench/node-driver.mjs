@@ -3,8 +3,8 @@
 // the wasm/native throughput ratio. Usage:
 //   node [v8 flags] node-driver.mjs <native binary> <a.wasm[@gc][,b.wasm[@gc]...]> <wasm_exec.js> [rounds] [warmup]
 // ("x.wasm@400": that instance runs with debug.SetGCPercent(400))
-// Each round runs the native binary once (it warms up then times every op),
-// then every op once in each long-lived wasm instance; the machine is shared,
+// Each round runs, op by op, the native binary (it warms up, then times the
+// op) and then the op once in each long-lived wasm instance; the machine is shared,
 // so only ratios of neighbouring runs are trusted. Several wasm builds (A/B
 // of an engine change) run side by side in the one process.
 import { execFileSync } from 'node:child_process';
@@ -33,12 +33,17 @@ for (let i = 0; i < warmup; i++) for (const b of builds) await wasmRound(b.eb);
 const per = () => Object.fromEntries(ops.map((o) => [o, []]));
 const nat = per();
 for (const b of builds) { b.ratios = per(); b.ns = per(); }
+// Native and wasm alternate op by op, so each pair runs within a second of
+// each other and sees the same load.
 for (let i = 0; i < rounds; i++) {
-  const n = JSON.parse(execFileSync(nativeBin, { encoding: 'utf8' }));
-  for (const op of ops) nat[op].push(n[op]);
-  for (const b of builds) {
-    const w = await wasmRound(b.eb);
-    for (const op of ops) { b.ratios[op].push(n[op] / w[op]); b.ns[op].push(w[op]); }
+  for (const op of ops) {
+    const n = JSON.parse(execFileSync(nativeBin, ['-ops', op], { encoding: 'utf8' }))[op];
+    nat[op].push(n);
+    for (const b of builds) {
+      const w = await b.eb.run(op);
+      b.ratios[op].push(n / w);
+      b.ns[op].push(w);
+    }
   }
 }
 const median = (a) => { const s = [...a].sort((x, y) => x - y); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
