@@ -198,7 +198,7 @@ func checkObject(t *schema.Type, o map[string]any, path string) string {
 		if f == nil {
 			continue
 		}
-		if msg := checkValue(f.Type, v, path+"."+k); msg != "" {
+		if msg := checkValue(f.Type, v, path, k); msg != "" {
 			return msg
 		}
 	}
@@ -249,12 +249,15 @@ func goType(r *schema.TypeRef) string {
 	return "interface {}"
 }
 
-func checkValue(r *schema.TypeRef, v any, path string) string {
+// checkValue checks the value of field key of the object at parent; the
+// path "parent.key" is only built when needed (an error, or an object to
+// descend into), not for every field of every write.
+func checkValue(r *schema.TypeRef, v any, parent, key string) string {
 	if v == nil || r == nil {
 		return ""
 	}
 	bad := func() string {
-		return fmt.Sprintf("json: cannot unmarshal %s into Go struct field %s of type %s", jsonKind(v), path, goType(r))
+		return fmt.Sprintf("json: cannot unmarshal %s into Go struct field %s of type %s", jsonKind(v), parent+"."+key, goType(r))
 	}
 	switch r.Kind {
 	case schema.KindString, schema.KindBytes:
@@ -270,7 +273,7 @@ func checkValue(r *schema.TypeRef, v any, path string) string {
 			return ""
 		}
 		if _, err := n.Int64(); err != nil {
-			return fmt.Sprintf("json: cannot unmarshal number %s into Go struct field %s of type %s", n, path, goType(r))
+			return fmt.Sprintf("json: cannot unmarshal number %s into Go struct field %s of type %s", n, parent+"."+key, goType(r))
 		}
 	case schema.KindNumber:
 		if jsonKind(v) != "number" {
@@ -286,7 +289,7 @@ func checkValue(r *schema.TypeRef, v any, path string) string {
 			return bad()
 		}
 		for _, e := range l {
-			if msg := checkValue(r.Elem, e, path); msg != "" {
+			if msg := checkValue(r.Elem, e, parent, key); msg != "" {
 				return msg
 			}
 		}
@@ -296,7 +299,7 @@ func checkValue(r *schema.TypeRef, v any, path string) string {
 			return bad()
 		}
 		for _, e := range m {
-			if msg := checkValue(r.Elem, e, path); msg != "" {
+			if msg := checkValue(r.Elem, e, parent, key); msg != "" {
 				return msg
 			}
 		}
@@ -318,7 +321,7 @@ func checkValue(r *schema.TypeRef, v any, path string) string {
 			if !ok {
 				return bad()
 			}
-			return checkObject(r.Named, m, path)
+			return checkObject(r.Named, m, parent+"."+key)
 		}
 	}
 	return ""
