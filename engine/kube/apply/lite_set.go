@@ -70,13 +70,6 @@ func (s *lset) has(path []string) bool {
 	return s != nil && len(path) == 1 && s.members[path[0]]
 }
 
-func (s *lset) withPrefix(pe string) *lset {
-	if s == nil || s.children[pe] == nil {
-		return newLset()
-	}
-	return s.children[pe]
-}
-
 func (s *lset) copy() *lset {
 	out := newLset()
 	if s == nil {
