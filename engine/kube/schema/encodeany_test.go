@@ -38,3 +38,22 @@ func TestEncodeAnyWritesWhatEncodingJSONWrites(t *testing.T) {
 		}
 	}
 }
+
+// hasUnknown (the allocation-free pre-check) agrees with the full walk.
+func TestHasUnknownAgreesWithTheWalk(t *testing.T) {
+	dep := ForGVK("apps/v1", "Deployment")
+	objs := []map[string]any{
+		{"metadata": map[string]any{"name": "d", "labels": map[string]any{"a": "b"}}, "spec": map[string]any{"replicas": json.Number("1")}},
+		{"metadata": map[string]any{"name": "d"}, "bogus": true},
+		{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "x": 1}}}}}},
+		{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "i"}}}}}},
+		{"spec": map[string]any{"selector": "not an object"}},
+	}
+	for _, o := range objs {
+		var walked []string
+		walkUnknown(dep, o, "", &walked)
+		if hasUnknown(dep, o) != (len(walked) > 0) {
+			t.Errorf("%v: hasUnknown %v, walk %v", o, hasUnknown(dep, o), walked)
+		}
+	}
+}

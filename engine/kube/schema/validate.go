@@ -16,9 +16,53 @@ import (
 // the result is deterministic. obj is a JSON object as decoded by
 // encoding/json (with or without UseNumber).
 func UnknownFields(t *Type, obj map[string]any) []string {
+	if !hasUnknown(t, obj) {
+		return nil // the common case, without building a path per field
+	}
 	var out []string
 	walkUnknown(t, obj, "", &out)
 	return out
+}
+
+// hasUnknown reports whether walkUnknown would find a field t does not
+// declare; it walks the same values without sorting or building paths.
+func hasUnknown(t *Type, obj map[string]any) bool {
+	if t == nil || t.Untyped || !t.IsObject() {
+		return false
+	}
+	for k, v := range obj {
+		f := t.Field(k)
+		if f == nil || valueHasUnknown(f.Type, v) {
+			return true
+		}
+	}
+	return false
+}
+
+func valueHasUnknown(r *TypeRef, v any) bool {
+	switch r.Kind {
+	case KindObject:
+		if m, ok := v.(map[string]any); ok {
+			return hasUnknown(r.Named, m)
+		}
+	case KindList:
+		if l, ok := v.([]any); ok {
+			for _, e := range l {
+				if valueHasUnknown(r.Elem, e) {
+					return true
+				}
+			}
+		}
+	case KindMap:
+		if m, ok := v.(map[string]any); ok {
+			for _, e := range m {
+				if valueHasUnknown(r.Elem, e) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // StrictFieldErrors checks a JSON request body against t the way kube's
@@ -178,6 +222,9 @@ func walkValue(r *TypeRef, v any, path string, out *[]string) {
 // fields when fieldValidation is Ignore or Warn (the default), so the
 // stored object never has them.
 func PruneUnknownFields(t *Type, obj map[string]any) []string {
+	if !hasUnknown(t, obj) {
+		return nil
+	}
 	var out []string
 	pruneObject(t, obj, "", &out)
 	return out
