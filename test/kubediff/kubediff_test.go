@@ -125,26 +125,6 @@ var knownDifferences = []knownDifference{
 			return st["code"] == 500.0 && strings.Contains(msg, "PrevKv=nil")
 		},
 	},
-	{
-		id: "update-after-managedfields-emptied",
-		reason: "once a write leaves an object with no managed fields at all (every owned label removed), the " +
-			"reference records no manager for later non-apply writes (managedFields stays absent); rvplay records " +
-			"the Update manager again",
-		match: func(o op, ref, rv map[string]any) bool {
-			ro, _ := ref["object"].(map[string]any)
-			vo, _ := rv["object"].(map[string]any)
-			if ro == nil || vo == nil || ro["managedFields"] != nil || vo["managedFields"] == nil {
-				return false
-			}
-			c := map[string]any{}
-			for k, v := range vo {
-				if k != "managedFields" {
-					c[k] = v
-				}
-			}
-			return canon(c) == canon(ro)
-		},
-	},
 }
 
 func matchKnown(o op, ref, rv any) *knownDifference {

@@ -8,8 +8,8 @@ import (
 // TestEmptiedLabels runs, without the keep label and annotation the seeded
 // sequences add, writes that empty an object's labels and with them its
 // managed fields (by merge patch, by an apply that gives up every field),
-// then writes more: the known difference this shows
-// ("update-after-managedfields-emptied") is printed, anything else fails.
+// then writes more: once an object has no managed fields, later non-apply
+// writes record none (kube's skipNonAppliedManager), on both servers.
 func TestEmptiedLabels(t *testing.T) {
 	buildAll(t)
 	seq := []op{

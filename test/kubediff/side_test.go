@@ -403,10 +403,9 @@ func (s *side) body(name string, labels map[string]string, rv string, nullRemova
 	// With keep, every write also sets the label keep=1 (merge patches
 	// never remove it) and every full object the annotation
 	// kubediff/keep, so no object ever loses all its managed fields: after
-	// that, the reference stops recording non-apply managers and rvplay
-	// does not (known difference "update-after-managedfields-emptied",
-	// shown by TestEmptiedLabels), which would make every later
-	// managedFields answer of that object differ.
+	// that, both servers stop recording non-apply managers for it (kube's
+	// skipNonAppliedManager; TestEmptiedLabels covers that case), which
+	// would leave the rest of a sequence little managedFields to compare.
 	if len(labels) > 0 || s.keep {
 		l := map[string]any{}
 		if s.keep {

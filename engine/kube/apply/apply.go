@@ -343,3 +343,10 @@ func removeManagedFields(obj map[string]any) {
 		delete(md, "managedFields")
 	}
 }
+
+// hasUID reports whether obj is a stored object (it has a metadata.uid).
+func hasUID(obj map[string]any) bool {
+	md, _ := obj["metadata"].(map[string]any)
+	uid, _ := md["uid"].(string)
+	return uid != ""
+}

@@ -165,6 +165,15 @@ func UpdateManagedFields(t *schema.Type, apiVersion string, oldObj, newObj map[s
 	if managed == nil || err != nil {
 		managed = newManaged()
 	}
+	if hasUID(oldObj) && len(managed.fields) == 0 && !(w.Subresource == "" && present && isResetManagedFields(sent)) {
+		// kube's skipNonAppliedManager: an update of an object that has no
+		// managed fields (an earlier write emptied or reset them) does not
+		// start tracking them again; only a create or an apply does (kube
+		// tells an update by the live object's UID). The resetting write
+		// itself still records what it changes.
+		delete(md, "managedFields")
+		return nil
+	}
 	err = updateManaged(t, apiVersion, oldObj, newObj, w, managed)
 	if err != nil {
 		delete(md, "managedFields")

@@ -126,6 +126,15 @@ func UpdateManagedFieldsLite(t *schema.Type, apiVersion string, oldObj, newObj m
 	if managed == nil || err != nil {
 		managed = newLiteManaged()
 	}
+	if hasUID(oldObj) && len(managed.fields) == 0 && !(w.Subresource == "" && present && isResetManagedFields(sent)) {
+		// kube's skipNonAppliedManager: an update of an object that has no
+		// managed fields (an earlier write emptied or reset them) does not
+		// start tracking them again; only a create or an apply does (kube
+		// tells an update by the live object's UID). The resetting write
+		// itself still records what it changes.
+		delete(md, "managedFields")
+		return nil
+	}
 	var liveObj map[string]any
 	if oldObj == nil {
 		liveObj = normalizeObject(schema.Zero(t))
