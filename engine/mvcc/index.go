@@ -2,6 +2,7 @@ package mvcc
 
 import (
 	"bytes"
+	"unsafe"
 
 	"github.com/google/btree"
 )
@@ -137,6 +138,7 @@ type keyIndexUndo struct {
 func (u *keyIndexUndo) restore(t *treeIndex) {
 	if !u.existed {
 		t.tree.Delete(indexItem{u.ki.key, u.ki})
+		delete(t.byKey, string(u.ki.key))
 		return
 	}
 	ki := u.ki
@@ -155,20 +157,22 @@ type indexItem struct {
 	ki  *keyIndex
 }
 
-// treeIndex maps keys, in byte order, to their keyIndex.
+// treeIndex maps keys, in byte order, to their keyIndex: a B-tree for
+// ranges, and a map beside it for single keys (the most common lookup,
+// and B-tree key comparisons are slow in WebAssembly).
 type treeIndex struct {
-	tree *btree.BTreeG[indexItem]
+	tree  *btree.BTreeG[indexItem]
+	byKey map[string]*keyIndex
 }
 
 func newTreeIndex() *treeIndex {
-	return &treeIndex{tree: btree.NewG(32, func(a, b indexItem) bool {
+	return &treeIndex{byKey: map[string]*keyIndex{}, tree: btree.NewG(32, func(a, b indexItem) bool {
 		return compareKeys(a.key, b.key) < 0
 	})}
 }
 
 func (t *treeIndex) lookup(key []byte) *keyIndex {
-	it, _ := t.tree.Get(indexItem{key: key})
-	return it.ki
+	return t.byKey[string(key)]
 }
 
 // keyFor returns the keyIndex of key, creating it, and the undo record of
@@ -182,6 +186,8 @@ func (t *treeIndex) keyFor(key []byte) (*keyIndex, keyIndexUndo) {
 	ki := &keyIndex{key: append([]byte(nil), key...)}
 	ki.generations = ki.gen0[:]
 	t.tree.ReplaceOrInsert(indexItem{ki.key, ki})
+	// ki.key is never modified, so the map key can share its bytes.
+	t.byKey[unsafe.String(unsafe.SliceData(ki.key), len(ki.key))] = ki
 	return ki, keyIndexUndo{ki: ki}
 }
 

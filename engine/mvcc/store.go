@@ -691,6 +691,7 @@ func (s *Store) compactIndex(rev int64) []Revision {
 	})
 	for _, it := range empty {
 		s.index.tree.Delete(it)
+		delete(s.index.byKey, string(it.key))
 	}
 	sort.Slice(removed, func(i, j int) bool { return removed[i].Less(removed[j]) })
 	return removed
