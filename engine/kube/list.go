@@ -270,6 +270,9 @@ func (s *Server) List(ctx context.Context, r *Resource, ns string, lo ListOption
 	if err := m.checkFields(); err != nil {
 		return nil, err
 	}
+	if name, ok := m.singleName(); ok && lo.Continue == "" && lo.ResourceVersion != "0" && (ns != "" || !r.Namespaced) {
+		return s.listOne(ctx, r, ns, name, m, lo)
+	}
 	prefix := r.Prefix(ns)
 	startKey := prefix
 	var withRev, minRV int64
@@ -349,6 +352,71 @@ func (s *Server) List(ctx context.Context, r *Resource, ns string, lo ListOption
 			l.Metadata.RemainingItemCount = &remaining
 		}
 	}
+	return l, nil
+}
+
+// singleName is the name a field selector pins the list to, if it does
+// (metadata.name=<name>): kube's SelectionPredicate.MatchesSingle.
+func (m *matcher) singleName() (string, bool) {
+	for _, t := range m.fields {
+		if t.Field == "metadata.name" && !t.Not {
+			return t.Value, true
+		}
+	}
+	return "", false
+}
+
+// listOne answers a list whose field selector names one object the way
+// kube's generic registry does: as a read of that one key (a
+// non-recursive GetList), so there are no pages, and a resourceVersion
+// without resourceVersionMatch=Exact means "not older than", limit or not.
+// (resourceVersion "0" stays with the watch cache, which has no such
+// shortcut.)
+func (s *Server) listOne(ctx context.Context, r *Resource, ns, name string, m *matcher, lo ListOptions) (*List, error) {
+	var withRev, minRV int64
+	if lo.ResourceVersion != "" {
+		rv, err := parseRV(lo.ResourceVersion)
+		if err != nil {
+			return nil, NewBadRequest("invalid resource version: " + err.Error())
+		}
+		if lo.ResourceVersionMatch == MatchExact {
+			withRev = rv
+		} else {
+			minRV = rv
+		}
+	}
+	if cur := s.kv.Rev(); withRev > cur {
+		return nil, NewTooLargeResourceVersion(withRev, cur, 0)
+	}
+	resp, err := s.kv.Range(ctx, &mvcc.RangeRequest{Key: []byte(r.Key(ns, name)), Revision: withRev})
+	if err != nil {
+		if isCompacted(err) {
+			return nil, NewExpired(expiredListMsg)
+		}
+		if isFutureRev(err) {
+			return nil, NewTooLargeResourceVersion(withRev, s.kv.Rev(), 0)
+		}
+		return nil, err
+	}
+	rev := withRev
+	if rev == 0 {
+		rev = resp.Header.Revision
+	}
+	if minRV > rev {
+		return nil, NewTooLargeResourceVersion(minRV, rev, 0)
+	}
+	items := [][]byte{}
+	for _, kv := range resp.Kvs {
+		item, ok, err := listItem(r, m, kv)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			items = append(items, item)
+		}
+	}
+	l := &List{Kind: r.ListKind, APIVersion: r.GroupVersion(), Resource: r, raw: items}
+	l.Metadata.ResourceVersion = formatRV(rev)
 	return l, nil
 }
 

@@ -302,3 +302,30 @@ func TestListOptionsAreValidatedBeforeFieldSelectorsAreChecked(t *testing.T) {
 		t.Fatalf("list: got %v, want 400 unknown field selector", err)
 	}
 }
+
+// A list whose field selector names one object is a read of that key, as
+// kube's registry does it: no pages, and without resourceVersionMatch=Exact
+// a resourceVersion means "not older than", even with a limit.
+func TestListOfOneNamedObjectIsASingleKeyRead(t *testing.T) {
+	f := newFixture(t)
+	f.fill(t, 3)
+	first, err := f.s.List(f.ctx, configmaps, "default", ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.create(t, configmaps, "default", cm("cm-99", nil)) // moves the store on
+	l, err := f.s.List(f.ctx, configmaps, "default", ListOptions{FieldSelector: "metadata.name=cm-01", Limit: 1, ResourceVersion: first.Metadata.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names(l) != "cm-01" || l.Metadata.Continue != "" || l.Metadata.ResourceVersion == first.Metadata.ResourceVersion {
+		t.Fatalf("got %s rv=%s continue=%q; want cm-01 at the current revision, no continue", names(l), l.Metadata.ResourceVersion, l.Metadata.Continue)
+	}
+	l, err = f.s.List(f.ctx, configmaps, "default", ListOptions{FieldSelector: "metadata.name=cm-01", ResourceVersion: first.Metadata.ResourceVersion, ResourceVersionMatch: MatchExact})
+	if err != nil || l.Metadata.ResourceVersion != first.Metadata.ResourceVersion {
+		t.Fatalf("exact: %v %+v", err, l)
+	}
+	if _, err := f.s.List(f.ctx, configmaps, "default", ListOptions{FieldSelector: "metadata.name=cm-01", ResourceVersion: "999999"}); err == nil || err.(*StatusError).Status.Code != 504 {
+		t.Fatalf("future: %v", err)
+	}
+}

@@ -48,22 +48,6 @@ var knownDifferences = []knownDifference{
 		},
 	},
 	{
-		id: "list-single-name-is-a-get",
-		reason: "a list with fieldSelector=metadata.name=<n>: the generic registry reads just that one key " +
-			"(SelectionPredicate.MatchesSingle), so the page never has a continue token, and (observed) " +
-			"resourceVersion=N with a limit, Exact by the list table, is answered with the object's current state " +
-			"and the current revision as the list's resourceVersion, even when N is compacted. rvplay serves it as " +
-			"a paged range read at N (state at N, 410 when N is compacted, a continue token when more keys follow). " +
-			"Continue tokens are reset on both sides afterwards",
-		match: func(o op, ref, rv map[string]any) bool {
-			if o.Verb != "list" || !strings.HasPrefix(o.FieldSelector, "metadata.name=") || o.Continue || o.BadContinue {
-				return false
-			}
-			rl, _ := ref["list"].(map[string]any)
-			return ref["code"] == 200 && rl != nil && rl["continue"] == nil
-		},
-	},
-	{
 		id: "watchlist-too-large-retry-after",
 		reason: "a watch-list (sendInitialEvents=true) from a resourceVersion ahead of the store: both wait, then end the " +
 			"stream with a 504 Timeout ERROR event \"Too large resource version\"; the reference (watch cache off) reports " +
