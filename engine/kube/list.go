@@ -102,6 +102,23 @@ func newMatcher(r *Resource, lo *ListOptions) (*matcher, error) {
 	return m, nil
 }
 
+// admitListOptions checks a list's or watch's options in kube-apiserver's
+// order: the selectors' syntax (400), the ListOptions rules (422), then
+// whether the resource supports the selected fields (400).
+func admitListOptions(r *Resource, lo *ListOptions) (*matcher, error) {
+	m, err := newMatcher(r, lo)
+	if err != nil {
+		return nil, err
+	}
+	if err := ValidateListOptions(lo); err != nil {
+		return nil, err
+	}
+	if err := m.checkFields(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // checkFields refuses field selectors the resource does not support (400).
 func (m *matcher) checkFields() error {
 	if m.fields == nil {
@@ -260,14 +277,8 @@ func (s *Server) List(ctx context.Context, r *Resource, ns string, lo ListOption
 		return nil, err
 	}
 	lo.Watch = false
-	m, err := newMatcher(r, &lo)
+	m, err := admitListOptions(r, &lo)
 	if err != nil {
-		return nil, err
-	}
-	if err := ValidateListOptions(&lo); err != nil {
-		return nil, err
-	}
-	if err := m.checkFields(); err != nil {
 		return nil, err
 	}
 	if name, ok := m.singleName(); ok && lo.Continue == "" && lo.ResourceVersion != "0" && (ns != "" || !r.Namespaced) {

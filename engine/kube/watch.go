@@ -62,14 +62,8 @@ func (s *Server) Watch(ctx context.Context, r *Resource, ns string, lo ListOptio
 		return nil, err
 	}
 	lo.Watch = true
-	m, err := newMatcher(r, &lo)
+	m, err := admitListOptions(r, &lo)
 	if err != nil {
-		return nil, err
-	}
-	if err := ValidateListOptions(&lo); err != nil {
-		return nil, err
-	}
-	if err := m.checkFields(); err != nil {
 		return nil, err
 	}
 	rv, err := parseRV(lo.ResourceVersion)
