@@ -47,8 +47,6 @@ type Store struct {
 	queued     chan struct{} // wakes commitLoop for a hand-off
 	failed     error         // a failed commit poisons the store (guarded by queueMu)
 
-	roundMu   sync.Mutex
-	roundDone chan struct{} // closed at the end of a commit round, if anyone waits
 
 	hub hub
 
@@ -66,9 +64,11 @@ type job struct {
 	remove  []Revision // physical compaction step
 	finish  int64      // with remove: the compaction this step completes, or -1
 	kind    jobKind
-	err     error
 
-	finished atomic.Bool
+	mu       sync.Mutex // guards the outcome below
+	err      error
+	finished bool
+	wake     chan struct{} // made by a waiter, closed by finish
 }
 
 type jobKind int
@@ -435,45 +435,36 @@ func checkPut(r *PutRequest) error {
 // wait waits for a submitted job. If ctx ends first, the write may still
 // commit, as an etcd request that timed out may.
 func (s *Store) wait(ctx context.Context, j *job) error {
-	for !j.finished.Load() {
-		ch := s.roundChan()
-		if j.finished.Load() {
-			break
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	j.mu.Lock()
+	if j.finished {
+		j.mu.Unlock()
+		return j.err
 	}
-	return j.err
+	// Only a writer that has to wait makes a channel: one that committed
+	// its own batch as the leader never does, and each waiter is woken
+	// exactly once, by its own job's end.
+	if j.wake == nil {
+		j.wake = make(chan struct{})
+	}
+	wake := j.wake
+	j.mu.Unlock()
+	select {
+	case <-wake:
+		return j.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
-// roundChan returns the channel closed when the current commit round ends.
-// It is made only when somebody waits: a writer that commits its own batch
-// never needs one.
-func (s *Store) roundChan() chan struct{} {
-	s.roundMu.Lock()
-	defer s.roundMu.Unlock()
-	if s.roundDone == nil {
-		s.roundDone = make(chan struct{})
-	}
-	return s.roundDone
-}
-
-// finish marks a job done; endRound then wakes its waiters.
+// finish marks a job done and wakes its waiter.
 func finish(j *job, err error) {
+	j.mu.Lock()
 	j.err = err
-	j.finished.Store(true)
-}
-
-func (s *Store) endRound() {
-	s.roundMu.Lock()
-	if s.roundDone != nil {
-		close(s.roundDone)
-		s.roundDone = nil
+	j.finished = true
+	if j.wake != nil {
+		close(j.wake)
 	}
-	s.roundMu.Unlock()
+	j.mu.Unlock()
 }
 
 // commitRound runs one batch as the committer (the caller took the role in
@@ -485,7 +476,6 @@ func (s *Store) commitRound() {
 	s.queue = nil
 	s.queueMu.Unlock()
 	s.run(jobs)
-	s.endRound()
 	s.queueMu.Lock()
 	if len(s.queue) == 0 {
 		s.committing = false
@@ -532,7 +522,6 @@ func (s *Store) commitLoop() {
 			s.queue = nil
 			s.queueMu.Unlock()
 			s.run(jobs)
-			s.endRound()
 			s.queueMu.Lock()
 		}
 		s.committing = false
@@ -570,16 +559,17 @@ func (s *Store) run(jobs []*job) {
 		}
 		j := jobs[0]
 		jobs = jobs[1:]
+		var err error
 		switch j.kind {
 		case jobCompact:
-			j.err = s.backend.SetCompactRevision(j.compact)
+			err = s.backend.SetCompactRevision(j.compact)
 		case jobRemove:
-			j.err = s.backend.Remove(j.remove, j.finish)
+			err = s.backend.Remove(j.remove, j.finish)
 		}
-		if j.err != nil {
-			s.fail(j.err)
+		if err != nil {
+			s.fail(err)
 		}
-		finish(j, j.err)
+		finish(j, err)
 	}
 }
 
