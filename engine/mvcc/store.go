@@ -47,7 +47,6 @@ type Store struct {
 	queued     chan struct{} // wakes commitLoop for a hand-off
 	failed     error         // a failed commit poisons the store (guarded by queueMu)
 
-
 	hub hub
 
 	closeOnce sync.Once
