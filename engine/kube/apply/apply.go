@@ -350,3 +350,55 @@ func hasUID(obj map[string]any) bool {
 	uid, _ := md["uid"].(string)
 	return uid != ""
 }
+
+// prepareApply checks an apply configuration against the URL's type and
+// returns it and the live object (the type's empty object when live is
+// nil, as kube compares a create) normalized for comparison.
+func prepareApply(t *schema.Type, apiVersion string, live, config map[string]any) (cfg, liveObj map[string]any, err error) {
+	av, _ := config["apiVersion"].(string)
+	kind, _ := config["kind"].(string)
+	if want := t.GVKs[0]; av != apiVersion || kind != want.Kind {
+		return nil, nil, &BadRequestError{"invalid object type: " + gvkString(av, kind)}
+	}
+	if md, ok := config["metadata"].(map[string]any); ok {
+		if mf, present := md["managedFields"]; present && mf != nil {
+			return nil, nil, &BadRequestError{"metadata.managedFields must be nil"}
+		}
+	}
+	if live == nil {
+		return normalizeObject(config), normalizeObject(schema.Zero(t)), nil
+	}
+	return normalizeObject(config), normalizeObject(live), nil
+}
+
+// startingManaged chooses the managed fields a non-apply write starts
+// from, as kube's field manager does, for either implementation (M is its
+// decoded form): the request's own managedFields when it sends some (a
+// reset, [] or [{}], starts from none), else the stored object's. skip is
+// kube's skipNonAppliedManager: an update of a stored object (it has a
+// UID) with no managed fields does not start tracking them again; only a
+// create or an apply does. The resetting write itself still records what
+// it changes.
+func startingManaged[M any](oldObj, newObj map[string]any, w Write, decode func(map[string]any) (M, error), size func(M) int, fresh func() M) (managed M, skip bool) {
+	md, _ := newObj["metadata"].(map[string]any)
+	sent, present := md["managedFields"]
+	reset := w.Subresource == "" && present && isResetManagedFields(sent)
+	found := false
+	switch {
+	case reset:
+		managed, found = fresh(), true
+	case w.Subresource == "" && present:
+		if m, err := decode(newObj); err == nil && size(m) > 0 {
+			managed, found = m, true
+		}
+	}
+	if !found && oldObj != nil {
+		if m, err := decode(oldObj); err == nil {
+			managed, found = m, true
+		}
+	}
+	if !found {
+		managed = fresh()
+	}
+	return managed, hasUID(oldObj) && size(managed) == 0 && !reset
+}

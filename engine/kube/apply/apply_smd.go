@@ -32,22 +32,9 @@ import (
 // subresource does not own (status on the main resource, spec on /status)
 // are merged but not owned; the caller resets them as for any write.
 func Apply(t *schema.Type, apiVersion string, live, config map[string]any, w Write, force bool) (map[string]any, error) {
-	av, _ := config["apiVersion"].(string)
-	kind, _ := config["kind"].(string)
-	if want := t.GVKs[0]; av != apiVersion || kind != want.Kind {
-		return nil, &BadRequestError{"invalid object type: " + gvkString(av, kind)}
-	}
-	if md, ok := config["metadata"].(map[string]any); ok {
-		if mf, present := md["managedFields"]; present && mf != nil {
-			return nil, &BadRequestError{"metadata.managedFields must be nil"}
-		}
-	}
-	cfg := normalizeObject(config)
-	var liveObj map[string]any
-	if live == nil {
-		liveObj = normalizeObject(schema.Zero(t))
-	} else {
-		liveObj = normalizeObject(live)
+	cfg, liveObj, err := prepareApply(t, apiVersion, live, config)
+	if err != nil {
+		return nil, err
 	}
 	managed, err := decodeManagedFields(liveObj)
 	if err != nil {
@@ -147,34 +134,13 @@ func UpdateManagedFields(t *schema.Type, apiVersion string, oldObj, newObj map[s
 	if md == nil {
 		return nil // nothing to record on
 	}
-	var managed *managedSet
-	var err error
-	sent, present := md["managedFields"]
-	switch {
-	case w.Subresource == "" && present && isResetManagedFields(sent):
-		managed = newManaged() // the client clears them: track from scratch
-	case w.Subresource == "" && present:
-		managed, err = decodeManagedFields(newObj)
-		if err != nil || len(managed.fields) == 0 {
-			managed = nil
-		}
-	}
-	if managed == nil && oldObj != nil {
-		managed, err = decodeManagedFields(oldObj)
-	}
-	if managed == nil || err != nil {
-		managed = newManaged()
-	}
-	if hasUID(oldObj) && len(managed.fields) == 0 && !(w.Subresource == "" && present && isResetManagedFields(sent)) {
-		// kube's skipNonAppliedManager: an update of an object that has no
-		// managed fields (an earlier write emptied or reset them) does not
-		// start tracking them again; only a create or an apply does (kube
-		// tells an update by the live object's UID). The resetting write
-		// itself still records what it changes.
+	managed, skip := startingManaged(oldObj, newObj, w, decodeManagedFields,
+		func(m *managedSet) int { return len(m.fields) }, newManaged)
+	if skip {
 		delete(md, "managedFields")
 		return nil
 	}
-	err = updateManaged(t, apiVersion, oldObj, newObj, w, managed)
+	err := updateManaged(t, apiVersion, oldObj, newObj, w, managed)
 	if err != nil {
 		delete(md, "managedFields")
 		return err

@@ -21,22 +21,9 @@ import (
 // in sorted order (structured-merge-diff stops at the first in Go's map
 // order, so with several errors the message can differ).
 func ApplyLite(t *schema.Type, apiVersion string, live, config map[string]any, w Write, force bool) (map[string]any, error) {
-	av, _ := config["apiVersion"].(string)
-	kind, _ := config["kind"].(string)
-	if want := t.GVKs[0]; av != apiVersion || kind != want.Kind {
-		return nil, &BadRequestError{"invalid object type: " + gvkString(av, kind)}
-	}
-	if md, ok := config["metadata"].(map[string]any); ok {
-		if mf, present := md["managedFields"]; present && mf != nil {
-			return nil, &BadRequestError{"metadata.managedFields must be nil"}
-		}
-	}
-	cfg := normalizeObject(config)
-	var liveObj map[string]any
-	if live == nil {
-		liveObj = normalizeObject(schema.Zero(t))
-	} else {
-		liveObj = normalizeObject(live)
+	cfg, liveObj, err := prepareApply(t, apiVersion, live, config)
+	if err != nil {
+		return nil, err
 	}
 	managed, err := decodeLiteManaged(liveObj)
 	if err != nil {
@@ -108,30 +95,9 @@ func UpdateManagedFieldsLite(t *schema.Type, apiVersion string, oldObj, newObj m
 	if md == nil {
 		return nil
 	}
-	var managed *liteManaged
-	var err error
-	sent, present := md["managedFields"]
-	switch {
-	case w.Subresource == "" && present && isResetManagedFields(sent):
-		managed = newLiteManaged()
-	case w.Subresource == "" && present:
-		managed, err = decodeLiteManaged(newObj)
-		if err != nil || len(managed.fields) == 0 {
-			managed = nil
-		}
-	}
-	if managed == nil && oldObj != nil {
-		managed, err = decodeLiteManaged(oldObj)
-	}
-	if managed == nil || err != nil {
-		managed = newLiteManaged()
-	}
-	if hasUID(oldObj) && len(managed.fields) == 0 && !(w.Subresource == "" && present && isResetManagedFields(sent)) {
-		// kube's skipNonAppliedManager: an update of an object that has no
-		// managed fields (an earlier write emptied or reset them) does not
-		// start tracking them again; only a create or an apply does (kube
-		// tells an update by the live object's UID). The resetting write
-		// itself still records what it changes.
+	managed, skip := startingManaged(oldObj, newObj, w, decodeLiteManaged,
+		func(m *liteManaged) int { return len(m.fields) }, newLiteManaged)
+	if skip {
 		delete(md, "managedFields")
 		return nil
 	}
