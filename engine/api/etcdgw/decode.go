@@ -29,6 +29,31 @@ type field struct {
 
 // decodeMessage decodes a JSON object into the fields, then the oneof members.
 func decodeMessage(raw []byte, fields []field, oneofs []field) error {
+	var buf [16]member
+	ms, ok := splitObject(raw, buf[:0])
+	if !ok || referenceOnly {
+		return decodeMessageReference(raw, fields, oneofs)
+	}
+	for _, fs := range [2][]field{fields, oneofs} {
+		for i := range fs {
+			if v, ok := lookup(ms, &fs[i]); ok {
+				if err := fs[i].decode(v); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// referenceOnly turns the scanner off, for the tests that compare it with
+// the reference path.
+var referenceOnly bool
+
+// decodeMessageReference is jsonpb's way, through encoding/json: the
+// reference for decodeMessage's fast path, and the path for whatever the
+// scanner leaves to it.
+func decodeMessageReference(raw []byte, fields []field, oneofs []field) error {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return err
@@ -72,6 +97,10 @@ func decodeMessage(raw []byte, fields []field, oneofs []field) error {
 
 func bytesInto(dst *[]byte) func([]byte) error {
 	return func(raw []byte) error {
+		if b, ok := plainBytes(raw); ok && !referenceOnly {
+			*dst = b
+			return nil
+		}
 		var b []byte
 		if err := json.Unmarshal(raw, &b); err != nil {
 			return err
@@ -88,6 +117,10 @@ func int64Into(dst *int64) func([]byte) error {
 		if len(raw) >= 2 && raw[0] == '"' {
 			raw = raw[1 : len(raw)-1]
 		}
+		if v, ok := plainInt64(raw); ok && !referenceOnly {
+			*dst = v
+			return nil
+		}
 		var v int64
 		if err := json.Unmarshal(raw, &v); err != nil {
 			return err
@@ -101,6 +134,17 @@ func int64Into(dst *int64) func([]byte) error {
 
 func boolInto(dst *bool) func([]byte) error {
 	return func(raw []byte) error {
+		switch s := string(raw); {
+		case referenceOnly:
+		case s == "true":
+			*dst = true
+			return nil
+		case s == "false":
+			*dst = false
+			return nil
+		case s == "null":
+			return nil
+		}
 		var v bool
 		if err := json.Unmarshal(raw, &v); err != nil {
 			return err
@@ -174,9 +218,17 @@ func errNilElement(goField string) error {
 
 // repeatedMessages decodes a JSON array whose elements are messages.
 func repeatedMessages(raw []byte, goField string, each func(raw []byte) error) error {
-	var elems []json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		return err
+	var buf [8][]byte
+	elems, ok := splitArray(raw, buf[:0])
+	if !ok || referenceOnly {
+		var ref []json.RawMessage
+		if err := json.Unmarshal(raw, &ref); err != nil {
+			return err
+		}
+		elems = elems[:0]
+		for _, e := range ref {
+			elems = append(elems, e)
+		}
 	}
 	for _, e := range elems {
 		if bytes.Equal(e, []byte("null")) {
@@ -196,6 +248,12 @@ func isNull(raw []byte) bool { return bytes.Equal(raw, []byte("null")) }
 // empty body is an empty message (grpc-gateway ignores io.EOF); anything
 // after the first value is ignored, as the gateway's json.Decoder does.
 func decodeBody(body []byte, fn func(raw []byte) error) error {
+	if start, end, empty, ok := firstValue(body); ok && !referenceOnly {
+		if empty {
+			return nil
+		}
+		return fn(body[start:end])
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
