@@ -62,10 +62,16 @@ func (s *server) serveSession(w http.ResponseWriter, r *http.Request) {
 		s.web.ServeHTTP(w, r) // the lab page of this session
 		return
 	}
-	// The session sees paths relative to its base URL.
-	r2 := r.Clone(r.Context())
-	r2.URL.Path = "/" + sub
-	r2.URL.RawPath = ""
+	// The session sees paths relative to its base URL. A shallow copy with
+	// its own URL, as http.StripPrefix makes: the handler reads the request
+	// and never changes it, so a deep Clone (headers and all, on every
+	// request) would buy nothing.
+	r2 := new(http.Request)
+	*r2 = *r
+	u := *r.URL
+	u.Path = "/" + sub
+	u.RawPath = ""
+	r2.URL = &u
 	ls.http.ServeHTTP(w, r2)
 }
 

@@ -26,7 +26,9 @@ type Request struct {
 // Response is the answer. When Stream is set the response is long-lived (a
 // watch): the transport sends Status, Header and Body (if any) at once, then
 // every frame Stream yields until it returns io.EOF or the client goes away,
-// and finally closes the Stream.
+// and finally closes the Stream. Header belongs to the handler and may be
+// shared by many responses: transports and other receivers read it and never
+// modify it.
 type Response struct {
 	Status int
 	Header Header

@@ -101,7 +101,7 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Body != nil && r.Body != http.NoBody {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a.opts.MaxBodyBytes))
+		body, err := readBody(w, r, a.opts.MaxBodyBytes)
 		if err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
@@ -130,6 +130,27 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if resp.Stream != nil {
 		a.streamChunked(w, r, resp.Stream)
 	}
+}
+
+// readBody reads the whole body, at most limit bytes. When the client
+// declared the length, the buffer is allocated once at that size instead
+// of growing from io.ReadAll's 512 bytes.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	body := http.MaxBytesReader(w, r.Body, limit)
+	if n := r.ContentLength; n > 0 && n <= limit {
+		buf := make([]byte, n+1) // one more, to see the EOF in the same read
+		got, err := io.ReadFull(body, buf)
+		switch {
+		case err == io.ErrUnexpectedEOF && int64(got) == n:
+			return buf[:got], nil
+		case err == nil: // more than declared (not from net/http's server)
+		default:
+			return nil, err // including a body cut short
+		}
+		rest, err := io.ReadAll(body) // a body longer than declared
+		return append(buf, rest...), err
+	}
+	return io.ReadAll(body)
 }
 
 func (a *Adapter) writeTooLarge(w http.ResponseWriter, r *http.Request) {
