@@ -14,6 +14,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -43,8 +44,14 @@ func run() error {
 	flag.Var(&names, "session", "a session to serve, created if missing (repeatable)")
 	progress := flag.Duration("watch-progress-notify-interval", etcdgw.DefaultProgressInterval,
 		"period of progress notifications for etcd watches created with progress_notify (etcd's flag and default)")
+	debugAddr := flag.String("debug-addr", "", "if set, serve Go's profiler (/debug/pprof/) on this address, apart from the sessions")
 	flag.Parse()
 
+	if *debugAddr != "" {
+		if err := serveDebug(*debugAddr); err != nil {
+			return err
+		}
+	}
 	db, err := sqlite.Open(*dbPath)
 	if err != nil {
 		return err
@@ -114,4 +121,23 @@ func run() error {
 		err = nil
 	}
 	return err
+}
+
+// serveDebug serves net/http/pprof on its own listener, so that profiling a
+// loaded server (as etcd's --enable-pprof and kube-apiserver's --profiling
+// allow) never shares a port with what users reach.
+func serveDebug(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("debug address: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	fmt.Printf("rvplay profiler on http://%s/debug/pprof/\n", ln.Addr())
+	go func() { log.Print(http.Serve(ln, mux)) }()
+	return nil
 }

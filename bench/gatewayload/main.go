@@ -131,8 +131,15 @@ func main() {
 	flag.IntVar(&cfg.Watchers, "watchers", cfg.Watchers, "watch streams in the watch workload")
 	flag.Float64Var(&cfg.WriteRate, "write-rate", cfg.WriteRate, "writes per second in the watch workload")
 	only := flag.String("workloads", strings.Join(Workloads, ","), "comma-separated workloads to run")
+	target := flag.String("target", "", "drive only this running gateway (e.g. http://127.0.0.1:8080/s/demo), no etcd and no comparison: for profiling a server started with --debug-addr")
 	flag.Parse()
-	if err := run(cfg, strings.Split(*only, ",")); err != nil {
+	var err error
+	if *target != "" {
+		err = runTarget(cfg, *target, strings.Split(*only, ","))
+	} else {
+		err = run(cfg, strings.Split(*only, ","))
+	}
+	if err != nil {
 		log.Fatal(err)
 	}
 }
@@ -157,6 +164,24 @@ func run(cfg Config, workloads []string) error {
 		if _, _, err := Compare(ctx, os.Stdout, strings.TrimSpace(name), s, cfg); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// runTarget prefills one running gateway and runs the workloads on it alone.
+func runTarget(cfg Config, base string, workloads []string) error {
+	ctx := context.Background()
+	g := NewGateway("target", base, cfg.Clients+cfg.Watchers+8)
+	if err := Prefill(ctx, g, cfg); err != nil {
+		return err
+	}
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/1e6) }
+	for _, name := range workloads {
+		r, err := RunWorkload(ctx, strings.TrimSpace(name), g, cfg)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%-6s %10.0f ops/s  p50 %s  p99 %s  errors %d\n", name, r.OpsPerSec(), ms(r.Quantile(.5)), ms(r.Quantile(.99)), r.Errors)
 	}
 	return nil
 }
