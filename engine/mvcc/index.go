@@ -2,7 +2,6 @@ package mvcc
 
 import (
 	"bytes"
-	"unsafe"
 
 	"github.com/google/btree"
 )
@@ -138,7 +137,7 @@ type keyIndexUndo struct {
 func (u *keyIndexUndo) restore(t *treeIndex) {
 	if !u.existed {
 		t.tree.Delete(indexItem{u.ki.key, u.ki})
-		delete(t.byKey, string(u.ki.key))
+		t.byKey.remove(u.ki.key)
 		return
 	}
 	ki := u.ki
@@ -162,17 +161,17 @@ type indexItem struct {
 // and B-tree key comparisons are slow in WebAssembly).
 type treeIndex struct {
 	tree  *btree.BTreeG[indexItem]
-	byKey map[string]*keyIndex
+	byKey keyMap
 }
 
 func newTreeIndex() *treeIndex {
-	return &treeIndex{byKey: map[string]*keyIndex{}, tree: btree.NewG(32, func(a, b indexItem) bool {
+	return &treeIndex{byKey: newKeyMap(), tree: btree.NewG(32, func(a, b indexItem) bool {
 		return compareKeys(a.key, b.key) < 0
 	})}
 }
 
 func (t *treeIndex) lookup(key []byte) *keyIndex {
-	return t.byKey[string(key)]
+	return t.byKey.get(key)
 }
 
 // keyFor returns the keyIndex of key, creating it, and the undo record of
@@ -186,8 +185,7 @@ func (t *treeIndex) keyFor(key []byte) (*keyIndex, keyIndexUndo) {
 	ki := &keyIndex{key: append([]byte(nil), key...)}
 	ki.generations = ki.gen0[:]
 	t.tree.ReplaceOrInsert(indexItem{ki.key, ki})
-	// ki.key is never modified, so the map key can share its bytes.
-	t.byKey[unsafe.String(unsafe.SliceData(ki.key), len(ki.key))] = ki
+	t.byKey.put(ki)
 	return ki, keyIndexUndo{ki: ki}
 }
 

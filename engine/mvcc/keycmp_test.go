@@ -42,3 +42,66 @@ func BenchmarkCompareKeys(b *testing.B) {
 	}
 	_ = n
 }
+
+// TestKeyTableAgreesWithAMap: the WebAssembly build's point-lookup table
+// finds exactly what a Go map holds, through inserts, lookups of present
+// and absent keys, and deletions (which shift probe runs back), with keys
+// that share long prefixes and keys shorter than a word.
+func TestKeyTableAgreesWithAMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	tab, want := newKeyTable(), map[string]*keyIndex{}
+	key := func() []byte {
+		if r.IntN(2) == 0 {
+			return []byte(fmt.Sprintf("/registry/configmaps/default/%d", r.IntN(3000)))
+		}
+		k := make([]byte, r.IntN(12))
+		for i := range k {
+			k[i] = "ab\x00"[r.IntN(3)]
+		}
+		return k
+	}
+	for i := 0; i < 100000; i++ {
+		k := key()
+		got, w := tab.get(k), want[string(k)]
+		if got != w {
+			t.Fatalf("step %d: get(%q) = %v, want %v", i, k, got, w)
+		}
+		switch {
+		case w == nil && r.IntN(3) > 0:
+			ki := &keyIndex{key: k}
+			tab.put(ki)
+			want[string(k)] = ki
+		case w != nil && r.IntN(2) == 0:
+			tab.remove(k)
+			delete(want, string(k))
+		}
+		if tab.n != len(want) {
+			t.Fatalf("step %d: %d entries, want %d", i, tab.n, len(want))
+		}
+	}
+	for k, ki := range want {
+		if tab.get([]byte(k)) != ki {
+			t.Fatalf("get(%q) lost its entry", k)
+		}
+	}
+}
+
+func TestEqualKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 20000; i++ {
+		a := make([]byte, r.IntN(30))
+		for j := range a {
+			a[j] = "ab"[r.IntN(2)]
+		}
+		b := append([]byte(nil), a...)
+		if len(b) > 0 && r.IntN(2) == 0 {
+			b[r.IntN(len(b))] ^= 1
+		}
+		if r.IntN(5) == 0 {
+			b = append(b, 'a')
+		}
+		if got := equalKeys(a, b); got != bytes.Equal(a, b) {
+			t.Fatalf("equalKeys(%q, %q) = %v", a, b, got)
+		}
+	}
+}

@@ -1,0 +1,147 @@
+package mvcc
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"unsafe"
+)
+
+// keyTable is a hash table from key bytes to their keyIndex, for the
+// WebAssembly build's point lookups (see keymap_wasm.go). Go's map hashes
+// a string key with AES instructions natively, but under WebAssembly with
+// a byte-at-a-time fallback hash and compares it with a byte-at-a-time
+// memequal: for etcd's long keys that was the largest cost of a single-key
+// range in the browser. This table hashes and compares eight bytes at a
+// time. It is open addressing with linear probing and backward-shift
+// deletion, kept at most half full. The seed is random per table, as Go's
+// map seeds are, so that no fixed set of keys collides on every load.
+type keyTable struct {
+	slots []keySlot // length a power of two; ki == nil marks a free slot
+	n     int
+	seed  uint64
+}
+
+type keySlot struct {
+	hash uint64
+	ki   *keyIndex
+}
+
+func newKeyTable() *keyTable {
+	return &keyTable{slots: make([]keySlot, 16), seed: rand.Uint64()}
+}
+
+func (t *keyTable) get(key []byte) *keyIndex {
+	h := hashKey(key, t.seed)
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.ki == nil {
+			return nil
+		}
+		if s.hash == h && equalKeys(s.ki.key, key) {
+			return s.ki
+		}
+	}
+}
+
+// put adds ki under ki.key, which must not be in the table yet.
+func (t *keyTable) put(ki *keyIndex) {
+	if 2*(t.n+1) > len(t.slots) {
+		t.grow()
+	}
+	t.insert(keySlot{hashKey(ki.key, t.seed), ki})
+	t.n++
+}
+
+func (t *keyTable) insert(s keySlot) {
+	mask := uint64(len(t.slots) - 1)
+	i := s.hash & mask
+	for t.slots[i].ki != nil {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = s
+}
+
+func (t *keyTable) grow() {
+	old := t.slots
+	t.slots = make([]keySlot, 2*len(old))
+	for _, s := range old {
+		if s.ki != nil {
+			t.insert(s)
+		}
+	}
+}
+
+// remove deletes key if present. The entries after it in its probe run
+// move back, so that lookups never need tombstones.
+func (t *keyTable) remove(key []byte) {
+	h := hashKey(key, t.seed)
+	mask := uint64(len(t.slots) - 1)
+	i := h & mask
+	for {
+		s := &t.slots[i]
+		if s.ki == nil {
+			return
+		}
+		if s.hash == h && equalKeys(s.ki.key, key) {
+			break
+		}
+		i = (i + 1) & mask
+	}
+	for j := (i + 1) & mask; t.slots[j].ki != nil; j = (j + 1) & mask {
+		// The entry at j may fill the hole at i unless its home slot lies
+		// cyclically in (i, j].
+		home := t.slots[j].hash & mask
+		if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
+			t.slots[i] = t.slots[j]
+			i = j
+		}
+	}
+	t.slots[i] = keySlot{}
+	t.n--
+}
+
+// hashKey mixes key eight bytes at a time (unaligned little-endian loads
+// and a multiply-xorshift per word, as in the wyhash/xxhash family).
+func hashKey(key []byte, seed uint64) uint64 {
+	const m1, m2 = 0x9e3779b97f4a7c15, 0xbf58476d1ce4e5b9
+	h := seed ^ uint64(len(key))*m1
+	p := unsafe.Pointer(unsafe.SliceData(key))
+	n := uintptr(len(key))
+	i := uintptr(0)
+	for ; i+8 <= n; i += 8 {
+		h = (h ^ *(*uint64)(unsafe.Add(p, i))) * m2
+		h ^= h >> 31
+	}
+	if i < n {
+		var w uint64
+		for j := i; j < n; j++ {
+			w |= uint64(*(*byte)(unsafe.Add(p, j))) << (8 * (j - i))
+		}
+		h = (h ^ w) * m2
+		h ^= h >> 31
+	}
+	hi, lo := bits.Mul64(h, m1)
+	return hi ^ lo
+}
+
+// equalKeys reports a == b, eight bytes at a time.
+func equalKeys(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
+	n := uintptr(len(a))
+	i := uintptr(0)
+	for ; i+8 <= n; i += 8 {
+		if *(*uint64)(unsafe.Add(pa, i)) != *(*uint64)(unsafe.Add(pb, i)) {
+			return false
+		}
+	}
+	for ; i < n; i++ {
+		if *(*byte)(unsafe.Add(pa, i)) != *(*byte)(unsafe.Add(pb, i)) {
+			return false
+		}
+	}
+	return true
+}
