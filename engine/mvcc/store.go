@@ -41,7 +41,7 @@ type Store struct {
 
 	queueMu    sync.Mutex
 	queue      []*job
-	spare      []*job // the buffer of the batch committed last, for the next queue
+	spare      []*job        // the buffer of the batch committed last, for the next queue
 	committing bool          // someone holds the committer role
 	handoff    bool          // a leader passed the role on to commitLoop
 	idle       *sync.Cond    // signalled when committing turns false
