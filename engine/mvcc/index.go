@@ -28,6 +28,7 @@ type keyIndex struct {
 	generations []generation
 	latest      *KeyValue
 	gen0        [1]generation // backing for the first generation: one allocation per key
+	rev0        [2]Revision   // backing for the first generation's first revisions
 }
 
 func (ki *keyIndex) isEmpty() bool {
@@ -161,11 +162,11 @@ type indexItem struct {
 // and B-tree key comparisons are slow in WebAssembly).
 type treeIndex struct {
 	tree  *btree.BTreeG[indexItem]
-	byKey keyMap
+	byKey *keyTable
 }
 
 func newTreeIndex() *treeIndex {
-	return &treeIndex{byKey: newKeyMap(), tree: btree.NewG(32, func(a, b indexItem) bool {
+	return &treeIndex{byKey: newKeyTable(), tree: btree.NewG(32, func(a, b indexItem) bool {
 		return compareKeys(a.key, b.key) < 0
 	})}
 }
@@ -177,15 +178,17 @@ func (t *treeIndex) lookup(key []byte) *keyIndex {
 // keyFor returns the keyIndex of key, creating it, and the undo record of
 // its state before the caller changes it.
 func (t *treeIndex) keyFor(key []byte) (*keyIndex, keyIndexUndo) {
-	if ki := t.lookup(key); ki != nil {
+	h := t.byKey.hash(key)
+	if ki := t.byKey.getHashed(key, h); ki != nil {
 		g := ki.last()
 		return ki, keyIndexUndo{ki: ki, existed: true, gens: len(ki.generations),
 			lastRevs: len(g.revs), lastVer: g.ver, lastCrt: g.created, latest: ki.latest}
 	}
 	ki := &keyIndex{key: append([]byte(nil), key...)}
 	ki.generations = ki.gen0[:]
+	ki.gen0[0].revs = ki.rev0[:0]
 	t.tree.ReplaceOrInsert(indexItem{ki.key, ki})
-	t.byKey.put(ki)
+	t.byKey.put(ki, h)
 	return ki, keyIndexUndo{ki: ki}
 }
 

@@ -69,7 +69,7 @@ func TestKeyTableAgreesWithAMap(t *testing.T) {
 		switch {
 		case w == nil && r.IntN(3) > 0:
 			ki := &keyIndex{key: k}
-			tab.put(ki)
+			tab.put(ki, tab.hash(k))
 			want[string(k)] = ki
 		case w != nil && r.IntN(2) == 0:
 			tab.remove(k)

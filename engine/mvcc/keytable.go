@@ -2,23 +2,24 @@ package mvcc
 
 import (
 	"math/bits"
-	"math/rand/v2"
 	"unsafe"
 )
 
-// keyTable is a hash table from key bytes to their keyIndex, for the
-// WebAssembly build's point lookups (see keymap_wasm.go). Go's map hashes
-// a string key with AES instructions natively, but under WebAssembly with
-// a byte-at-a-time fallback hash and compares it with a byte-at-a-time
-// memequal: for etcd's long keys that was the largest cost of a single-key
-// range in the browser. This table hashes and compares eight bytes at a
-// time. It is open addressing with linear probing and backward-shift
-// deletion, kept at most half full. The seed is random per table, as Go's
-// map seeds are, so that no fixed set of keys collides on every load.
+// keyTable is the index's point-lookup table: key bytes to their keyIndex,
+// beside the B-tree that orders them. It is open addressing with linear
+// probing and backward-shift deletion, kept at most half full, and it stores
+// each entry's hash: growing never rehashes a key, a probe compares hashes
+// before bytes, and keyFor hashes a new key once for its lookup and its
+// insert. With a Go map those three cost a quarter of a put of a new key.
+// The hash is Go's own seeded one natively (hash/maphash, AES instructions);
+// under WebAssembly, where maphash falls back to a byte-at-a-time hash and
+// a byte-at-a-time compare made point lookups the largest cost of a
+// single-key range in the browser, keys are hashed and compared eight bytes
+// at a time (keyhash_wasm.go).
 type keyTable struct {
 	slots []keySlot // length a power of two; ki == nil marks a free slot
 	n     int
-	seed  uint64
+	h     keyHasher
 }
 
 type keySlot struct {
@@ -27,11 +28,15 @@ type keySlot struct {
 }
 
 func newKeyTable() *keyTable {
-	return &keyTable{slots: make([]keySlot, 16), seed: rand.Uint64()}
+	return &keyTable{slots: make([]keySlot, 16), h: newKeyHasher()}
 }
 
-func (t *keyTable) get(key []byte) *keyIndex {
-	h := hashKey(key, t.seed)
+func (t *keyTable) hash(key []byte) uint64 { return t.h.hash(key) }
+
+func (t *keyTable) get(key []byte) *keyIndex { return t.getHashed(key, t.hash(key)) }
+
+// getHashed is get for a key whose hash the caller has.
+func (t *keyTable) getHashed(key []byte, h uint64) *keyIndex {
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
@@ -44,12 +49,13 @@ func (t *keyTable) get(key []byte) *keyIndex {
 	}
 }
 
-// put adds ki under ki.key, which must not be in the table yet.
-func (t *keyTable) put(ki *keyIndex) {
+// put adds ki under ki.key, which must not be in the table yet; h is the
+// key's hash.
+func (t *keyTable) put(ki *keyIndex, h uint64) {
 	if 2*(t.n+1) > len(t.slots) {
 		t.grow()
 	}
-	t.insert(keySlot{hashKey(ki.key, t.seed), ki})
+	t.insert(keySlot{h, ki})
 	t.n++
 }
 
@@ -75,7 +81,7 @@ func (t *keyTable) grow() {
 // remove deletes key if present. The entries after it in its probe run
 // move back, so that lookups never need tombstones.
 func (t *keyTable) remove(key []byte) {
-	h := hashKey(key, t.seed)
+	h := t.hash(key)
 	mask := uint64(len(t.slots) - 1)
 	i := h & mask
 	for {
@@ -101,9 +107,9 @@ func (t *keyTable) remove(key []byte) {
 	t.n--
 }
 
-// hashKey mixes key eight bytes at a time (unaligned little-endian loads
+// hashWords mixes key eight bytes at a time (unaligned little-endian loads
 // and a multiply-xorshift per word, as in the wyhash/xxhash family).
-func hashKey(key []byte, seed uint64) uint64 {
+func hashWords(key []byte, seed uint64) uint64 {
 	const m1, m2 = 0x9e3779b97f4a7c15, 0xbf58476d1ce4e5b9
 	h := seed ^ uint64(len(key))*m1
 	p := unsafe.Pointer(unsafe.SliceData(key))
