@@ -93,8 +93,13 @@ type Watcher struct {
 
 	mu      sync.Mutex
 	queue   []queued
+	spare   []queued // the buffer of the items run took last, for the next queue
 	lagging bool
 	nextRev int64 // with lagging: the first revision not yet delivered
+	// busy is set while run holds responses it has not sent yet. A
+	// publisher may hand a response straight to ch only when the watcher
+	// is synced, nothing is queued and run holds nothing: order is kept.
+	busy bool
 }
 
 type queued struct {
@@ -207,8 +212,21 @@ func (w *Watcher) contains(key []byte) bool {
 	return len(w.end) == 0 || bytes.Compare(key, w.end) < 0
 }
 
-// match returns the events of one revision this watcher wants.
+// match returns the events of one revision this watcher wants. When it
+// wants them all (the common case) it returns events itself, capped so that
+// an append cannot write into the shared array: a put watched by a hundred
+// watchers then allocates nothing per watcher.
 func (w *Watcher) match(events []*Event) []*Event {
+	all := true
+	for _, ev := range events {
+		if (ev.Type == EventPut && w.noPut) || (ev.Type == EventDelete && w.noDel) || !w.contains(ev.Kv.Key) {
+			all = false
+			break
+		}
+	}
+	if all {
+		return events[:len(events):len(events)]
+	}
 	var out []*Event
 	for _, ev := range events {
 		if (ev.Type == EventPut && w.noPut) || (ev.Type == EventDelete && w.noDel) {
@@ -234,6 +252,17 @@ func (w *Watcher) offer(rev int64, events []*Event) {
 	defer w.mu.Unlock()
 	if w.lagging {
 		return
+	}
+	if !w.busy && len(w.queue) == 0 && !w.prevKV {
+		// Nothing is ahead of this response, and it needs no read (prevKV
+		// would), so the publisher delivers it itself if ch has room: no
+		// wake-up of the watcher's goroutine, which in the browser's
+		// single-threaded WebAssembly is most of a fan-out's cost.
+		select {
+		case w.ch <- WatchResponse{Header: ResponseHeader{Revision: rev}, Events: evs}:
+			return
+		default:
+		}
 	}
 	if len(w.queue) >= watchQueueLimit {
 		w.lagging = true
@@ -278,7 +307,8 @@ func (w *Watcher) run(ctx context.Context) {
 				continue
 			}
 			items := w.queue
-			w.queue = nil
+			w.queue, w.spare = w.spare[:0], nil
+			w.busy = len(items) > 0
 			w.mu.Unlock()
 			if len(items) == 0 {
 				break
@@ -292,6 +322,12 @@ func (w *Watcher) run(ctx context.Context) {
 					return
 				}
 			}
+			clear(items)
+			w.mu.Lock()
+			if w.spare == nil {
+				w.spare = items[:0]
+			}
+			w.mu.Unlock()
 		}
 	}
 }

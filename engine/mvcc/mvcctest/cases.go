@@ -408,6 +408,60 @@ var cases = []testCase{
 			}
 		}
 	}},
+	{"EventsAndProgressKeepTheirOrderWhileTheConsumerReadsConcurrently", func(h *harness) {
+		// Responses reach a watcher either straight from the committer or
+		// through its goroutine (when some are queued); whichever way,
+		// events arrive once each, in revision order, and a progress
+		// notification never overtakes an event before it nor trails one
+		// after it.
+		w, err := h.s.Watch(ctx, &mvcc.WatchRequest{Key: b("k")})
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		defer w.Cancel()
+		const n = 500
+		type mark struct {
+			rev      int64
+			progress bool
+		}
+		got := make(chan []mark)
+		go func() {
+			var marks []mark
+			for events := 0; events < n; {
+				resp, ok := <-w.Chan()
+				if !ok {
+					break
+				}
+				if resp.ProgressNotify {
+					marks = append(marks, mark{resp.Header.Revision, true})
+				}
+				for _, e := range resp.Events {
+					marks = append(marks, mark{e.Kv.ModRevision, false})
+					events++
+				}
+			}
+			got <- marks
+		}()
+		for i := 0; i < n; i++ {
+			h.put("k", fmt.Sprint(i))
+			if i%7 == 0 {
+				w.RequestProgress()
+			}
+		}
+		var last int64 = 1
+		for i, m := range <-got {
+			switch {
+			case !m.progress && m.rev != last+1:
+				h.t.Fatalf("mark %d: event at %d after revision %d", i, m.rev, last)
+			case m.progress && m.rev < last:
+				h.t.Fatalf("mark %d: progress at %d after an event at %d", i, m.rev, last)
+			}
+			last = m.rev
+		}
+		if last != n+1 {
+			h.t.Fatalf("last revision seen %d, want %d", last, n+1)
+		}
+	}},
 	{"ProgressNotificationCarriesTheCurrentRevision", func(h *harness) {
 		h.put("other", "1")
 		w, err := h.s.Watch(ctx, &mvcc.WatchRequest{Key: b("a")})
