@@ -31,29 +31,40 @@ const (
 type hub struct {
 	s        *Store
 	mu       sync.Mutex // held while publishing a revision
-	watchers map[*Watcher]struct{}
+	// watchers is a slice, not a set: publish walks it for every revision,
+	// and walking a map costs several times more (most of all in
+	// WebAssembly). Each watcher knows its index, so removal is a swap.
+	watchers []*Watcher
 	closed   bool
 }
 
 func (h *hub) init(s *Store) {
 	h.s = s
-	h.watchers = map[*Watcher]struct{}{}
 }
 
 // publish makes rev visible and offers its events to every watcher.
 func (h *hub) publish(rev int64, events []*Event) {
 	h.mu.Lock()
 	h.s.visibleRev.Store(rev)
-	for w := range h.watchers {
+	for _, w := range h.watchers {
 		w.offer(rev, events)
 	}
 	h.mu.Unlock()
 }
 
+// remove takes w out of the watchers (the caller holds mu).
+func (h *hub) remove(w *Watcher) {
+	last := len(h.watchers) - 1
+	moved := h.watchers[last]
+	h.watchers[w.slot], moved.slot = moved, w.slot
+	h.watchers[last] = nil
+	h.watchers = h.watchers[:last]
+}
+
 // compacted wakes lagging watchers so they notice a compaction promptly.
 func (h *hub) compacted() {
 	h.mu.Lock()
-	for w := range h.watchers {
+	for _, w := range h.watchers {
 		w.mu.Lock()
 		if w.lagging {
 			w.wake()
@@ -66,10 +77,7 @@ func (h *hub) compacted() {
 func (h *hub) closeAll() {
 	h.mu.Lock()
 	h.closed = true
-	ws := make([]*Watcher, 0, len(h.watchers))
-	for w := range h.watchers {
-		ws = append(ws, w)
-	}
+	ws := append([]*Watcher(nil), h.watchers...)
 	h.mu.Unlock()
 	for _, w := range ws {
 		w.Cancel()
@@ -90,6 +98,8 @@ type Watcher struct {
 	stop     chan struct{}
 	stopOnce sync.Once
 	signal   chan struct{}
+
+	slot int // index in the hub's watchers (guarded by the hub's mu)
 
 	mu      sync.Mutex
 	queue   []queued
@@ -158,7 +168,8 @@ func (s *Store) Watch(ctx context.Context, r *WatchRequest) (*Watcher, error) {
 		w.nextRev = r.StartRevision
 		w.wake()
 	}
-	h.watchers[w] = struct{}{}
+	w.slot = len(h.watchers)
+	h.watchers = append(h.watchers, w)
 	h.mu.Unlock()
 	go w.run(ctx)
 	return w, nil
@@ -204,12 +215,12 @@ func (w *Watcher) wake() {
 
 func (w *Watcher) contains(key []byte) bool {
 	if w.end == nil {
-		return bytes.Equal(key, w.key)
+		return equalKeys(key, w.key)
 	}
-	if bytes.Compare(key, w.key) < 0 {
+	if compareKeys(key, w.key) < 0 {
 		return false
 	}
-	return len(w.end) == 0 || bytes.Compare(key, w.end) < 0
+	return len(w.end) == 0 || compareKeys(key, w.end) < 0
 }
 
 // match returns the events of one revision this watcher wants. When it
@@ -249,7 +260,12 @@ func (w *Watcher) offer(rev int64, events []*Event) {
 		return
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.enqueue(rev, evs)
+	w.mu.Unlock()
+}
+
+// enqueue is offer's part under w.mu.
+func (w *Watcher) enqueue(rev int64, evs []*Event) {
 	if w.lagging {
 		return
 	}
@@ -284,7 +300,7 @@ func (w *Watcher) run(ctx context.Context) {
 	defer func() {
 		h := &w.s.hub
 		h.mu.Lock()
-		delete(h.watchers, w)
+		h.remove(w)
 		h.mu.Unlock()
 		close(w.ch)
 	}()
