@@ -202,13 +202,17 @@ func (t *treeIndex) visit(key, end []byte, fn func(*keyIndex) bool) {
 		}
 		return
 	}
-	each := func(it indexItem) bool { return fn(it.ki) }
 	if len(end) == 0 {
-		t.tree.AscendGreaterOrEqual(indexItem{key: key}, each)
+		t.tree.AscendGreaterOrEqual(indexItem{key: key}, func(it indexItem) bool { return fn(it.ki) })
 		return
 	}
 	if bytes.Compare(key, end) >= 0 {
 		return
 	}
-	t.tree.AscendRange(indexItem{key: key}, indexItem{key: end}, each)
+	// AscendRange would call the tree's less function (a closure) for the
+	// end check and then a wrapper for fn: two indirect calls per key,
+	// which WebAssembly makes dear. One callback does both.
+	t.tree.AscendGreaterOrEqual(indexItem{key: key}, func(it indexItem) bool {
+		return compareKeys(it.key, end) < 0 && fn(it.ki)
+	})
 }
