@@ -29,8 +29,8 @@ const (
 )
 
 type hub struct {
-	s        *Store
-	mu       sync.Mutex // held while publishing a revision
+	s  *Store
+	mu sync.Mutex // held while publishing a revision
 	// watchers is a slice, not a set: publish walks it for every revision,
 	// and walking a map costs several times more (most of all in
 	// WebAssembly). Each watcher knows its index, so removal is a swap.
