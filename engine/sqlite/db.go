@@ -70,11 +70,22 @@ type DB struct {
 	// pooled connection once, lazily).
 	getStmt *sql.Stmt
 
-	mu     sync.RWMutex // guards closed and sends on reqs
+	mu     sync.RWMutex // guards closed; submitters hold it for reading
 	closed bool
-	reqs   chan *writeReq
-	done   chan struct{} // closed when the writer goroutine has exited
 	w      *writer
+
+	// The write connection is run by whoever holds the writer role: the
+	// first submitter that finds it free runs every queued request itself
+	// (no hand-over to another goroutine and back on the commit path), and
+	// if more queued meanwhile it passes the role to writeLoop.
+	wmu     sync.Mutex
+	queue   []*writeReq
+	writing bool          // someone holds the writer role
+	idle    *sync.Cond    // signalled when writing turns false
+	handoff chan struct{} // passes the role to writeLoop; closed by Close
+	done    chan struct{} // closed when writeLoop has exited
+	batch   []*writeReq   // the role holder's buffers
+	errs    []error
 
 	inUseMu sync.Mutex
 	inUse   map[int64]bool // ids of sessions with an open Backend
@@ -118,7 +129,8 @@ func OpenWithOptions(path string, opts Options) (*DB, error) {
 	// (Pages still in the WAL are read with pread either way.)
 	rdsn := base + "?" + common + "&_pragma=mmap_size(1073741824)&_query_only=1"
 
-	db := &DB{path: abs, reqs: make(chan *writeReq, 256), done: make(chan struct{}), inUse: map[int64]bool{}}
+	db := &DB{path: abs, handoff: make(chan struct{}, 1), done: make(chan struct{}), inUse: map[int64]bool{}}
+	db.idle = sync.NewCond(&db.wmu)
 	ok := false
 	defer func() {
 		if !ok {
@@ -181,8 +193,14 @@ func (db *DB) Close() error {
 		return nil
 	}
 	db.closed = true
-	close(db.reqs)
 	db.mu.Unlock()
+	// No request can queue any more; let the role holder finish the queue.
+	db.wmu.Lock()
+	for db.writing || len(db.queue) > 0 {
+		db.idle.Wait()
+	}
+	db.wmu.Unlock()
+	close(db.handoff)
 	<-db.done
 	return db.closeHandles()
 }

@@ -381,8 +381,8 @@ func TestGroupCommitFailureOfOneSessionDoesNotFailTheOthers(t *testing.T) {
 	}
 	release := make(chan struct{})
 	busy := make(chan struct{})
-	blocker := &writeReq{fn: func(*writer) error { close(busy); <-release; return nil }, done: make(chan error, 1)}
-	db.reqs <- blocker
+	blocked := make(chan error, 1)
+	go func() { blocked <- db.write(func(*writer) error { close(busy); <-release; return nil }) }()
 	<-busy
 	// The writer is inside blocker's transaction: these queue up together.
 	reqs := []*writeReq{
@@ -399,10 +399,12 @@ func TestGroupCommitFailureOfOneSessionDoesNotFailTheOthers(t *testing.T) {
 	}
 	for _, r := range reqs {
 		r.done = make(chan error, 1)
-		db.reqs <- r
+		db.wmu.Lock()
+		db.queue = append(db.queue, r) // as write does, without waiting
+		db.wmu.Unlock()
 	}
 	close(release)
-	if err := <-blocker.done; err != nil {
+	if err := <-blocked; err != nil {
 		t.Fatal(err)
 	}
 	errs := []error{<-reqs[0].done, <-reqs[1].done, <-reqs[2].done}

@@ -142,9 +142,8 @@ type writeReq struct {
 }
 
 // write queues fn for the writer and waits until the transaction that ran it
-// committed (nil) or failed. fn runs on the writer goroutine and must not
-// call back into DB (no locks of DB, no write): Close holds db.mu while it
-// waits for the queue to drain.
+// committed (nil) or failed. fn runs on whichever goroutine holds the writer
+// role (perhaps the caller's own) and must not call back into DB.
 func (db *DB) write(fn func(*writer) error) error {
 	req := &writeReq{fn: fn, done: make(chan error, 1)}
 	db.mu.RLock()
@@ -152,37 +151,77 @@ func (db *DB) write(fn func(*writer) error) error {
 		db.mu.RUnlock()
 		return ErrClosed
 	}
-	db.reqs <- req
+	db.wmu.Lock()
+	db.queue = append(db.queue, req)
+	lead := !db.writing
+	db.writing = true
+	db.wmu.Unlock()
 	db.mu.RUnlock()
+	if lead {
+		db.runRound()
+	}
 	return <-req.done
 }
 
-// writeLoop is the writer goroutine: it takes every request that queued up
-// while the previous transaction ran and runs them all in one transaction.
-// That merges the group commits of different sessions into one fsync.
+// runRound runs what is queued as the writer-role holder (the caller took
+// the role in write), then releases the role, or passes it to writeLoop if
+// more queued meanwhile, so that the caller is not kept writing for others.
+func (db *DB) runRound() {
+	db.wmu.Lock()
+	more := db.takeLocked()
+	db.wmu.Unlock()
+	if more {
+		db.runBatch()
+	}
+	db.wmu.Lock()
+	if len(db.queue) == 0 {
+		db.writing = false
+		db.idle.Broadcast()
+		db.wmu.Unlock()
+		return
+	}
+	db.wmu.Unlock()
+	db.handoff <- struct{}{} // never blocks: one holder, one pending hand-off at most
+}
+
+// takeLocked moves up to maxGroup queued requests into db.batch.
+func (db *DB) takeLocked() bool {
+	n := min(len(db.queue), maxGroup)
+	db.batch = append(db.batch[:0], db.queue[:n]...)
+	rest := copy(db.queue, db.queue[n:])
+	clear(db.queue[rest:])
+	db.queue = db.queue[:rest]
+	return n > 0
+}
+
+// runBatch runs db.batch in one transaction and answers each request.
+func (db *DB) runBatch() {
+	if cap(db.errs) < len(db.batch) {
+		db.errs = make([]error, maxGroup)
+	}
+	errs := db.errs[:len(db.batch)]
+	db.w.runGroup(db.batch, errs)
+	for i, r := range db.batch {
+		r.done <- errs[i]
+	}
+	clear(db.batch)
+}
+
+// writeLoop takes the writer role when a holder passes it on, runs the
+// queue until it is empty and releases the role. That merges the group
+// commits of different sessions into one fsync.
 func (db *DB) writeLoop() {
 	defer close(db.done)
-	batch := make([]*writeReq, 0, maxGroup)
-	errs := make([]error, maxGroup)
-	for first := range db.reqs {
-		batch = append(batch[:0], first)
-	fill:
-		for len(batch) < maxGroup {
-			select {
-			case r, ok := <-db.reqs:
-				if !ok {
-					break fill
-				}
-				batch = append(batch, r)
-			default:
-				break fill
-			}
+	for range db.handoff {
+		db.wmu.Lock()
+		for db.takeLocked() {
+			db.wmu.Unlock()
+			db.runBatch()
+			db.wmu.Lock()
 		}
-		db.w.runGroup(batch, errs[:len(batch)])
-		for i, r := range batch {
-			r.done <- errs[i]
-			batch[i] = nil
-		}
+		db.writing = false
+		db.idle.Broadcast()
+		db.wmu.Unlock()
 	}
 }
 
