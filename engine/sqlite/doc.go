@@ -13,10 +13,15 @@
 //     its own while the caller indexes the previous chunk;
 //   - Commit writes the records of many write txns in ONE SQL transaction
 //     (the Store's group commit), and this package goes one step further:
-//     one writer goroutine owns the single write connection and merges the
-//     commits of several sessions that arrive together into one SQL
-//     transaction, each in its own savepoint so that one session's failure
-//     does not fail another's;
+//     the single write connection is run by one goroutine at a time, the
+//     holder of the writer role, which merges the commits of several
+//     sessions that arrive together into one SQL transaction, each in its
+//     own savepoint so that one session's failure does not fail another's.
+//     The first committer that finds the role free takes it and runs the
+//     transaction on its own goroutine (no hand-over to another goroutine
+//     and back on the commit path); if more commits queued meanwhile, it
+//     passes the role to a writer goroutine, so no caller is kept writing
+//     for others;
 //   - Get and Scan read through a pool of read-only connections, concurrently
 //     with commits (WAL: readers never wait for the writer);
 //   - Remove deletes compacted revisions in batches of bounded size, each its
