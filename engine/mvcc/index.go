@@ -158,8 +158,8 @@ type indexItem struct {
 }
 
 // treeIndex maps keys, in byte order, to their keyIndex: a B-tree for
-// ranges, and a map beside it for single keys (the most common lookup,
-// and B-tree key comparisons are slow in WebAssembly).
+// ranges, and a hash table beside it for single keys (the most common
+// lookup, and B-tree key comparisons are slow in WebAssembly).
 type treeIndex struct {
 	tree  *btree.BTreeG[indexItem]
 	byKey *keyTable

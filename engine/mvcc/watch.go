@@ -9,8 +9,11 @@ import (
 // Watch delivery follows etcd's watchable store, without its timers:
 //
 //   - A synced watcher is handed the events of each committed revision by
-//     the committer (publish), which only appends to the watcher's queue and
-//     never waits: a slow watcher cannot block writers.
+//     the committer (publish), which never waits: when nothing is queued
+//     ahead it offers the response straight to the watcher's channel, and
+//     when that is full or responses are pending it appends to the
+//     watcher's queue, which the watcher's goroutine drains. A slow watcher
+//     cannot block writers.
 //   - When a watcher's queue is full, or it starts from an old revision, it
 //     is lagging: its own goroutine reads the missed revisions back from the
 //     backend, in batches of whole revisions, then rejoins the synced set
