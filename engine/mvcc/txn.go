@@ -271,7 +271,17 @@ func (s *Store) execTxn(r *TxnRequest, cur int64, tx *writeTxn) (*TxnResponse, e
 	if err := s.checkPath(r, path, cur, tx != nil); err != nil {
 		return nil, err
 	}
-	resp := &TxnResponse{}
+	// The response and the room for one op's response come in one
+	// allocation: most txns (kube-apiserver's updates among them) run one
+	// op on the branch taken.
+	res := &struct {
+		resp TxnResponse
+		one  [1]ResponseOp
+	}{}
+	resp := &res.resp
+	if (path[0] && len(r.Success) == 1) || (!path[0] && len(r.Failure) == 1) {
+		resp.Responses = res.one[:]
+	}
 	if _, err := s.applyTxn(r, path, cur, tx, resp); err != nil {
 		return nil, err
 	}
@@ -318,8 +328,11 @@ func (s *Store) compareAll(cs []Compare, cur int64) (bool, error) {
 // pass; a missing key compares as a zero KeyValue, except that a VALUE
 // compare on missing keys always fails.
 func (s *Store) compare(c *Compare, cur int64) (bool, error) {
-	var kvs []*KeyValue
+	// Each key is compared as it is read (no list of them is built), but
+	// the walk goes on after a failed compare so that a read error on a
+	// later key still wins, as when etcd reads the range first.
 	var err error
+	found, pass := false, true
 	s.index.visit(c.Key, rangeEnd(c.RangeEnd), func(ki *keyIndex) bool {
 		mod, created, ver, ok := ki.get(cur)
 		if !ok {
@@ -329,24 +342,20 @@ func (s *Store) compare(c *Compare, cur int64) (bool, error) {
 		if kv, err = s.valueAt(ki, mod, created, ver); err != nil {
 			return false
 		}
-		kvs = append(kvs, kv)
+		found = true
+		pass = pass && compareKV(c, kv)
 		return true
 	})
 	if err != nil {
 		return false, err
 	}
-	if len(kvs) == 0 {
+	if !found {
 		if c.Target == CompareValue {
 			return false, nil
 		}
 		return compareKV(c, &KeyValue{}), nil
 	}
-	for _, kv := range kvs {
-		if !compareKV(c, kv) {
-			return false, nil
-		}
-	}
-	return true, nil
+	return pass, nil
 }
 
 func compareKV(c *Compare, kv *KeyValue) bool {
@@ -468,7 +477,9 @@ func (s *Store) applyTxn(r *TxnRequest, path []bool, cur int64, tx *writeTxn, re
 	if !path[0] {
 		ops = r.Failure
 	}
-	resp.Responses = make([]ResponseOp, len(ops))
+	if resp.Responses == nil || len(resp.Responses) != len(ops) {
+		resp.Responses = make([]ResponseOp, len(ops))
+	}
 	used := 0
 	view := func() int64 {
 		if tx != nil {
