@@ -231,26 +231,28 @@ func (w *Watcher) contains(key []byte) bool {
 // an append cannot write into the shared array: a put watched by a hundred
 // watchers then allocates nothing per watcher.
 func (w *Watcher) match(events []*Event) []*Event {
-	all := true
-	for _, ev := range events {
-		if (ev.Type == EventPut && w.noPut) || (ev.Type == EventDelete && w.noDel) || !w.contains(ev.Kv.Key) {
-			all = false
-			break
-		}
+	n := 0
+	for n < len(events) && w.wants(events[n]) {
+		n++
 	}
-	if all {
-		return events[:len(events):len(events)]
+	if n == len(events) {
+		return events[:n:n]
 	}
-	var out []*Event
-	for _, ev := range events {
-		if (ev.Type == EventPut && w.noPut) || (ev.Type == EventDelete && w.noDel) {
-			continue
-		}
-		if w.contains(ev.Kv.Key) {
+	out := append([]*Event(nil), events[:n]...)
+	for _, ev := range events[n+1:] {
+		if w.wants(ev) {
 			out = append(out, ev)
 		}
 	}
 	return out
+}
+
+// wants reports whether the watcher's range and filters take ev.
+func (w *Watcher) wants(ev *Event) bool {
+	if (ev.Type == EventPut && w.noPut) || (ev.Type == EventDelete && w.noDel) {
+		return false
+	}
+	return w.contains(ev.Kv.Key)
 }
 
 // offer is called by publish with the hub lock held; it must not block.
@@ -263,12 +265,12 @@ func (w *Watcher) offer(rev int64, events []*Event) {
 		return
 	}
 	w.mu.Lock()
-	w.enqueue(rev, evs)
+	w.offerLocked(rev, evs)
 	w.mu.Unlock()
 }
 
-// enqueue is offer's part under w.mu.
-func (w *Watcher) enqueue(rev int64, evs []*Event) {
+// offerLocked is offer's part under w.mu.
+func (w *Watcher) offerLocked(rev int64, evs []*Event) {
 	if w.lagging {
 		return
 	}
@@ -430,7 +432,7 @@ func (w *Watcher) history(from, to int64) ([][]*Event, error) {
 			ev.Type = EventDelete
 			ev.Kv = &KeyValue{Key: kv.Key, ModRevision: rec.Rev.Main}
 		}
-		if len(w.match([]*Event{ev})) == 0 {
+		if !w.wants(ev) {
 			return true
 		}
 		if rec.Rev.Main != last {
