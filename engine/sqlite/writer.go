@@ -168,9 +168,9 @@ func (db *DB) write(fn func(*writer) error) error {
 // more queued meanwhile, so that the caller is not kept writing for others.
 func (db *DB) runRound() {
 	db.wmu.Lock()
-	more := db.takeLocked()
+	took := db.takeLocked()
 	db.wmu.Unlock()
-	if more {
+	if took {
 		db.runBatch()
 	}
 	db.wmu.Lock()
