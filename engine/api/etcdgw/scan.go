@@ -28,7 +28,9 @@ const maxScanDepth = 32
 
 // splitObject appends the members of the JSON object raw (surrounding white
 // space allowed) to ms. ok is false when raw is not an object the scanner
-// fully validated.
+// fully validated. Its loop is scanValue's object case again, collecting:
+// sharing one loop through a *[]member parameter moved the caller's member
+// buffer to the heap (escape analysis), doubling a txn decode's allocations.
 func splitObject(raw []byte, ms []member) (_ []member, ok bool) {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
