@@ -71,18 +71,26 @@ var value = make([]byte, 64)
 
 func open() (*mvcc.Store, error) { return mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{}) }
 
-func fill(s *mvcc.Store, keys int) error {
+// filled opens a store holding keys 0..n-1 (written in txns of 100) and
+// returns it with those keys, for the ops that read or update them.
+func filled(n int) (*mvcc.Store, [][]byte, error) {
+	s, err := open()
+	if err != nil {
+		return nil, nil, err
+	}
+	keys := keyTable(n)
 	const batch = 100
-	for i := 0; i < keys; i += batch {
+	for i := 0; i < n; i += batch {
 		ops := make([]mvcc.RequestOp, 0, batch)
-		for j := i; j < i+batch && j < keys; j++ {
-			ops = append(ops, mvcc.RequestOp{Put: &mvcc.PutRequest{Key: key(j), Value: value}})
+		for _, k := range keys[i:min(i+batch, n)] {
+			ops = append(ops, mvcc.RequestOp{Put: &mvcc.PutRequest{Key: k, Value: value}})
 		}
 		if _, err := s.Txn(ctx, &mvcc.TxnRequest{Success: ops}); err != nil {
-			return err
+			s.Close()
+			return nil, nil, err
 		}
 	}
-	return nil
+	return s, keys, nil
 }
 
 func put(n int) (time.Duration, error) {
@@ -102,16 +110,12 @@ func put(n int) (time.Duration, error) {
 }
 
 func txnCAS(n int) (time.Duration, error) {
-	s, err := open()
+	const keys = 1000
+	s, table, err := filled(keys)
 	if err != nil {
 		return 0, err
 	}
 	defer s.Close()
-	const keys = 1000
-	if err := fill(s, keys); err != nil {
-		return 0, err
-	}
-	table := keyTable(keys)
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		k := table[i%keys]
@@ -135,16 +139,12 @@ func txnCAS(n int) (time.Duration, error) {
 }
 
 func rangeKey1(n int) (time.Duration, error) {
-	s, err := open()
+	const keys = 10000
+	s, table, err := filled(keys)
 	if err != nil {
 		return 0, err
 	}
 	defer s.Close()
-	const keys = 10000
-	if err := fill(s, keys); err != nil {
-		return 0, err
-	}
-	table := keyTable(keys)
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		if _, err := s.Range(ctx, &mvcc.RangeRequest{Key: table[i%keys]}); err != nil {
@@ -155,16 +155,12 @@ func rangeKey1(n int) (time.Duration, error) {
 }
 
 func rangeKey100(n int) (time.Duration, error) {
-	s, err := open()
+	const keys = 10000
+	s, table, err := filled(keys)
 	if err != nil {
 		return 0, err
 	}
 	defer s.Close()
-	const keys = 10000
-	if err := fill(s, keys); err != nil {
-		return 0, err
-	}
-	table := keyTable(keys)
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		from := (i * 100) % (keys - 100)
