@@ -1,11 +1,5 @@
 package mvcc
 
-import (
-	"bytes"
-
-	"github.com/google/btree"
-)
-
 // generation is one life of a key: from the put that created it to the
 // delete that ended it (the tombstone, kept as the last revision), or still
 // open. As in etcd, ver counts every revision appended to the generation,
@@ -83,6 +77,16 @@ func (ki *keyIndex) get(atRev int64) (mod Revision, created, ver int64, ok bool)
 	return Revision{}, 0, 0, false
 }
 
+// newestAt returns the newest put of the key when it is what a read at rev
+// sees (it is the newest revision, and rev is at or after it), else nil:
+// the answer for most reads, without walking generations or the backend.
+func (ki *keyIndex) newestAt(rev int64) *KeyValue {
+	if l := ki.latest; l != nil && l.ModRevision <= rev {
+		return l
+	}
+	return nil
+}
+
 // compact drops the history that compaction at atRev makes unreachable and
 // returns the revisions to remove from the backend: for each key, the newest
 // revision at or before atRev is kept unless it is a tombstone; everything
@@ -137,7 +141,7 @@ type keyIndexUndo struct {
 
 func (u *keyIndexUndo) restore(t *treeIndex) {
 	if !u.existed {
-		t.tree.Delete(indexItem{u.ki.key, u.ki})
+		t.order.remove(u.ki.key)
 		t.byKey.remove(u.ki.key)
 		return
 	}
@@ -150,25 +154,16 @@ func (u *keyIndexUndo) restore(t *treeIndex) {
 	ki.latest = u.latest
 }
 
-// indexItem is a B-tree entry. It is a value, so that looking a key up
-// needs no allocation.
-type indexItem struct {
-	key []byte
-	ki  *keyIndex
-}
-
-// treeIndex maps keys, in byte order, to their keyIndex: a B-tree for
-// ranges, and a hash table beside it for single keys (the most common
-// lookup, and B-tree key comparisons are slow in WebAssembly).
+// treeIndex maps keys to their keyIndex: a hash table for single keys
+// (the most common lookup, and key comparisons are slow in WebAssembly) and
+// a B+ tree beside it for ranges.
 type treeIndex struct {
-	tree  *btree.BTreeG[indexItem]
+	order *keyOrder
 	byKey *keyTable
 }
 
 func newTreeIndex() *treeIndex {
-	return &treeIndex{byKey: newKeyTable(), tree: btree.NewG(32, func(a, b indexItem) bool {
-		return compareKeys(a.key, b.key) < 0
-	})}
+	return &treeIndex{byKey: newKeyTable(), order: newKeyOrder()}
 }
 
 func (t *treeIndex) lookup(key []byte) *keyIndex {
@@ -187,14 +182,29 @@ func (t *treeIndex) keyFor(key []byte) (*keyIndex, keyIndexUndo) {
 	ki := &keyIndex{key: append([]byte(nil), key...)}
 	ki.generations = ki.gen0[:]
 	ki.gen0[0].revs = ki.rev0[:0]
-	t.tree.ReplaceOrInsert(indexItem{ki.key, ki})
+	t.order.insert(ki)
 	t.byKey.put(ki, h)
 	return ki, keyIndexUndo{ki: ki}
 }
 
+// span returns the cursors bounding a range of more than one key: from its
+// first key to the first key past it (the end cursor when end is empty,
+// meaning every key >= key). from equals to when the range holds no key.
+func (t *treeIndex) span(key, end []byte) (from, to orderCursor) {
+	from = t.order.seek(key)
+	if len(end) == 0 {
+		return from, orderCursor{}
+	}
+	if compareKeys(key, end) >= 0 {
+		return from, from
+	}
+	return from, t.order.seek(end)
+}
+
 // visit calls fn for the keyIndex of every key in the range: the single key
 // when end is nil, every key >= key when end is empty but not nil, else
-// [key, end). It stops when fn returns false.
+// [key, end). It stops when fn returns false. fn must not add or remove
+// keys.
 func (t *treeIndex) visit(key, end []byte, fn func(*keyIndex) bool) {
 	if end == nil {
 		if ki := t.lookup(key); ki != nil {
@@ -202,17 +212,6 @@ func (t *treeIndex) visit(key, end []byte, fn func(*keyIndex) bool) {
 		}
 		return
 	}
-	if len(end) == 0 {
-		t.tree.AscendGreaterOrEqual(indexItem{key: key}, func(it indexItem) bool { return fn(it.ki) })
-		return
+	for c, stop := t.span(key, end); !c.at(stop) && fn(c.ki()); c.next() {
 	}
-	if bytes.Compare(key, end) >= 0 {
-		return
-	}
-	// AscendRange would call the tree's less function (a closure) for the
-	// end check and then a wrapper for fn: two indirect calls per key,
-	// which WebAssembly makes dear. One callback does both.
-	t.tree.AscendGreaterOrEqual(indexItem{key: key}, func(it indexItem) bool {
-		return compareKeys(it.key, end) < 0 && fn(it.ki)
-	})
 }

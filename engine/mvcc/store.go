@@ -231,35 +231,62 @@ func (s *Store) rangeAt(r *RangeRequest, cur int64) (*RangeResponse, error) {
 	}{}
 	resp, kvs := &res.resp, res.one[:0]
 	var count int64
-	var lookupErr error
-	s.index.visit(r.Key, rangeEnd(r.RangeEnd), func(ki *keyIndex) bool {
-		mod, created, ver, ok := ki.get(rev)
-		if !ok {
-			return true
+	if end := rangeEnd(r.RangeEnd); end == nil {
+		if ki := s.index.lookup(r.Key); ki != nil {
+			kv, ok, err := s.visible(ki, rev, !r.CountOnly)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				count = 1
+				if kv != nil {
+					kvs = append(kvs, kv)
+				}
+			}
 		}
-		count++
-		if r.CountOnly || (limit > 0 && int64(len(kvs)) >= limit) {
-			return true
+	} else {
+		from, to := s.index.span(r.Key, end)
+		if !r.CountOnly {
+			// Room for every key the range may return, from the leaves'
+			// sizes: one allocation instead of one per doubling. Past
+			// 1024 keys appending grows it as usual.
+			bound := 1024
+			if limit > 0 {
+				bound = int(min(limit, int64(bound)))
+			}
+			if n := span(from, to, bound); n > 1 {
+				kvs = make([]*KeyValue, 0, n)
+			}
 		}
-		kv, err := s.valueAt(ki, mod, created, ver)
-		if err != nil {
-			lookupErr = err
-			return false
+		for c := from; !c.at(to); c.next() {
+			want := !r.CountOnly && (limit <= 0 || int64(len(kvs)) < limit)
+			if kv := c.ki().newestAt(rev); kv != nil {
+				count++
+				if want {
+					kvs = append(kvs, kv)
+				}
+				continue
+			}
+			kv, ok, err := s.visible(c.ki(), rev, want)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			count++
+			if kv != nil {
+				kvs = append(kvs, kv)
+			}
 		}
-		if len(kvs) == cap(kvs) && cap(kvs) < 8 {
-			// Past the first key-value, grow to 8 at once rather than
-			// through 2 and 4: fewer allocations for every listing.
-			kvs = append(make([]*KeyValue, 0, 8), kvs...)
-		}
-		kvs = append(kvs, kv)
-		return true
-	})
-	if lookupErr != nil {
-		return nil, lookupErr
 	}
 	resp.Count = count
-	kvs = filterKVs(kvs, r)
-	sortKVs(kvs, r)
+	if r.MinModRevision != 0 || r.MaxModRevision != 0 || r.MinCreateRevision != 0 || r.MaxCreateRevision != 0 {
+		kvs = filterKVs(kvs, r)
+	}
+	if r.SortTarget != SortByKey || r.SortOrder == SortDescend {
+		sortKVs(kvs, r)
+	}
 	if r.Limit > 0 && int64(len(kvs)) > r.Limit {
 		kvs = kvs[:r.Limit]
 		resp.More = true
@@ -276,6 +303,24 @@ func (s *Store) rangeAt(r *RangeRequest, cur int64) (*RangeResponse, error) {
 	}
 	resp.Kvs = kvs
 	return resp, nil
+}
+
+// visible reports whether the key of ki existed at rev and, when want is
+// set, returns its key-value then. Callers on hot paths try ki.newestAt
+// first, which inlines.
+func (s *Store) visible(ki *keyIndex, rev int64, want bool) (*KeyValue, bool, error) {
+	if kv := ki.newestAt(rev); kv != nil {
+		if !want {
+			return nil, true, nil
+		}
+		return kv, true, nil
+	}
+	mod, created, ver, ok := ki.get(rev)
+	if !ok || !want {
+		return nil, ok, nil
+	}
+	kv, err := s.valueAt(ki, mod, created, ver)
+	return kv, err == nil, err
 }
 
 // valueAt returns the key-value the key had at revision mod. The newest put
@@ -708,17 +753,17 @@ func (s *Store) Compact(ctx context.Context, r *CompactionRequest) (*CompactionR
 // backend may remove. The caller holds mu (or has exclusive access).
 func (s *Store) compactIndex(rev int64) []Revision {
 	var removed []Revision
-	var empty []indexItem
-	s.index.tree.Ascend(func(it indexItem) bool {
-		removed = it.ki.compact(rev, removed)
-		if it.ki.isEmpty() {
-			empty = append(empty, it)
+	var empty []*keyIndex
+	for c := s.index.order.seekFirst(); c.valid(); c.next() {
+		ki := c.ki()
+		removed = ki.compact(rev, removed)
+		if ki.isEmpty() {
+			empty = append(empty, ki)
 		}
-		return true
-	})
-	for _, it := range empty {
-		s.index.tree.Delete(it)
-		s.index.byKey.remove(it.key)
+	}
+	for _, ki := range empty {
+		s.index.order.remove(ki.key)
+		s.index.byKey.remove(ki.key)
 	}
 	sort.Slice(removed, func(i, j int) bool { return removed[i].Less(removed[j]) })
 	return removed

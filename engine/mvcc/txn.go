@@ -241,7 +241,9 @@ func (tx *writeTxn) put(key, value []byte, lease int64) {
 		ev Event
 	}{kv: KeyValue{Key: ki.key, ModRevision: rev.Main, Value: append([]byte(nil), value...), Lease: lease}}
 	kv := &c.kv
-	if _, created, ver, ok := ki.get(tx.begin + 1); ok {
+	if l := ki.newestAt(tx.begin + 1); l != nil {
+		kv.CreateRevision, kv.Version = l.CreateRevision, l.Version+1
+	} else if _, created, ver, ok := ki.get(tx.begin + 1); ok {
 		kv.CreateRevision, kv.Version = created, ver+1
 	} else {
 		kv.CreateRevision, kv.Version = rev.Main, 1
@@ -334,16 +336,15 @@ func (s *Store) compare(c *Compare, cur int64) (bool, error) {
 	var err error
 	found, pass := false, true
 	s.index.visit(c.Key, rangeEnd(c.RangeEnd), func(ki *keyIndex) bool {
-		mod, created, ver, ok := ki.get(cur)
-		if !ok {
-			return true
-		}
 		var kv *KeyValue
-		if kv, err = s.valueAt(ki, mod, created, ver); err != nil {
+		var ok bool
+		if kv, ok, err = s.visible(ki, cur, true); err != nil {
 			return false
 		}
-		found = true
-		pass = pass && compareKV(c, kv)
+		if ok {
+			found = true
+			pass = pass && compareKV(c, kv)
+		}
 		return true
 	})
 	if err != nil {
@@ -559,15 +560,15 @@ func (s *Store) applyDelete(d *DeleteRangeRequest, tx *writeTxn) (*DeleteRangeRe
 	var victims []*keyIndex
 	var err error
 	s.index.visit(d.Key, rangeEnd(d.RangeEnd), func(ki *keyIndex) bool {
-		mod, created, ver, ok := ki.get(view)
+		var kv *KeyValue
+		var ok bool
+		if kv, ok, err = s.visible(ki, view, d.PrevKv); err != nil {
+			return false
+		}
 		if !ok {
 			return true
 		}
 		if d.PrevKv {
-			var kv *KeyValue
-			if kv, err = s.valueAt(ki, mod, created, ver); err != nil {
-				return false
-			}
 			resp.PrevKvs = append(resp.PrevKvs, kv.Clone())
 		}
 		victims = append(victims, ki)
