@@ -406,30 +406,50 @@ func cmpInt64(a, b int64) int {
 // revision.
 func (s *Store) checkPath(r *TxnRequest, path []bool, cur int64, write bool) error {
 	if write {
-		if _, err := s.walkPath(r, path, func(op *RequestOp) error {
-			p := op.Put
-			if p == nil {
-				return nil
-			}
-			if p.IgnoreValue || p.IgnoreLease {
-				ki := s.index.lookup(p.Key)
-				if ki == nil {
-					return ErrKeyNotFound
-				}
-				if _, _, _, ok := ki.get(cur); !ok {
-					return ErrKeyNotFound
-				}
-			}
-			if p.Lease != 0 {
-				// This store has no leases, so every lease is unknown.
-				return ErrLeaseNotFound
-			}
-			return nil
-		}); err != nil {
+		if _, err := s.checkOps(r, path, cur, checkPuts); err != nil {
 			return err
 		}
 	}
-	_, err := s.walkPath(r, path, func(op *RequestOp) error {
+	_, err := s.checkOps(r, path, cur, checkRanges)
+	return err
+}
+
+// pathCheck names the passes of checkPath. They are not callbacks: a
+// function value that receives the request's ops would make every
+// caller's request escape to the heap.
+type pathCheck int
+
+const (
+	checkPuts pathCheck = iota
+	checkRanges
+)
+
+// checkOps runs one pass of checkPath over every non-txn op on the chosen
+// path, depth first, and returns how many nested txns it consumed from path.
+func (s *Store) checkOps(r *TxnRequest, path []bool, cur int64, pass pathCheck) (int, error) {
+	ops := r.Success
+	if !path[0] {
+		ops = r.Failure
+	}
+	used := 0
+	for i := range ops {
+		if t := ops[i].Txn; t != nil {
+			n, err := s.checkOps(t, path[1+used:], cur, pass)
+			if err != nil {
+				return 0, err
+			}
+			used += n + 1
+			continue
+		}
+		if err := s.checkOp(&ops[i], cur, pass); err != nil {
+			return 0, err
+		}
+	}
+	return used, nil
+}
+
+func (s *Store) checkOp(op *RequestOp, cur int64, pass pathCheck) error {
+	if pass == checkRanges {
 		if op.Range == nil {
 			return nil
 		}
@@ -441,32 +461,25 @@ func (s *Store) checkPath(r *TxnRequest, path []bool, cur int64, write bool) err
 			return ErrCompacted
 		}
 		return nil
-	})
-	return err
-}
-
-// walkPath calls fn for every non-txn op on the chosen path, depth first,
-// and returns how many nested txns it consumed from path.
-func (s *Store) walkPath(r *TxnRequest, path []bool, fn func(*RequestOp) error) (int, error) {
-	ops := r.Success
-	if !path[0] {
-		ops = r.Failure
 	}
-	used := 0
-	for i := range ops {
-		if t := ops[i].Txn; t != nil {
-			n, err := s.walkPath(t, path[1+used:], fn)
-			if err != nil {
-				return 0, err
-			}
-			used += n + 1
-			continue
+	p := op.Put
+	if p == nil {
+		return nil
+	}
+	if p.IgnoreValue || p.IgnoreLease {
+		ki := s.index.lookup(p.Key)
+		if ki == nil {
+			return ErrKeyNotFound
 		}
-		if err := fn(&ops[i]); err != nil {
-			return 0, err
+		if _, _, _, ok := ki.get(cur); !ok {
+			return ErrKeyNotFound
 		}
 	}
-	return used, nil
+	if p.Lease != 0 {
+		// This store has no leases, so every lease is unknown.
+		return ErrLeaseNotFound
+	}
+	return nil
 }
 
 // applyTxn runs the chosen branch. Responses of ops inside the txn carry
