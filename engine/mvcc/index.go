@@ -20,7 +20,7 @@ func (g *generation) isEmpty() bool { return len(g.revs) == 0 }
 type keyIndex struct {
 	key         []byte
 	generations []generation
-	latest      *KeyValue
+	latest      *storedKV
 	gen0        [1]generation // backing for the first generation: one allocation per key
 	rev0        [2]Revision   // backing for the first generation's first revisions
 }
@@ -34,7 +34,7 @@ func (ki *keyIndex) last() *generation { return &ki.generations[len(ki.generatio
 // put appends a revision written with kv (its CreateRevision and Version
 // open a new generation when the key does not currently exist, which also
 // restores generations correctly from a compacted backend).
-func (ki *keyIndex) put(rev Revision, kv *KeyValue) {
+func (ki *keyIndex) put(rev Revision, kv *storedKV) {
 	g := ki.last()
 	if g.isEmpty() {
 		g.created = kv.CreateRevision
@@ -80,11 +80,26 @@ func (ki *keyIndex) get(atRev int64) (mod Revision, created, ver int64, ok bool)
 // newestAt returns the newest put of the key when it is what a read at rev
 // sees (it is the newest revision, and rev is at or after it), else nil:
 // the answer for most reads, without walking generations or the backend.
-func (ki *keyIndex) newestAt(rev int64) *KeyValue {
+func (ki *keyIndex) newestAt(rev int64) *storedKV {
 	if l := ki.latest; l != nil && l.ModRevision <= rev {
 		return l
 	}
 	return nil
+}
+
+// storedKV is a key's newest put as the index caches it, with a list of
+// one: itself. A single-key read of the current value returns that list as
+// its Kvs (shared, like the KeyValue, and never modified), so it needs no
+// allocation of its own.
+type storedKV struct {
+	KeyValue
+	list [1]*KeyValue
+}
+
+func (s *storedKV) init(kv KeyValue) *storedKV {
+	s.KeyValue = kv
+	s.list[0] = &s.KeyValue
+	return s
 }
 
 // compact drops the history that compaction at atRev makes unreachable and
@@ -136,7 +151,7 @@ type keyIndexUndo struct {
 	lastRevs int
 	lastVer  int64
 	lastCrt  int64
-	latest   *KeyValue
+	latest   *storedKV
 }
 
 func (u *keyIndexUndo) restore(t *treeIndex) {

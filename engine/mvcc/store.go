@@ -104,8 +104,7 @@ func Open(b Backend, opts Options) (*Store, error) {
 		if r.Tombstone {
 			ki.tombstone(r.Rev)
 		} else {
-			kv := r.KV
-			ki.put(r.Rev, &kv)
+			ki.put(r.Rev, new(storedKV).init(r.KV))
 		}
 		return nil
 	})
@@ -174,19 +173,32 @@ func rangeEnd(end []byte) []byte {
 }
 
 // Range reads keys at the visible revision or an older one.
-func (s *Store) Range(ctx context.Context, r *RangeRequest) (*RangeResponse, error) {
+//
+// The response's Kvs and KeyValues may be shared with the store and with
+// other responses: callers must not modify them. Range itself only
+// allocates the response and inlines, so a caller that does not keep the
+// response reads a key without any allocation.
+func (s *Store) Range(ctx context.Context, r *RangeRequest) (resp *RangeResponse, err error) {
+	resp = &RangeResponse{}
+	if err = s.rangeInto(r, resp); err != nil {
+		resp = nil
+	}
+	return resp, err
+}
+
+func (s *Store) rangeInto(r *RangeRequest, resp *RangeResponse) error {
 	if err := checkRange(r); err != nil {
-		return nil, err
+		return err
 	}
 	s.mu.RLock()
 	cur := s.visibleRev.Load()
-	resp, err := s.rangeAt(r, cur)
+	err := s.rangeAt(r, cur, resp)
 	s.mu.RUnlock()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	resp.Header.Revision = cur
-	return resp, nil
+	return nil
 }
 
 func checkRange(r *RangeRequest) error {
@@ -200,17 +212,17 @@ func checkRange(r *RangeRequest) error {
 }
 
 // rangeAt executes a range as etcd's applier does, reading the index as of
-// cur (the txn's view). The caller holds mu.
-func (s *Store) rangeAt(r *RangeRequest, cur int64) (*RangeResponse, error) {
+// cur (the txn's view), into resp. The caller holds mu.
+func (s *Store) rangeAt(r *RangeRequest, cur int64, resp *RangeResponse) error {
 	rev := r.Revision
 	if rev > cur {
-		return nil, ErrFutureRev
+		return ErrFutureRev
 	}
 	if rev <= 0 {
 		rev = cur
 	}
 	if rev < s.compactRev.Load() {
-		return nil, ErrCompacted
+		return ErrCompacted
 	}
 	// Sorting and the min/max filters need every key before the limit is
 	// applied; otherwise read one more than the limit to learn "more".
@@ -222,25 +234,26 @@ func (s *Store) rangeAt(r *RangeRequest, cur int64) (*RangeResponse, error) {
 	if limit > 0 {
 		limit++
 	}
-	// The response and room for one key-value come in one allocation: most
-	// ranges read a single key, and each allocation costs about twice as
-	// much in the browser's WebAssembly as natively.
-	res := &struct {
-		resp RangeResponse
-		one  [1]*KeyValue
-	}{}
-	resp, kvs := &res.resp, res.one[:0]
+	var kvs []*KeyValue
+	shared := false // kvs is a storedKV's list
 	var count int64
 	if end := rangeEnd(r.RangeEnd); end == nil {
 		if ki := s.index.lookup(r.Key); ki != nil {
-			kv, ok, err := s.visible(ki, rev, !r.CountOnly)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
+			if l := ki.newestAt(rev); l != nil {
 				count = 1
-				if kv != nil {
-					kvs = append(kvs, kv)
+				if !r.CountOnly {
+					kvs, shared = l.list[:], true
+				}
+			} else {
+				kv, ok, err := s.visible(ki, rev, !r.CountOnly)
+				if err != nil {
+					return err
+				}
+				if ok {
+					count = 1
+					if kv != nil {
+						kvs = []*KeyValue{kv}
+					}
 				}
 			}
 		}
@@ -260,16 +273,16 @@ func (s *Store) rangeAt(r *RangeRequest, cur int64) (*RangeResponse, error) {
 		}
 		for c := from; !c.at(to); c.next() {
 			want := !r.CountOnly && (limit <= 0 || int64(len(kvs)) < limit)
-			if kv := c.ki().newestAt(rev); kv != nil {
+			if l := c.ki().newestAt(rev); l != nil {
 				count++
 				if want {
-					kvs = append(kvs, kv)
+					kvs = append(kvs, &l.KeyValue)
 				}
 				continue
 			}
 			kv, ok, err := s.visible(c.ki(), rev, want)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if !ok {
 				continue
@@ -281,6 +294,9 @@ func (s *Store) rangeAt(r *RangeRequest, cur int64) (*RangeResponse, error) {
 		}
 	}
 	resp.Count = count
+	if shared && (r.KeysOnly || r.MinModRevision != 0 || r.MaxModRevision != 0 || r.MinCreateRevision != 0 || r.MaxCreateRevision != 0) {
+		kvs = []*KeyValue{kvs[0]} // about to be edited in place
+	}
 	if r.MinModRevision != 0 || r.MaxModRevision != 0 || r.MinCreateRevision != 0 || r.MaxCreateRevision != 0 {
 		kvs = filterKVs(kvs, r)
 	}
@@ -302,18 +318,18 @@ func (s *Store) rangeAt(r *RangeRequest, cur int64) (*RangeResponse, error) {
 		kvs = nil // as before: no key-values is a nil slice
 	}
 	resp.Kvs = kvs
-	return resp, nil
+	return nil
 }
 
 // visible reports whether the key of ki existed at rev and, when want is
 // set, returns its key-value then. Callers on hot paths try ki.newestAt
 // first, which inlines.
 func (s *Store) visible(ki *keyIndex, rev int64, want bool) (*KeyValue, bool, error) {
-	if kv := ki.newestAt(rev); kv != nil {
+	if l := ki.newestAt(rev); l != nil {
 		if !want {
 			return nil, true, nil
 		}
-		return kv, true, nil
+		return &l.KeyValue, true, nil
 	}
 	mod, created, ver, ok := ki.get(rev)
 	if !ok || !want {
@@ -328,7 +344,7 @@ func (s *Store) visible(ki *keyIndex, rev int64, want bool) (*KeyValue, bool, er
 // the backend. The returned value is shared and must not be modified.
 func (s *Store) valueAt(ki *keyIndex, mod Revision, created, ver int64) (*KeyValue, error) {
 	if l := ki.latest; l != nil && l.ModRevision == mod.Main {
-		return l, nil
+		return &l.KeyValue, nil
 	}
 	if rec := s.inflightRecord(mod); rec != nil {
 		return &rec.KV, nil

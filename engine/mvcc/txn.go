@@ -237,10 +237,10 @@ func (tx *writeTxn) put(key, value []byte, lease int64) {
 	ki := tx.touch(key)
 	// The new KeyValue and its event share one allocation.
 	c := &struct {
-		kv KeyValue
+		kv storedKV
 		ev Event
-	}{kv: KeyValue{Key: ki.key, ModRevision: rev.Main, Value: append([]byte(nil), value...), Lease: lease}}
-	kv := &c.kv
+	}{}
+	kv := &c.kv.init(KeyValue{Key: ki.key, ModRevision: rev.Main, Value: append([]byte(nil), value...), Lease: lease}).KeyValue
 	if l := ki.newestAt(tx.begin + 1); l != nil {
 		kv.CreateRevision, kv.Version = l.CreateRevision, l.Version+1
 	} else if _, created, ver, ok := ki.get(tx.begin + 1); ok {
@@ -248,7 +248,7 @@ func (tx *writeTxn) put(key, value []byte, lease int64) {
 	} else {
 		kv.CreateRevision, kv.Version = rev.Main, 1
 	}
-	ki.put(rev, kv)
+	ki.put(rev, &c.kv)
 	tx.records = append(tx.records, Record{Rev: rev, KV: *kv})
 	c.ev = Event{Type: EventPut, Kv: kv}
 	tx.events = append(tx.events, &c.ev)
@@ -505,8 +505,8 @@ func (s *Store) applyTxn(r *TxnRequest, path []bool, cur int64, tx *writeTxn, re
 		op := &ops[i]
 		switch {
 		case op.Range != nil:
-			rr, err := s.rangeAt(op.Range, view())
-			if err != nil {
+			rr := &RangeResponse{}
+			if err := s.rangeAt(op.Range, view(), rr); err != nil {
 				return 0, err
 			}
 			rr.Header.Revision = view()

@@ -465,7 +465,8 @@ func (w *Watcher) withPrevKV(evs []*Event) []*Event {
 		e := *ev
 		if !ev.IsCreate() {
 			s.mu.RLock()
-			rr, err := s.rangeAt(&RangeRequest{Key: ev.Kv.Key, Revision: ev.Kv.ModRevision - 1}, s.visibleRev.Load())
+			var rr RangeResponse
+			err := s.rangeAt(&RangeRequest{Key: ev.Kv.Key, Revision: ev.Kv.ModRevision - 1}, s.visibleRev.Load(), &rr)
 			s.mu.RUnlock()
 			if err == nil && len(rr.Kvs) > 0 {
 				e.PrevKv = rr.Kvs[0].Clone()

@@ -93,6 +93,20 @@ var cases = []testCase{
 		_, err := h.s.Range(ctx, &mvcc.RangeRequest{})
 		h.wantErr("empty key", err, mvcc.ErrEmptyKey)
 	}},
+	{"ARangeResponseKeepsWhatItReadAfterLaterWritesAndStrippedReads", func(h *harness) {
+		// A single-key read of the newest value shares its Kvs with the
+		// store: neither a later write nor a keys-only or filtered read of
+		// the same key may change it.
+		h.put("foo", "a")
+		first := h.rng(&mvcc.RangeRequest{Key: b("foo")})
+		h.equal("keys only", kvs(h.rng(&mvcc.RangeRequest{Key: b("foo"), KeysOnly: true}).Kvs), []string{"foo=@2/2/1"})
+		h.equal("filtered out", kvs(h.rng(&mvcc.RangeRequest{Key: b("foo"), MinModRevision: 3}).Kvs), []string{})
+		h.put("foo", "b")
+		h.equal("first read", kvs(first.Kvs), []string{"foo=a@2/2/1"})
+		h.equal("second read", kvs(h.rng(&mvcc.RangeRequest{Key: b("foo")}).Kvs), []string{"foo=b@2/3/2"})
+		h.equal("at 2", kvs(h.rng(&mvcc.RangeRequest{Key: b("foo"), Revision: 2}).Kvs), []string{"foo=a@2/2/1"})
+		h.equal("count only", h.rng(&mvcc.RangeRequest{Key: b("foo"), CountOnly: true}).Count, int64(1))
+	}},
 	{"PutIncrementsVersionAndModButKeepsCreate", func(h *harness) {
 		for i := int64(0); i < 5; i++ {
 			h.put("foo", "bar")
