@@ -1,9 +1,6 @@
 package mvcc
 
-import (
-	"sort"
-	"sync"
-)
+import "sort"
 
 // memoryBackend keeps every record in memory: the browser's backend, and
 // the reference the SQLite backend is tested against. Records are committed
@@ -12,7 +9,7 @@ import (
 // scans small arrays); Get and Scan are binary searches. Compaction marks
 // records removed, and the chunks are repacked once most records are dead.
 type memoryBackend struct {
-	mu      sync.RWMutex
+	mu      rwMutex
 	chunks  [][]memRecord // every chunk but the last is full
 	n       int
 	removed int

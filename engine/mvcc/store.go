@@ -5,7 +5,6 @@ import (
 	"context"
 	"sort"
 	"sync"
-	"sync/atomic"
 )
 
 // Options configure a Store.
@@ -29,17 +28,17 @@ type Store struct {
 	backend Backend
 	opts    Options
 
-	mu         sync.RWMutex
+	mu         rwMutex
 	index      *treeIndex
 	pendingRev int64 // the newest revision assigned to a write txn
 
-	inflightMu sync.Mutex
+	inflightMu mutex
 	inflight   []*job // write txns queued or committing, in revision order
 
-	visibleRev atomic.Int64 // the newest committed and published revision
-	compactRev atomic.Int64 // -1 until the first compaction
+	visibleRev atomicRev // the newest committed and published revision
+	compactRev atomicRev // -1 until the first compaction
 
-	queueMu    sync.Mutex
+	queueMu    mutex
 	queue      []*job
 	spare      []*job        // the buffer of the batch committed last, for the next queue
 	committing bool          // someone holds the committer role
@@ -65,7 +64,7 @@ type job struct {
 	finish  int64      // with remove: the compaction this step completes, or -1
 	kind    jobKind
 
-	mu       sync.Mutex // guards the outcome below
+	mu       mutex // guards the outcome below
 	err      error
 	finished bool
 	wake     chan struct{} // made by a waiter, closed by finish

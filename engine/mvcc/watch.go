@@ -33,7 +33,7 @@ const (
 
 type hub struct {
 	s  *Store
-	mu sync.Mutex // held while publishing a revision
+	mu mutex // held while publishing a revision
 	// watchers is a slice, not a set: publish walks it for every revision,
 	// and walking a map costs several times more (most of all in
 	// WebAssembly). Each watcher knows its index, so removal is a swap.
@@ -104,7 +104,7 @@ type Watcher struct {
 
 	slot int // index in the hub's watchers (guarded by the hub's mu)
 
-	mu      sync.Mutex
+	mu      mutex
 	queue   []queued
 	spare   []queued // the buffer of the items run took last, for the next queue
 	lagging bool
