@@ -35,8 +35,9 @@ type Store struct {
 	inflightMu mutex
 	inflight   []*job // write txns queued or committing, in revision order
 
-	visibleRev atomicRev // the newest committed and published revision
-	compactRev atomicRev // -1 until the first compaction
+	spareTxn   atomicPointer[writeTxn] // a finished txn's, for the next write
+	visibleRev atomicRev               // the newest committed and published revision
+	compactRev atomicRev               // -1 until the first compaction
 
 	queueMu    mutex
 	queue      []*job
@@ -345,7 +346,7 @@ func (s *Store) valueAt(ki *keyIndex, mod Revision, created, ver int64) (*KeyVal
 	if l := ki.latest; l != nil && l.ModRevision == mod.Main {
 		return &l.KeyValue, nil
 	}
-	if rec := s.inflightRecord(mod); rec != nil {
+	if rec, ok := s.inflightRecord(mod); ok {
 		return &rec.KV, nil
 	}
 	rec, ok, err := s.backend.Get(mod)
@@ -421,35 +422,45 @@ func (s kvSort) Swap(i, j int)      { s.kvs[i], s.kvs[j] = s.kvs[j], s.kvs[i] }
 func (s kvSort) Less(i, j int) bool { return s.less(s.kvs[i], s.kvs[j]) }
 
 // Put writes one key. It is a txn of one put, taken without the txn
-// machinery: the most frequent write deserves the shortest path.
-func (s *Store) Put(ctx context.Context, r *PutRequest) (*PutResponse, error) {
+// machinery: the most frequent write deserves the shortest path. Like
+// Range, it allocates only its response itself and inlines, so a caller
+// that does not keep the response does not allocate it.
+func (s *Store) Put(ctx context.Context, r *PutRequest) (resp *PutResponse, err error) {
+	resp = &PutResponse{}
+	if err = s.putInto(ctx, r, resp); err != nil {
+		resp = nil
+	}
+	return resp, err
+}
+
+func (s *Store) putInto(ctx context.Context, r *PutRequest, resp *PutResponse) error {
 	if err := checkPut(r); err != nil {
-		return nil, err
+		return err
 	}
 	if r.Lease != 0 {
 		// A unary put looks its lease up before anything else (etcd's
 		// applier); this store has no leases, so every lease is unknown.
-		return nil, ErrLeaseNotFound
+		return ErrLeaseNotFound
 	}
 	s.mu.Lock()
-	tx := newWriteTxn(s)
-	resp, err := s.applyPut(r, tx)
-	if err != nil {
+	tx := s.newWriteTxn()
+	if err := s.applyPut(r, tx, resp); err != nil {
 		tx.rollback()
 		s.mu.Unlock()
-		return nil, err
+		return err
 	}
 	j, err := s.queueTxnLocked(tx)
 	s.mu.Unlock()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s.kick()
 	if err := s.wait(ctx, j); err != nil {
-		return nil, err
+		return err
 	}
 	resp.Header.Revision = j.rev
-	return resp, nil
+	s.recycle(tx)
+	return nil
 }
 
 // queueTxnLocked gives a write txn its revision (if it changed anything)
@@ -530,15 +541,17 @@ func (s *Store) wait(ctx context.Context, j *job) error {
 	}
 }
 
-// finish marks a job done and wakes its waiter.
+// finish marks a job done and wakes its waiter. It wakes it last, after
+// the unlock: the waiter may reuse the job as soon as it wakes (recycle).
 func finish(j *job, err error) {
 	j.mu.Lock()
 	j.err = err
 	j.finished = true
-	if j.wake != nil {
-		close(j.wake)
-	}
+	wake := j.wake
 	j.mu.Unlock()
+	if wake != nil {
+		close(wake)
+	}
 }
 
 // takeQueueLocked takes the queued jobs as a batch and starts an empty queue
@@ -696,7 +709,8 @@ func (s *Store) finishTxns(jobs []*job, err error) {
 
 // inflightRecord finds a record written by a txn that is not yet committed
 // (a read inside a later write txn may need it before the backend has it).
-func (s *Store) inflightRecord(rev Revision) *Record {
+// It returns a copy: the txn's records are reused once it finishes.
+func (s *Store) inflightRecord(rev Revision) (Record, bool) {
 	s.inflightMu.Lock()
 	defer s.inflightMu.Unlock()
 	for i := len(s.inflight) - 1; i >= 0; i-- {
@@ -706,11 +720,11 @@ func (s *Store) inflightRecord(rev Revision) *Record {
 		}
 		for k := range j.records {
 			if j.records[k].Rev == rev {
-				return &j.records[k]
+				return j.records[k], true
 			}
 		}
 	}
-	return nil
+	return Record{}, false
 }
 
 // fail poisons the store after a backend write failed: the index may now

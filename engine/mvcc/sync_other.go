@@ -14,3 +14,5 @@ type (
 	rwMutex   = sync.RWMutex
 	atomicRev = atomic.Int64
 )
+
+type atomicPointer[T any] = atomic.Pointer[T]

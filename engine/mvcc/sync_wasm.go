@@ -20,6 +20,19 @@ type atomicRev struct{ v int64 }
 func (r *atomicRev) Load() int64   { return r.v }
 func (r *atomicRev) Store(v int64) { r.v = v }
 
+// atomicPointer is atomic.Pointer.
+type atomicPointer[T any] struct{ p *T }
+
+func (a *atomicPointer[T]) Swap(p *T) *T { old := a.p; a.p = p; return old }
+
+func (a *atomicPointer[T]) CompareAndSwap(old, p *T) bool {
+	if a.p != old {
+		return false
+	}
+	a.p = p
+	return true
+}
+
 // mutex is sync.Mutex: when nobody has to wait, a flag and no call.
 type mutex struct {
 	locked  bool

@@ -31,7 +31,7 @@ func (s *Store) Txn(ctx context.Context, r *TxnRequest) (*TxnResponse, error) {
 		return s.execTxn(r, s.visibleRev.Load(), nil)
 	}
 	s.mu.Lock()
-	tx := newWriteTxn(s)
+	tx := s.newWriteTxn()
 	resp, err := s.execTxn(r, s.pendingRev, tx)
 	if err != nil {
 		tx.rollback()
@@ -50,6 +50,7 @@ func (s *Store) Txn(ctx context.Context, r *TxnRequest) (*TxnResponse, error) {
 	if err := s.wait(ctx, j); err != nil {
 		return nil, err
 	}
+	s.recycle(tx)
 	return resp, nil
 }
 
@@ -194,17 +195,38 @@ type writeTxn struct {
 	events  []*Event
 	undo    []keyIndexUndo // one per key the txn touched
 
-	// Room for the common txn of one change, and its job: one allocation.
+	// Room for the common txn of one change, and its job: one allocation,
+	// reused by the store's next write once this one has finished (see
+	// recycle). The events are not kept here: watchers keep them.
 	recordBuf [1]Record
-	eventBuf  [1]*Event
 	undoBuf   [1]keyIndexUndo
 	job       job
 }
 
-func newWriteTxn(s *Store) *writeTxn {
-	tx := &writeTxn{s: s, begin: s.pendingRev}
-	tx.records, tx.events, tx.undo = tx.recordBuf[:0], tx.eventBuf[:0], tx.undoBuf[:0]
+// newWriteTxn starts a write txn; the caller holds mu.
+func (s *Store) newWriteTxn() *writeTxn {
+	tx := s.spareTxn.Swap(nil)
+	if tx == nil {
+		tx = &writeTxn{s: s}
+	}
+	tx.begin = s.pendingRev
+	tx.records, tx.events, tx.undo = tx.recordBuf[:0], nil, tx.undoBuf[:0]
 	return tx
+}
+
+// recycle keeps tx for a later write once its job has finished and its
+// caller has the response. Nothing else holds it by then: the committer is
+// done with the job (finish touches it no more once it wakes the waiter),
+// readers copy in-flight records, and the events that watchers keep live in
+// each put's own allocation. A writeTxn with its job is 400 bytes of
+// pointers to allocate and scan per write, which the browser's single
+// thread feels most.
+func (s *Store) recycle(tx *writeTxn) {
+	clear(tx.recordBuf[:])
+	clear(tx.undoBuf[:])
+	tx.records, tx.events, tx.undo = nil, nil, nil
+	tx.job = job{}
+	s.spareTxn.CompareAndSwap(nil, tx)
 }
 
 func (tx *writeTxn) rev() int64 {
@@ -237,8 +259,9 @@ func (tx *writeTxn) put(key, value []byte, lease int64) {
 	ki := tx.touch(key)
 	// The new KeyValue and its event share one allocation.
 	c := &struct {
-		kv storedKV
-		ev Event
+		kv  storedKV
+		ev  Event
+		evs [1]*Event // the txn's event list while it has one event
 	}{}
 	kv := &c.kv.init(KeyValue{Key: ki.key, ModRevision: rev.Main, Value: append([]byte(nil), value...), Lease: lease}).KeyValue
 	if l := ki.newestAt(tx.begin + 1); l != nil {
@@ -251,7 +274,12 @@ func (tx *writeTxn) put(key, value []byte, lease int64) {
 	ki.put(rev, &c.kv)
 	tx.records = append(tx.records, Record{Rev: rev, KV: *kv})
 	c.ev = Event{Type: EventPut, Kv: kv}
-	tx.events = append(tx.events, &c.ev)
+	if tx.events == nil {
+		c.evs[0] = &c.ev
+		tx.events = c.evs[:]
+	} else {
+		tx.events = append(tx.events, &c.ev)
+	}
 }
 
 func (tx *writeTxn) tombstone(ki *keyIndex) {
@@ -512,8 +540,8 @@ func (s *Store) applyTxn(r *TxnRequest, path []bool, cur int64, tx *writeTxn, re
 			rr.Header.Revision = view()
 			resp.Responses[i].Range = rr
 		case op.Put != nil:
-			pr, err := s.applyPut(op.Put, tx)
-			if err != nil {
+			pr := &PutResponse{}
+			if err := s.applyPut(op.Put, tx, pr); err != nil {
 				return 0, err
 			}
 			resp.Responses[i].Put = pr
@@ -536,8 +564,7 @@ func (s *Store) applyTxn(r *TxnRequest, path []bool, cur int64, tx *writeTxn, re
 	return used, nil
 }
 
-func (s *Store) applyPut(p *PutRequest, tx *writeTxn) (*PutResponse, error) {
-	resp := &PutResponse{}
+func (s *Store) applyPut(p *PutRequest, tx *writeTxn, resp *PutResponse) error {
 	value, lease := p.Value, p.Lease
 	if p.IgnoreValue || p.IgnoreLease || p.PrevKv {
 		var prev *KeyValue
@@ -545,12 +572,12 @@ func (s *Store) applyPut(p *PutRequest, tx *writeTxn) (*PutResponse, error) {
 			if mod, created, ver, ok := ki.get(tx.rev()); ok {
 				var err error
 				if prev, err = s.valueAt(ki, mod, created, ver); err != nil {
-					return nil, err
+					return err
 				}
 			}
 		}
 		if (p.IgnoreValue || p.IgnoreLease) && prev == nil {
-			return nil, ErrKeyNotFound
+			return ErrKeyNotFound
 		}
 		if p.IgnoreValue {
 			value = prev.Value
@@ -564,7 +591,7 @@ func (s *Store) applyPut(p *PutRequest, tx *writeTxn) (*PutResponse, error) {
 	}
 	tx.put(p.Key, value, lease)
 	resp.Header.Revision = tx.rev()
-	return resp, nil
+	return nil
 }
 
 func (s *Store) applyDelete(d *DeleteRangeRequest, tx *writeTxn) (*DeleteRangeResponse, error) {
