@@ -50,15 +50,21 @@ func (m *mutex) Lock() {
 }
 
 func (m *mutex) Unlock() {
+	if !m.locked || m.waiting > 0 {
+		m.unlockSlow()
+		return
+	}
+	m.locked = false
+}
+
+func (m *mutex) unlockSlow() {
 	if !m.locked {
 		panic("mvcc: unlock of unlocked mutex")
 	}
 	m.locked = false
-	if m.waiting > 0 {
-		m.mu.Lock()
-		m.cond.Broadcast()
-		m.mu.Unlock()
-	}
+	m.mu.Lock()
+	m.cond.Broadcast()
+	m.mu.Unlock()
 }
 
 // block waits for the lock. The count of waiters goes up before the

@@ -220,6 +220,10 @@ func (w *Watcher) contains(key []byte) bool {
 	if w.end == nil {
 		return equalKeys(key, w.key)
 	}
+	return w.inRange(key)
+}
+
+func (w *Watcher) inRange(key []byte) bool {
 	if compareKeys(key, w.key) < 0 {
 		return false
 	}
@@ -231,6 +235,13 @@ func (w *Watcher) contains(key []byte) bool {
 // an append cannot write into the shared array: a put watched by a hundred
 // watchers then allocates nothing per watcher.
 func (w *Watcher) match(events []*Event) []*Event {
+	if len(events) == 1 {
+		// Most revisions are one write: no loop, no copy.
+		if w.wants(events[0]) {
+			return events
+		}
+		return nil
+	}
 	n := 0
 	for n < len(events) && w.wants(events[n]) {
 		n++
@@ -247,7 +258,6 @@ func (w *Watcher) match(events []*Event) []*Event {
 	return out
 }
 
-// wants reports whether the watcher's range and filters take ev.
 func (w *Watcher) wants(ev *Event) bool {
 	if (ev.Type == EventPut && w.noPut) || (ev.Type == EventDelete && w.noDel) {
 		return false
