@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -106,6 +107,31 @@ func TestEqualKeys(t *testing.T) {
 	}
 }
 
+// TestHashWordsSpreadsLowBits: the key table indexes slots by a hash's low
+// bits, so keys that differ in one digit of a long shared prefix must
+// spread evenly over them.
+func TestHashWordsSpreadsLowBits(t *testing.T) {
+	const buckets, keys = 4096, 4096 * 16
+	count := make([]int, buckets)
+	for i := range keys {
+		count[hashWords(fmt.Appendf(nil, "%064d", i), 42)%buckets]++
+	}
+	// 16 per bucket on average; Poisson(16) exceeds 40 with probability
+	// about 1e-7 per bucket.
+	if m := slices.Max(count); m > 40 {
+		t.Fatalf("a bucket of the low 12 bits holds %d of %d keys (16 expected)", m, keys)
+	}
+}
+
+func BenchmarkHashWords(b *testing.B) {
+	k := fmt.Appendf(nil, "%064d", 12345)
+	var sink uint64
+	for i := 0; i < b.N; i++ {
+		sink ^= hashWords(k, uint64(i))
+	}
+	_ = sink
+}
+
 // TestHashWordsSeparatesKeys: the WebAssembly build's key hash gives equal
 // keys equal hashes and, for a hundred thousand distinct keys of every
 // length around a word boundary, no collisions (a 64-bit hash would have
@@ -119,8 +145,12 @@ func TestHashWordsSeparatesKeys(t *testing.T) {
 		for j := range k {
 			k[j] = byte(r.IntN(4))
 		}
-		if len(k) > 0 && r.IntN(2) == 0 {
+		switch r.IntN(3) {
+		case 0:
 			k = append(k, fmt.Sprint(i)...)
+		case 1:
+			// etcd-like: long shared prefixes, in both lanes.
+			k = fmt.Appendf(k, "/registry/configmaps/ns-%d/%0*d", i%7, r.IntN(40), i)
 		}
 		h := hashWords(k, seed)
 		if h != hashWords(append([]byte(nil), k...), seed) {

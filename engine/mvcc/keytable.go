@@ -108,27 +108,43 @@ func (t *keyTable) remove(key []byte) {
 }
 
 // hashWords mixes key eight bytes at a time (unaligned little-endian loads
-// and a multiply-xorshift per word, as in the wyhash/xxhash family).
+// and a multiply-xorshift per word, as in the wyhash/xxhash family), in two
+// lanes so that the multiplies of neighbouring words overlap, and ends with
+// murmur3's finaliser, which needs no 128-bit product (math/bits.Mul64 is
+// not an instruction under WebAssembly).
 func hashWords(key []byte, seed uint64) uint64 {
 	const m1, m2 = 0x9e3779b97f4a7c15, 0xbf58476d1ce4e5b9
-	h := seed ^ uint64(len(key))*m1
+	a := seed ^ uint64(len(key))*m1
+	b := seed*m2 ^ m1
 	p := unsafe.Pointer(unsafe.SliceData(key))
 	n := uintptr(len(key))
 	i := uintptr(0)
-	for ; i+8 <= n; i += 8 {
-		h = (h ^ *(*uint64)(unsafe.Add(p, i))) * m2
-		h ^= h >> 31
+	for ; i+16 <= n; i += 16 {
+		a = (a ^ *(*uint64)(unsafe.Add(p, i))) * m2
+		b = (b ^ *(*uint64)(unsafe.Add(p, i+8))) * m2
+		a ^= a >> 31
+		b ^= b >> 31
+	}
+	if i+8 <= n {
+		a = (a ^ *(*uint64)(unsafe.Add(p, i))) * m2
+		a ^= a >> 31
+		i += 8
 	}
 	if i < n {
 		var w uint64
 		for j := i; j < n; j++ {
 			w |= uint64(*(*byte)(unsafe.Add(p, j))) << (8 * (j - i))
 		}
-		h = (h ^ w) * m2
-		h ^= h >> 31
+		b = (b ^ w) * m2
+		b ^= b >> 31
 	}
-	hi, lo := bits.Mul64(h, m1)
-	return hi ^ lo
+	h := a ^ bits.RotateLeft64(b, 29)
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
 }
 
 // equalKeys reports a == b, eight bytes at a time.
