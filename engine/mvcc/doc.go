@@ -11,6 +11,14 @@
 // rebuilds its keyIndex from bbolt. The memory backend is in this package
 // (the browser uses it); engine/sqlite provides the durable one.
 //
+// The key index is a hash table for single keys (keytable.go) beside a B+
+// tree that orders them for ranges (keyorder.go); each key keeps its newest
+// put, so reads of current values never reach the backend. The same code
+// runs natively and in the browser; where Go's WebAssembly port makes a
+// construct dear (byte-at-a-time compares and hashes, out-of-line atomics),
+// a file with a wasm build tag says so and does it differently
+// (keycmp_wasm.go, keyhash_wasm.go, sync_wasm.go).
+//
 // This package must not import net/http, syscall/js, SQLite or a websocket
 // library: it is compiled to WebAssembly.
 package mvcc
