@@ -302,15 +302,23 @@ func (s *Store) execTxn(r *TxnRequest, cur int64, tx *writeTxn) (*TxnResponse, e
 		return nil, err
 	}
 	// The response and the room for one op's response come in one
-	// allocation: most txns (kube-apiserver's updates among them) run one
-	// op on the branch taken.
+	// allocation, with the put's response when that op is a put: most txns
+	// (kube-apiserver's updates among them) run one op on the branch taken.
 	res := &struct {
 		resp TxnResponse
 		one  [1]ResponseOp
+		put  PutResponse
 	}{}
 	resp := &res.resp
-	if (path[0] && len(r.Success) == 1) || (!path[0] && len(r.Failure) == 1) {
+	ops := r.Success
+	if !path[0] {
+		ops = r.Failure
+	}
+	if len(ops) == 1 {
 		resp.Responses = res.one[:]
+		if ops[0].Put != nil {
+			res.one[0].Put = &res.put
+		}
 	}
 	if _, err := s.applyTxn(r, path, cur, tx, resp); err != nil {
 		return nil, err
@@ -540,7 +548,10 @@ func (s *Store) applyTxn(r *TxnRequest, path []bool, cur int64, tx *writeTxn, re
 			rr.Header.Revision = view()
 			resp.Responses[i].Range = rr
 		case op.Put != nil:
-			pr := &PutResponse{}
+			pr := resp.Responses[i].Put // room the caller made, if any
+			if pr == nil {
+				pr = &PutResponse{}
+			}
 			if err := s.applyPut(op.Put, tx, pr); err != nil {
 				return 0, err
 			}
