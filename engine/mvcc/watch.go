@@ -220,28 +220,13 @@ func (w *Watcher) contains(key []byte) bool {
 	if w.end == nil {
 		return equalKeys(key, w.key)
 	}
-	return w.inRange(key)
-}
-
-func (w *Watcher) inRange(key []byte) bool {
 	if compareKeys(key, w.key) < 0 {
 		return false
 	}
 	return len(w.end) == 0 || compareKeys(key, w.end) < 0
 }
 
-// match returns the events of one revision this watcher wants. When it
-// wants them all (the common case) it returns events itself, capped so that
-// an append cannot write into the shared array: a put watched by a hundred
-// watchers then allocates nothing per watcher.
 func (w *Watcher) match(events []*Event) []*Event {
-	if len(events) == 1 {
-		// Most revisions are one write: no loop, no copy.
-		if w.wants(events[0]) {
-			return events
-		}
-		return nil
-	}
 	n := 0
 	for n < len(events) && w.wants(events[n]) {
 		n++
@@ -262,6 +247,11 @@ func (w *Watcher) wants(ev *Event) bool {
 	if (ev.Type == EventPut && w.noPut) || (ev.Type == EventDelete && w.noDel) {
 		return false
 	}
+	if w.end == nil {
+		// One key, the most common watch: compared here rather than
+		// through contains, one call less per watcher and event.
+		return equalKeys(ev.Kv.Key, w.key)
+	}
 	return w.contains(ev.Kv.Key)
 }
 
@@ -270,7 +260,13 @@ func (w *Watcher) offer(rev int64, events []*Event) {
 	if rev < w.minRev {
 		return
 	}
-	evs := w.match(events)
+	evs := events
+	if len(events) != 1 {
+		evs = w.match(events)
+	} else if !w.wants(events[0]) {
+		// Most revisions are one write: no loop, no copy.
+		return
+	}
 	if len(evs) == 0 {
 		return
 	}
