@@ -405,6 +405,76 @@ var cases = []testCase{
 		defer w2.Cancel()
 		h.equal("start == compact rev is fine", collect(h.t, w2, 2), []string{"PUT a@3", "PUT a@4"})
 	}},
+	{"ConcurrentWritersGetTheirOwnRevisionsAndWatchersEveryValue", func(h *harness) {
+		// Writers on several goroutines, puts and compare-and-swap txns
+		// mixed: every response carries the revision of its own write, and
+		// a watcher of the prefix sees each write once, with its value, in
+		// revision order (the store reuses a finished write's buffers).
+		w, err := h.s.Watch(ctx, &mvcc.WatchRequest{Key: b("c/"), RangeEnd: b("c0")})
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		defer w.Cancel()
+		const writers, each = 8, 100
+		revs := make(chan string, writers*each)
+		errs := make(chan error, writers)
+		for g := range writers {
+			go func() {
+				for i := range each {
+					key, value := fmt.Sprintf("c/%d", g), fmt.Sprintf("%d.%d", g, i)
+					var rev int64
+					if i%2 == 0 {
+						r, err := h.s.Put(ctx, &mvcc.PutRequest{Key: b(key), Value: b(value)})
+						if err != nil {
+							errs <- err
+							return
+						}
+						rev = r.Header.Revision
+					} else {
+						// Only this goroutine writes key: the compare holds.
+						cur, err := h.s.Range(ctx, &mvcc.RangeRequest{Key: b(key)})
+						if err != nil {
+							errs <- err
+							return
+						}
+						r, err := h.s.Txn(ctx, &mvcc.TxnRequest{
+							Compare: []mvcc.Compare{{Target: mvcc.CompareMod, Key: b(key), ModRevision: cur.Kvs[0].ModRevision}},
+							Success: []mvcc.RequestOp{{Put: &mvcc.PutRequest{Key: b(key), Value: b(value)}}},
+						})
+						if err != nil || !r.Succeeded {
+							errs <- fmt.Errorf("txn on %s: succeeded %v, %v", key, r != nil && r.Succeeded, err)
+							return
+						}
+						rev = r.Header.Revision
+					}
+					revs <- fmt.Sprintf("%s=%s@%d", key, value, rev)
+				}
+				errs <- nil
+			}()
+		}
+		for range writers {
+			if err := <-errs; err != nil {
+				h.t.Fatal(err)
+			}
+		}
+		close(revs)
+		want := map[string]bool{}
+		for r := range revs {
+			want[r] = true
+		}
+		var last int64
+		for seen := 0; seen < writers*each; {
+			for _, ev := range next(h.t, w).Events {
+				got := fmt.Sprintf("%s=%s@%d", ev.Kv.Key, ev.Kv.Value, ev.Kv.ModRevision)
+				if !want[got] || ev.Kv.ModRevision <= last {
+					h.t.Fatalf("event %d: %s (after revision %d) is not a write's own response", seen, got, last)
+				}
+				delete(want, got)
+				last = ev.Kv.ModRevision
+				seen++
+			}
+		}
+	}},
 	{"SlowWatcherNeverBlocksWritersAndLosesNothing", func(h *harness) {
 		w, err := h.s.Watch(ctx, &mvcc.WatchRequest{Key: b("k")})
 		if err != nil {
