@@ -224,6 +224,17 @@ func (s *Store) rangeAt(r *RangeRequest, cur int64, resp *RangeResponse) error {
 	if rev < s.compactRev.Load() {
 		return ErrCompacted
 	}
+	if len(r.RangeEnd) == 0 && !r.KeysOnly && !r.CountOnly && r.MinModRevision == 0 &&
+		r.MaxModRevision == 0 && r.MinCreateRevision == 0 && r.MaxCreateRevision == 0 {
+		// The most common read: one key as it is now. Limit and sort
+		// change nothing for one key.
+		if ki := s.index.lookup(r.Key); ki != nil {
+			if l := ki.newestAt(rev); l != nil {
+				resp.Kvs, resp.Count = l.list[:], 1
+				return nil
+			}
+		}
+	}
 	// Sorting and the min/max filters need every key before the limit is
 	// applied; otherwise read one more than the limit to learn "more".
 	limit := r.Limit
