@@ -285,6 +285,15 @@ func (c *orderCursor) next() {
 	}
 }
 
+// run returns the keys from c to the end of c's leaf or to end, whichever
+// comes first, and the cursor past them.
+func (c orderCursor) run(end orderCursor) ([]*keyIndex, orderCursor) {
+	if c.leaf == end.leaf {
+		return c.leaf.kis[c.i:end.i], end
+	}
+	return c.leaf.kis[c.i:c.leaf.n], orderCursor{c.leaf.next, 0}
+}
+
 func (t *keyOrder) seekFirst() orderCursor {
 	c := orderCursor{leaf: t.first}
 	if c.leaf.n == 0 {

@@ -282,25 +282,30 @@ func (s *Store) rangeAt(r *RangeRequest, cur int64, resp *RangeResponse) error {
 				kvs = make([]*KeyValue, 0, n)
 			}
 		}
-		for c := from; !c.at(to); c.next() {
-			want := !r.CountOnly && (limit <= 0 || int64(len(kvs)) < limit)
-			if l := c.ki().newestAt(rev); l != nil {
-				count++
-				if want {
-					kvs = append(kvs, &l.KeyValue)
+		// A leaf's keys at a time: a plain loop over a slice per leaf.
+		for c := from; !c.at(to); {
+			var kis []*keyIndex
+			kis, c = c.run(to)
+			for _, ki := range kis {
+				want := !r.CountOnly && (limit <= 0 || int64(len(kvs)) < limit)
+				if l := ki.newestAt(rev); l != nil {
+					count++
+					if want {
+						kvs = append(kvs, &l.KeyValue)
+					}
+					continue
 				}
-				continue
-			}
-			kv, ok, err := s.visible(c.ki(), rev, want)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				continue
-			}
-			count++
-			if kv != nil {
-				kvs = append(kvs, kv)
+				kv, ok, err := s.visible(ki, rev, want)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					continue
+				}
+				count++
+				if kv != nil {
+					kvs = append(kvs, kv)
+				}
 			}
 		}
 	}
