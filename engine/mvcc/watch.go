@@ -271,25 +271,28 @@ func (w *Watcher) offer(rev int64, events []*Event) {
 		return
 	}
 	w.mu.Lock()
-	w.offerLocked(rev, evs)
-	w.mu.Unlock()
-}
-
-// offerLocked is offer's part under w.mu.
-func (w *Watcher) offerLocked(rev int64, evs []*Event) {
-	if w.lagging {
-		return
-	}
-	if !w.busy && len(w.queue) == 0 && !w.prevKV {
+	if !w.lagging && !w.busy && len(w.queue) == 0 && !w.prevKV {
 		// Nothing is ahead of this response, and it needs no read (prevKV
 		// would), so the publisher delivers it itself if ch has room: no
 		// wake-up of the watcher's goroutine, which in the browser's
 		// single-threaded WebAssembly is most of a fan-out's cost.
 		select {
 		case w.ch <- WatchResponse{Header: ResponseHeader{Revision: rev}, Events: evs}:
+			w.mu.Unlock()
 			return
 		default:
 		}
+	}
+	w.enqueueLocked(rev, evs)
+	w.mu.Unlock()
+}
+
+// enqueueLocked queues a response for the watcher's goroutine and wakes
+// it; a watcher whose queue is full falls back to catching up from the
+// backend. The caller holds w.mu.
+func (w *Watcher) enqueueLocked(rev int64, evs []*Event) {
+	if w.lagging {
+		return
 	}
 	if len(w.queue) >= watchQueueLimit {
 		w.lagging = true
