@@ -304,3 +304,76 @@ func decodeFieldsV1(v any) (*fieldpath.Set, error) {
 	}
 	return s, nil
 }
+
+// normalizeForCompare is normalizeObject for objects that are only read
+// afterwards (typed and compared, as an update's live and new objects):
+// subtrees normalize leaves unchanged are shared with m instead of copied
+// (a write copied both objects whole). The object and its metadata are
+// fresh maps, so that removeManagedFields leaves m alone.
+func normalizeForCompare(m map[string]any) map[string]any {
+	n, _ := normalizeShared(m)
+	nm, _ := n.(map[string]any)
+	out := make(map[string]any, len(nm))
+	for k, v := range nm {
+		out[k] = v
+	}
+	if md, ok := out["metadata"].(map[string]any); ok && md != nil {
+		c := make(map[string]any, len(md))
+		for k, v := range md {
+			c[k] = v
+		}
+		out["metadata"] = c
+	}
+	return out
+}
+
+// normalizeShared is normalize that returns v itself (changed false) when
+// nothing in it needs normalizing, and otherwise copies only the maps and
+// lists on the way to what changed.
+func normalizeShared(v any) (any, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		if x == nil {
+			return nil, true // as normalize: a Go nil map is JSON null
+		}
+		var c map[string]any
+		for k, e := range x {
+			ne, changed := normalizeShared(e)
+			if changed && c == nil {
+				c = make(map[string]any, len(x))
+				for k2, e2 := range x {
+					c[k2] = e2
+				}
+			}
+			if c != nil && changed {
+				c[k] = ne
+			}
+		}
+		if c == nil {
+			return v, false
+		}
+		return c, true
+	case []any:
+		if x == nil {
+			return nil, true
+		}
+		var c []any
+		for i, e := range x {
+			ne, changed := normalizeShared(e)
+			if changed && c == nil {
+				c = make([]any, len(x))
+				copy(c, x)
+			}
+			if changed {
+				c[i] = ne
+			}
+		}
+		if c == nil {
+			return v, false
+		}
+		return c, true
+	case json.Number, float64, int:
+		return normalize(v), true
+	}
+	return v, false
+}
