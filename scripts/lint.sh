@@ -2,7 +2,8 @@
 # Static checks for every Go module of the repository (the main module and
 # the separate ones under test/ and bench/):
 #   1. gofmt: no file may need formatting;
-#   2. go vet, natively and, for the browser build, with GOOS=js GOARCH=wasm;
+#   2. go vet, natively and, for every package of the browser build, with
+#      GOOS=js GOARCH=wasm;
 #   3. staticcheck (pinned in tools/go.mod), natively and for js/wasm;
 #   4. templ: regenerating web/**/*_templ.go must change nothing, since the
 #      generated code is committed; in CI (CI set) `git diff --exit-code` on
@@ -68,8 +69,12 @@ check gofmt gofmt_clean
 check "go vet" bash scripts/each-module.sh test,bench,engine -- go vet ./...
 check "staticcheck" bash scripts/each-module.sh test,bench,engine -- "${staticcheck[@]}" ./...
 if [ -d wasm ]; then
-	check "go vet (js/wasm)" env GOOS=js GOARCH=wasm go vet ./wasm/...
-	check "staticcheck (js/wasm)" env GOOS=js GOARCH=wasm "${staticcheck[@]}" ./wasm/...
+	# Every package the browser build compiles: the engine's wasm-only files
+	# (and code that only native files use) are checked as the browser sees
+	# them. Packages with no files for js/wasm (engine/sqlite) drop out.
+	mapfile -t wasm_pkgs < <(GOOS=js GOARCH=wasm go list -e -f '{{if not .Error}}{{.ImportPath}}{{end}}' ./engine/... ./wasm/... | grep .)
+	check "go vet (js/wasm)" env GOOS=js GOARCH=wasm go vet "${wasm_pkgs[@]}"
+	check "staticcheck (js/wasm)" env GOOS=js GOARCH=wasm "${staticcheck[@]}" "${wasm_pkgs[@]}"
 fi
 check templ templ_fresh
 
