@@ -224,8 +224,8 @@ func (s *Store) rangeAt(r *RangeRequest, cur int64, resp *RangeResponse) error {
 	if rev < s.compactRev.Load() {
 		return ErrCompacted
 	}
-	if len(r.RangeEnd) == 0 && !r.KeysOnly && !r.CountOnly && r.MinModRevision == 0 &&
-		r.MaxModRevision == 0 && r.MinCreateRevision == 0 && r.MaxCreateRevision == 0 {
+	filtered := filtersRevisions(r)
+	if len(r.RangeEnd) == 0 && !r.KeysOnly && !r.CountOnly && !filtered {
 		// The most common read: one key as it is now. Limit and sort
 		// change nothing for one key.
 		if ki := s.index.lookup(r.Key); ki != nil {
@@ -238,8 +238,7 @@ func (s *Store) rangeAt(r *RangeRequest, cur int64, resp *RangeResponse) error {
 	// Sorting and the min/max filters need every key before the limit is
 	// applied; otherwise read one more than the limit to learn "more".
 	limit := r.Limit
-	if r.SortOrder != SortNone || r.MinModRevision != 0 || r.MaxModRevision != 0 ||
-		r.MinCreateRevision != 0 || r.MaxCreateRevision != 0 {
+	if r.SortOrder != SortNone || filtered {
 		limit = 0
 	}
 	if limit > 0 {
@@ -310,10 +309,10 @@ func (s *Store) rangeAt(r *RangeRequest, cur int64, resp *RangeResponse) error {
 		}
 	}
 	resp.Count = count
-	if shared && (r.KeysOnly || r.MinModRevision != 0 || r.MaxModRevision != 0 || r.MinCreateRevision != 0 || r.MaxCreateRevision != 0) {
+	if shared && (r.KeysOnly || filtered) {
 		kvs = []*KeyValue{kvs[0]} // about to be edited in place
 	}
-	if r.MinModRevision != 0 || r.MaxModRevision != 0 || r.MinCreateRevision != 0 || r.MaxCreateRevision != 0 {
+	if filtered {
 		kvs = filterKVs(kvs, r)
 	}
 	if r.SortTarget != SortByKey || r.SortOrder == SortDescend {
@@ -378,10 +377,13 @@ func (s *Store) valueAt(ki *keyIndex, mod Revision, created, ver int64) (*KeyVal
 	return &kv, nil
 }
 
+// filtersRevisions reports whether the range has a min/max mod or create
+// revision filter.
+func filtersRevisions(r *RangeRequest) bool {
+	return r.MinModRevision != 0 || r.MaxModRevision != 0 || r.MinCreateRevision != 0 || r.MaxCreateRevision != 0
+}
+
 func filterKVs(kvs []*KeyValue, r *RangeRequest) []*KeyValue {
-	if r.MinModRevision == 0 && r.MaxModRevision == 0 && r.MinCreateRevision == 0 && r.MaxCreateRevision == 0 {
-		return kvs
-	}
 	out := kvs[:0]
 	for _, kv := range kvs {
 		switch {
