@@ -84,7 +84,9 @@ type RangeRequest struct {
 // RangeResponse is etcdserverpb.RangeResponse.
 type RangeResponse struct {
 	Header ResponseHeader
-	Kvs    []*KeyValue
+	// Kvs and the KeyValues in it may be shared with the store and with
+	// other responses: read them, never modify them.
+	Kvs []*KeyValue
 	// More is true when Limit cut the result short.
 	More bool
 	// Count is the number of keys in the range at the read revision, before
