@@ -46,6 +46,12 @@ var (
 	ErrRequestTooLarge = &Error{CodeInvalidArgument, "etcdserver: request is too large"}
 	ErrInvalidSortOpt  = &Error{CodeInvalidArgument, "etcdserver: invalid sort option"}
 	ErrStopped         = &Error{CodeUnavailable, "etcdserver: server stopped"}
+	// ErrNoSpace is etcd's answer to a write beyond its storage quota, or
+	// to any write while the NOSPACE alarm is raised.
+	ErrNoSpace = &Error{CodeResourceExhausted, "etcdserver: mvcc: database space exceeded"}
+	// ErrTooManyRequests is etcd's answer when it sheds load; rvplay gives
+	// it to a watcher beyond a session's, a stream's or a client's cap.
+	ErrTooManyRequests = &Error{CodeResourceExhausted, "etcdserver: too many requests"}
 )
 
 // Reasons a watch is refused at creation (etcd sends them as cancel_reason).
