@@ -1,0 +1,62 @@
+package api
+
+import "context"
+
+// Role is what a principal may do in a session. Open sessions (created with
+// --session on the command line, and every offline lab) treat everyone as a
+// teacher; a guarded session knows its teacher by the token its creation
+// returned and its students by the tokens they got when they joined.
+type Role int
+
+const (
+	// RoleAnonymous is a request without credentials: refused (401) on a
+	// guarded session.
+	RoleAnonymous Role = iota
+	// RoleStudent may read everything and write through the Kubernetes API
+	// and under etcd keys outside /registry/.
+	RoleStudent
+	// RoleTeacher may do everything, the session's operations included
+	// (compaction, reset, settings, fault injection, ending the session).
+	RoleTeacher
+)
+
+func (r Role) String() string {
+	switch r {
+	case RoleStudent:
+		return "student"
+	case RoleTeacher:
+		return "teacher"
+	}
+	return "anonymous"
+}
+
+// Principal is who a request comes from: the transport authenticates it
+// (a bearer token or a cookie on the server; the learner herself offline)
+// and attaches it to the request's context, so that the session can record
+// each person's exchanges and the protocols can refuse what a role may not
+// do, in their own error format.
+type Principal struct {
+	// ID is stable for the life of the session and safe to show (never a
+	// token): "teacher", or the student's id given at join.
+	ID string
+	// Name is the display name given at join.
+	Name string
+	Role Role
+}
+
+type principalKey struct{}
+
+// WithPrincipal returns ctx carrying p.
+func WithPrincipal(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// PrincipalFrom returns the principal ctx carries. A context without one is
+// a request from a place that needs no authentication (an open session, the
+// offline lab, an in-process client): it is treated as the teacher.
+func PrincipalFrom(ctx context.Context) Principal {
+	if p, ok := ctx.Value(principalKey{}).(Principal); ok {
+		return p
+	}
+	return Principal{ID: "teacher", Role: RoleTeacher}
+}
