@@ -7,8 +7,10 @@ import (
 
 func TestCounterRefusesBeyondItsCapAndTakesBackReleasedUnits(t *testing.T) {
 	c := NewCounter(2)
-	if !c.Acquire() || !c.Acquire() {
-		t.Fatal("a counter of 2 refused one of its first two units")
+	for i := range 2 {
+		if !c.Acquire() {
+			t.Fatalf("a counter of 2 refused unit %d", i+1)
+		}
 	}
 	if c.Acquire() {
 		t.Fatal("a counter of 2 gave a third unit")
