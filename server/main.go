@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/engine/api/etcdgw"
+	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/sqlite"
 	"github.com/rvplay/rvplay/web"
 )
@@ -44,6 +45,8 @@ func run() error {
 	flag.Var(&names, "session", "a session to serve, created if missing (repeatable)")
 	progress := flag.Duration("watch-progress-notify-interval", etcdgw.DefaultProgressInterval,
 		"period of progress notifications for etcd watches created with progress_notify (etcd's flag and default)")
+	catchUps := flag.Int("max-watch-catchups", mvcc.DefaultCatchUpConcurrency,
+		"how many watchers, across all sessions, may read history from the database at once (the others wait their turn)")
 	debugAddr := flag.String("debug-addr", "", "if set, serve Go's profiler (/debug/pprof/) on this address, apart from the sessions")
 	flag.Parse()
 
@@ -62,6 +65,7 @@ func run() error {
 		return err
 	}
 	reg.opts.Gateway.ProgressInterval = *progress
+	reg.opts.Store.CatchUp = mvcc.NewCatchUpLimiter(*catchUps)
 	for _, n := range names {
 		if _, _, err := reg.create(n); err != nil {
 			return fmt.Errorf("session %q: %w", n, err)

@@ -23,6 +23,21 @@ type Record struct {
 	KV        KeyValue
 }
 
+// Size is what a record weighs on a page: its key and value bytes.
+func (r *Record) Size() int { return len(r.KV.Key) + len(r.KV.Value) }
+
+// PageLimit bounds one Backend.Scan. A limit of zero or less does not bound.
+type PageLimit struct {
+	Records int
+	Bytes   int
+}
+
+// Full reports whether a page of n records weighing size bytes has reached
+// the limit.
+func (l PageLimit) Full(n, size int) bool {
+	return (l.Records > 0 && n >= l.Records) || (l.Bytes > 0 && size >= l.Bytes)
+}
+
 // Meta is the bookkeeping a Backend persists beside the records.
 type Meta struct {
 	// CompactRevision is the revision of the last Compact (logical): reads
@@ -56,10 +71,16 @@ type Backend interface {
 	// (never written, or removed by compaction).
 	Get(rev Revision) (rec Record, ok bool, err error)
 
-	// Scan calls fn, in ascending revision order, for every record whose
-	// main revision is in [from, to], until fn returns false. Watchers that
-	// fell behind catch up through it.
-	Scan(from, to int64, fn func(Record) bool) error
+	// Scan appends to page, in ascending revision order, the records that
+	// come after `after` and whose main revision is at most to, and returns
+	// the page. It stops at limit.Records records, or after the record that
+	// brings the keys and values on the page to limit.Bytes (so a record
+	// larger than that is a page of its own), and reports with more whether
+	// records in the range are left. Watchers that fell behind catch up
+	// through it one page at a time, resuming after the last record of the
+	// previous page: what a watcher holds does not grow with the history,
+	// and no read transaction stays open while it delivers.
+	Scan(after Revision, to int64, limit PageLimit, page []Record) (out []Record, more bool, err error)
 
 	// SetCompactRevision durably records a logical compaction (Meta.CompactRevision).
 	SetCompactRevision(rev int64) error

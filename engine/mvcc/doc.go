@@ -19,6 +19,14 @@
 // a file with a wasm build tag says so and does it differently
 // (keycmp_wasm.go, keyhash_wasm.go, sync_wasm.go).
 //
+// Watches follow etcd's watchable store (watch.go): the committer hands
+// each revision's events to the watchers that are at the head of the store
+// without ever waiting for them, and a watcher that starts from an old
+// revision, or falls behind, reads the revisions it missed back from the
+// backend one bounded page at a time (Backend.Scan), while it holds a slot
+// of a CatchUpLimiter that a server shares between all its stores
+// (watch_catchup.go). What a watcher holds never grows with the history.
+//
 // This package must not import net/http, syscall/js, SQLite or a websocket
 // library: it is compiled to WebAssembly.
 package mvcc

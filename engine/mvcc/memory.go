@@ -77,26 +77,29 @@ func (m *memoryBackend) Get(rev Revision) (Record, bool, error) {
 	return Record{}, false, nil
 }
 
-func (m *memoryBackend) Scan(from, to int64, fn func(Record) bool) error {
+// Scan copies at most one page of records under the read lock: a watcher
+// catching up holds a page, never the history, and writers wait for one
+// page at most.
+func (m *memoryBackend) Scan(after Revision, to int64, limit PageLimit, page []Record) ([]Record, bool, error) {
 	m.mu.RLock()
-	var out []Record
-	for i := m.find(Revision{Main: from}); i < m.n; i++ {
+	defer m.mu.RUnlock()
+	n, size := 0, 0
+	for i := sort.Search(m.n, func(i int) bool { return after.Less(m.at(i).Rev) }); i < m.n; i++ {
 		r := m.at(i)
 		if r.Rev.Main > to {
 			break
 		}
-		if !r.gone {
-			out = append(out, r.Record)
+		if r.gone {
+			continue
 		}
-	}
-	m.mu.RUnlock()
-	// fn runs without the lock: it may read the store.
-	for _, r := range out {
-		if !fn(r) {
-			break
+		if limit.Full(n, size) {
+			return page, true, nil
 		}
+		page = append(page, r.Record)
+		n++
+		size += r.Size()
 	}
-	return nil
+	return page, false, nil
 }
 
 func (m *memoryBackend) SetCompactRevision(rev int64) error {

@@ -12,6 +12,13 @@ type Options struct {
 	// CompactionBatch is how many revisions one physical-compaction step
 	// removes before letting queued writes commit (etcd: 1000).
 	CompactionBatch int
+	// CatchUp bounds how many watchers read history at once; a server
+	// gives every session the same one. Nil: a limiter of the store's own
+	// with DefaultCatchUpConcurrency slots.
+	CatchUp *CatchUpLimiter
+	// CatchUpPage is how much history a watcher catching up reads at a
+	// time. Zero: DefaultCatchUpPage.
+	CatchUpPage PageLimit
 }
 
 // Store is etcd's MVCC key-value store over a Backend.

@@ -16,8 +16,10 @@ import (
 //     cannot block writers.
 //   - When a watcher's queue is full, or it starts from an old revision, it
 //     is lagging: its own goroutine reads the missed revisions back from the
-//     backend, in batches of whole revisions, then rejoins the synced set
-//     under the publish lock so that no revision is missed or repeated.
+//     backend one page at a time, under a limit on how many watchers read
+//     at once (watch_catchup.go), and delivers them in responses of whole
+//     revisions; then it rejoins the synced set under the publish lock so
+//     that no revision is missed or repeated.
 //   - A lagging watcher whose next revision has been compacted gets one
 //     response with CompactRevision set and ends.
 
@@ -39,10 +41,21 @@ type hub struct {
 	// WebAssembly). Each watcher knows its index, so removal is a swap.
 	watchers []*Watcher
 	closed   bool
+
+	catchUp     *CatchUpLimiter
+	catchUpPage PageLimit
 }
 
 func (h *hub) init(s *Store) {
 	h.s = s
+	h.catchUp = s.opts.CatchUp
+	if h.catchUp == nil {
+		h.catchUp = NewCatchUpLimiter(DefaultCatchUpConcurrency)
+	}
+	h.catchUpPage = s.opts.CatchUpPage
+	if h.catchUpPage == (PageLimit{}) {
+		h.catchUpPage = DefaultCatchUpPage
+	}
 }
 
 // publish makes rev visible and offers its events to every watcher.
@@ -113,6 +126,10 @@ type Watcher struct {
 	// publisher may hand a response straight to ch only when the watcher
 	// is synced, nothing is queued and run holds nothing: order is kept.
 	busy bool
+
+	// Guarded by the store's CatchUpLimiter.
+	holdsSlot    bool // may read history now
+	waitsForSlot bool // in the limiter's line
 }
 
 type queued struct {
@@ -208,6 +225,9 @@ func (w *Watcher) RequestProgress() bool {
 	w.wake()
 	return true
 }
+
+// slotGranted wakes a watcher that waited for a catch-up slot.
+func (w *Watcher) slotGranted() { w.wake() }
 
 func (w *Watcher) wake() {
 	select {
@@ -313,6 +333,7 @@ func (w *Watcher) enqueueLocked(rev int64, evs []*Event) {
 func (w *Watcher) run(ctx context.Context) {
 	defer func() {
 		h := &w.s.hub
+		h.catchUp.forget(w)
 		h.mu.Lock()
 		h.remove(w)
 		h.mu.Unlock()
@@ -372,46 +393,48 @@ func (w *Watcher) send(ctx context.Context, resp WatchResponse) bool {
 	return false
 }
 
-// catchUp delivers the history from `from` to the visible revision, then
-// rejoins the synced set. It returns false when the watcher has ended.
+// catchUp delivers the history from `from` to the visible revision, page
+// by page, then rejoins the synced set. It returns false when the watcher
+// has ended.
 func (w *Watcher) catchUp(ctx context.Context, from int64) bool {
 	s := w.s
 	for {
-		if cr := s.compactRev.Load(); from < cr {
-			w.send(ctx, WatchResponse{CompactRevision: cr})
+		resp, next, step := w.readHistory(from)
+		switch step {
+		case historyCompacted:
+			w.send(ctx, resp)
 			return false
-		}
-		to := s.visibleRev.Load()
-		if from <= to {
-			batches, err := w.history(from, to)
-			// A compaction that overtook the scan may have removed records
-			// it needed; only a scan that began at or after the compact
-			// revision is complete.
-			if cr := s.compactRev.Load(); from < cr {
-				w.send(ctx, WatchResponse{CompactRevision: cr})
+		case historyFailed:
+			// The backend failed; the watcher cannot continue reliably.
+			return false
+		case historyEvents:
+			resp.Events = w.withPrevKV(resp.Events)
+			if !w.send(ctx, resp) {
 				return false
 			}
-			if err != nil {
-				// The backend failed; the watcher cannot continue reliably.
+		case historyWaiting:
+			// In line for a slot: release hands it over with a wake-up.
+			select {
+			case <-w.signal:
+			case <-w.stop:
+				return false
+			case <-ctx.Done():
 				return false
 			}
-			for _, evs := range batches {
-				if !w.send(ctx, WatchResponse{Header: ResponseHeader{Revision: to}, Events: w.withPrevKV(evs)}) {
-					return false
-				}
+			continue
+		case historyCaughtUp:
+			h := &s.hub
+			h.mu.Lock()
+			if s.visibleRev.Load() == from-1 {
+				w.mu.Lock()
+				w.lagging = false
+				w.mu.Unlock()
+				h.mu.Unlock()
+				return true
 			}
-			from = to + 1
-		}
-		h := &s.hub
-		h.mu.Lock()
-		if s.visibleRev.Load() == from-1 {
-			w.mu.Lock()
-			w.lagging = false
-			w.mu.Unlock()
 			h.mu.Unlock()
-			return true
 		}
-		h.mu.Unlock()
+		from = next
 		select {
 		case <-w.stop:
 			return false
@@ -420,45 +443,6 @@ func (w *Watcher) catchUp(ctx context.Context, from int64) bool {
 		default:
 		}
 	}
-}
-
-// history reads the watcher's events in [from, to] from the backend, in
-// batches of at most watchBatchMaxRevs whole revisions.
-func (w *Watcher) history(from, to int64) ([][]*Event, error) {
-	var batches [][]*Event
-	var cur []*Event
-	revs, last := 0, int64(0)
-	compacted := w.s.compactRev.Load()
-	err := w.s.backend.Scan(from, to, func(rec Record) bool {
-		if rec.Tombstone && rec.Rev.Main <= compacted {
-			// Compaction removes it; whether the physical removal has run
-			// yet must not change what a watcher sees.
-			return true
-		}
-		kv := rec.KV
-		ev := &Event{Type: EventPut, Kv: &kv}
-		if rec.Tombstone {
-			ev.Type = EventDelete
-			ev.Kv = &KeyValue{Key: kv.Key, ModRevision: rec.Rev.Main}
-		}
-		if !w.wants(ev) {
-			return true
-		}
-		if rec.Rev.Main != last {
-			if revs == watchBatchMaxRevs {
-				batches = append(batches, cur)
-				cur, revs = nil, 0
-			}
-			revs++
-			last = rec.Rev.Main
-		}
-		cur = append(cur, ev)
-		return true
-	})
-	if len(cur) > 0 {
-		batches = append(batches, cur)
-	}
-	return batches, err
 }
 
 // withPrevKV attaches, when asked for, the key-value each event replaced,

@@ -33,12 +33,6 @@ const (
 	metaSQL = "SELECT compact_revision, finished_compact_revision FROM sessions WHERE id = ?"
 )
 
-// scanPage is how many records one query of Scan reads before calling fn on
-// them: fn (a watcher catching up) may be slow, and it must not hold a read
-// transaction open meanwhile, which would pin a pooled connection and keep
-// the WAL checkpoint from completing.
-const scanPage = 512
-
 func (b *backend) check() error {
 	if b.closed.Load() || b.db.isClosed() {
 		return ErrClosed
@@ -303,46 +297,48 @@ func (b *backend) Get(rev mvcc.Revision) (mvcc.Record, bool, error) {
 	return rec, true, nil
 }
 
-// Scan reads [from, to] page by page, calling fn outside of any read
-// transaction.
-func (b *backend) Scan(from, to int64, fn func(mvcc.Record) bool) error {
+// errPageFull ends Scan's query once the page has reached its limit.
+var errPageFull = errors.New("page full")
+
+// Scan reads one page in one query, a read transaction that ends before
+// Scan returns: the caller (a watcher catching up) may be slow to deliver
+// the page, and an open read transaction would pin a pooled connection and
+// keep the WAL checkpoint from completing.
+func (b *backend) Scan(after mvcc.Revision, to int64, limit mvcc.PageLimit, page []mvcc.Record) ([]mvcc.Record, bool, error) {
 	if err := b.check(); err != nil {
-		return err
+		return page, false, err
+	}
+	// One row more than the page holds tells whether any are left.
+	rows := int64(-1) // SQLite: no limit
+	if limit.Records > 0 {
+		rows = int64(limit.Records) + 1
 	}
 	ctx := context.Background()
-	after := mvcc.Revision{Main: from, Sub: -1}
-	page := make([]mvcc.Record, 0, scanPage)
-	for after.Main <= to {
-		page = page[:0]
-		err := rawQuery(ctx, b.db.rdb, func(q driver.QueryerContext) error {
-			args := []driver.NamedValue{
-				{Ordinal: 1, Value: b.id}, {Ordinal: 2, Value: after.Main}, {Ordinal: 3, Value: after.Sub},
-				{Ordinal: 4, Value: to}, {Ordinal: 5, Value: int64(scanPage)},
-			}
-			return queryRows(ctx, q, scanSQL, args, 9, func(v []driver.Value) error {
-				rec, err := decodeRecord(v)
-				if err != nil {
-					return err
-				}
-				page = append(page, rec)
-				return nil
-			})
-		})
-		if err != nil {
-			return b.wrap("scan", err)
+	n, size, more := 0, 0, false
+	err := rawQuery(ctx, b.db.rdb, func(q driver.QueryerContext) error {
+		args := []driver.NamedValue{
+			{Ordinal: 1, Value: b.id}, {Ordinal: 2, Value: after.Main}, {Ordinal: 3, Value: after.Sub},
+			{Ordinal: 4, Value: to}, {Ordinal: 5, Value: rows},
 		}
-		for _, rec := range page {
-			if !fn(rec) {
-				return nil
+		return queryRows(ctx, q, scanSQL, args, 9, func(v []driver.Value) error {
+			if limit.Full(n, size) {
+				more = true
+				return errPageFull
 			}
-		}
-		if len(page) < scanPage {
+			rec, err := decodeRecord(v)
+			if err != nil {
+				return err
+			}
+			page = append(page, rec)
+			n++
+			size += rec.Size()
 			return nil
-		}
-		after = page[len(page)-1].Rev
-		clear(page) // let fn's records go
+		})
+	})
+	if err != nil && err != errPageFull {
+		return page, false, b.wrap("scan", err)
 	}
-	return nil
+	return page, more, nil
 }
 
 // SetCompactRevision durably records a logical compaction.

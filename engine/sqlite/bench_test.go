@@ -185,9 +185,9 @@ func BenchmarkScan(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i += window {
 		from := 2 + rand.Int64N(n-window)
-		got := 0
-		if err := be.Scan(from, from+window-1, func(mvcc.Record) bool { got++; return true }); err != nil || got != window {
-			b.Fatal(got, err)
+		got, err := scanAll(be, from, from+window-1, mvcc.DefaultCatchUpPage)
+		if err != nil || len(got) != window {
+			b.Fatal(len(got), err)
 		}
 	}
 }

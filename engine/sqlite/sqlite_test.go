@@ -231,33 +231,58 @@ func TestRemoveOfManyRevisionsSpansSeveralBatches(t *testing.T) {
 	}
 }
 
-func TestScanReturnsMainRevisionsFromToInclusiveAndStopsWhenAsked(t *testing.T) {
+func TestScanReturnsMainRevisionsFromToInclusiveOnePageAtATime(t *testing.T) {
 	db, _ := openTemp(t)
 	b := session(t, db, "s")
-	// Enough records for several pages, two per main revision.
+	// Two records per main revision.
 	var recs []mvcc.Record
-	for m := int64(2); m < 2+scanPage; m++ {
+	for m := int64(2); m < 2+600; m++ {
 		recs = append(recs, put(m, 0, "a", "v", 2, m-1), put(m, 1, "b", "v", 2, m-1))
 	}
 	if err := b.Commit(recs); err != nil {
 		t.Fatal(err)
 	}
-	scan := func(from, to int64, stopAfter int) []mvcc.Record {
-		var got []mvcc.Record
-		if err := b.Scan(from, to, func(r mvcc.Record) bool {
-			got = append(got, r)
-			return len(got) != stopAfter
-		}); err != nil {
+	all := func(from, to int64, limit mvcc.PageLimit) []mvcc.Record {
+		got, err := scanAll(b, from, to, limit)
+		if err != nil {
 			t.Fatal(err)
 		}
 		return got
 	}
-	sameRecords(t, scan(0, 1<<62, -1), recs)
-	sameRecords(t, scan(10, 12, -1), recs[16:22])
-	sameRecords(t, scan(5, 5, -1), recs[6:8])
-	sameRecords(t, scan(3, 400, 3), recs[2:5])
-	sameRecords(t, scan(100, 99, -1), nil)
-	sameRecords(t, scan(10_000, 20_000, -1), nil)
+	pages := mvcc.PageLimit{Records: 7}
+	sameRecords(t, all(0, 1<<62, pages), recs)
+	sameRecords(t, all(0, 1<<62, mvcc.PageLimit{}), recs)
+	sameRecords(t, all(10, 12, pages), recs[16:22])
+	sameRecords(t, all(5, 5, pages), recs[6:8])
+	sameRecords(t, all(100, 99, pages), nil)
+	sameRecords(t, all(10_000, 20_000, pages), nil)
+	page, more, err := b.Scan(mvcc.Revision{Main: 3, Sub: 0}, 400, mvcc.PageLimit{Records: 3}, nil)
+	if err != nil || !more {
+		t.Fatalf("more %v, err %v", more, err)
+	}
+	sameRecords(t, page, recs[3:6])
+	page, more, err = b.Scan(mvcc.Revision{Main: 3, Sub: 0}, 4, mvcc.PageLimit{Records: 3}, nil)
+	if err != nil || more {
+		t.Fatalf("a page that reaches to: more %v, err %v", more, err)
+	}
+	sameRecords(t, page, recs[3:6])
+}
+
+// scanAll pages through [from, to] as a watcher catching up does.
+func scanAll(b mvcc.Backend, from, to int64, limit mvcc.PageLimit) ([]mvcc.Record, error) {
+	var out []mvcc.Record
+	after := mvcc.Revision{Main: from, Sub: -1}
+	for {
+		page, more, err := b.Scan(after, to, limit, nil)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, page...)
+		if !more {
+			return out, nil
+		}
+		after = page[len(page)-1].Rev
+	}
 }
 
 func TestSessionsAreIsolated(t *testing.T) {
@@ -439,8 +464,8 @@ func TestConcurrentReadersSeeWholeCommitsWhileWritesGoOn(t *testing.T) {
 					return
 				default:
 				}
-				var got []mvcc.Record
-				if err := b.Scan(1, 1<<62, func(r mvcc.Record) bool { got = append(got, r); return true }); err != nil {
+				got, err := scanAll(b, 1, 1<<62, mvcc.PageLimit{Records: 64})
+				if err != nil {
 					errc <- err
 					return
 				}
@@ -565,7 +590,7 @@ func checkClosed(t *testing.T, b mvcc.Backend) {
 	if _, _, err := b.Get(mvcc.Revision{Main: 2}); !errors.Is(err, ErrClosed) {
 		t.Errorf("Get = %v", err)
 	}
-	if err := b.Scan(1, 10, func(mvcc.Record) bool { return true }); !errors.Is(err, ErrClosed) {
+	if _, _, err := b.Scan(mvcc.Revision{Main: 1}, 10, mvcc.PageLimit{}, nil); !errors.Is(err, ErrClosed) {
 		t.Errorf("Scan = %v", err)
 	}
 	if err := b.SetCompactRevision(3); !errors.Is(err, ErrClosed) {

@@ -35,16 +35,35 @@ type harness struct {
 	t    *testing.T
 	open func() mvcc.Backend
 	s    *mvcc.Store
+	b    mvcc.Backend // the store's
+}
+
+// options are the suite's store options: small compaction steps and
+// small catch-up pages, so that every watch case also pages through
+// history.
+func options() mvcc.Options {
+	return mvcc.Options{CompactionBatch: 3, CatchUpPage: mvcc.PageLimit{Records: 5, Bytes: 64}}
 }
 
 func (h *harness) restart() {
+	h.t.Helper()
+	h.reopen(nil, options())
+}
+
+// reopen restarts the store with opts over its backend, wrapped by wrap
+// when it is not nil.
+func (h *harness) reopen(wrap func(mvcc.Backend) mvcc.Backend, opts mvcc.Options) {
 	h.t.Helper()
 	if h.s != nil {
 		if err := h.s.Close(); err != nil {
 			h.t.Fatalf("close: %v", err)
 		}
 	}
-	s, err := mvcc.Open(h.open(), mvcc.Options{CompactionBatch: 3})
+	h.b = h.open()
+	if wrap != nil {
+		h.b = wrap(h.b)
+	}
+	s, err := mvcc.Open(h.b, opts)
 	if err != nil {
 		h.t.Fatalf("open: %v", err)
 	}
