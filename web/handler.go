@@ -42,11 +42,9 @@ func Handler() http.Handler {
 	mux := http.NewServeMux()
 	p := serverPage()
 	mux.Handle("GET /{$}", templ.Handler(Landing(p)))
-	mux.Handle("GET /lab", templ.Handler(Lab(p, LabConfig{Mode: "offline", Static: p.Static, Home: p.Home})))
+	mux.Handle("GET /lab", templ.Handler(Lab(p, OfflineLab(p))))
 	mux.HandleFunc("GET /s/{session}/{$}", func(w http.ResponseWriter, r *http.Request) {
-		name := r.PathValue("session")
-		cfg := LabConfig{Mode: "server", Session: name, APIBase: "/s/" + name, Static: p.Static, Home: p.Home}
-		templ.Handler(Lab(p, cfg)).ServeHTTP(w, r)
+		templ.Handler(Lab(p, serverLab(p, r.PathValue("session")))).ServeHTTP(w, r)
 	})
 	assets := &assetServer{fsys: Static()}
 	mux.Handle("GET /static/", http.StripPrefix("/static/", assets))

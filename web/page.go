@@ -31,6 +31,27 @@ type LabConfig struct {
 	// Static is the URL prefix of the static assets (the wasm lives under it).
 	Static string `json:"static"`
 	Home   string `json:"home"`
+	// LabHref is the offline lab's URL: a share link or an imported lab file
+	// opened on a server session replays there, never into the live session.
+	LabHref string `json:"labHref"`
+	// Health is a URL that answers 200 while the server is up (server
+	// sessions only): the lab probes it after a request failed.
+	Health string `json:"health,omitempty"`
+	// CanReset says the Reset button is offered on a server session (to
+	// whoever may reset it; the server still decides). Offline it always is.
+	CanReset bool `json:"canReset,omitempty"`
+	// Languages are the UI languages embedded (static/i18n/*.json).
+	Languages []Language `json:"languages"`
+}
+
+// OfflineLab and serverLab are the lab's configuration in each mode.
+func OfflineLab(p PageConfig) LabConfig {
+	return LabConfig{Mode: "offline", Static: p.Static, Home: p.Home, LabHref: p.LabHref, Languages: Languages()}
+}
+
+func serverLab(p PageConfig, session string) LabConfig {
+	return LabConfig{Mode: "server", Session: session, APIBase: "/s/" + session, Static: p.Static, Home: p.Home,
+		LabHref: p.LabHref, Health: "/healthz", Languages: Languages()}
 }
 
 func serverPage() PageConfig {

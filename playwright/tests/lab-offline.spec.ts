@@ -122,6 +122,7 @@ test('a share link and an exported file replay the same lab elsewhere', async ({
   const rev = await page.getByTestId('store-revision').textContent();
   expect(Number(rev)).toBeGreaterThan(3);
 
+  await page.getByTestId('lab-menu').click();
   await page.getByTestId('share').click();
   const link = page.getByTestId('share-link');
   await expect(link).toHaveValue(/#h=/);
@@ -135,6 +136,7 @@ test('a share link and an exported file replay the same lab elsewhere', async ({
   await expect(p2).not.toHaveURL(/#h=/);
 
   const download = page.waitForEvent('download');
+  await page.getByTestId('lab-menu').click();
   await page.getByTestId('export').click();
   const file = await (await download).path();
   const p3 = await other.newPage();
@@ -155,36 +157,36 @@ test('keyboard: ? shows the shortcuts, Escape closes them, / focuses the console
   await expect(page.getByTestId('help-overlay')).toBeHidden();
   await page.locator('body').press('/');
   await expect(page.getByTestId('console-input')).toBeFocused();
-  // Projector mode: larger type everywhere, remembered across reloads.
-  await page.getByTestId('zoom').click();
-  await expect(page.getByTestId('zoom')).toHaveAttribute('aria-pressed', 'true');
-  await expect(page.locator('html')).toHaveClass(/projector/);
+  // Presentation mode: larger type everywhere, remembered across reloads.
+  await page.getByTestId('present').click();
+  await expect(page.getByTestId('present')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('html')).toHaveClass(/present/);
   await page.reload();
-  await expect(page.locator('html')).toHaveClass(/projector/);
+  await expect(page.locator('html')).toHaveClass(/present/);
   await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true');
-  await shot(page, testInfo, 'projector mode');
+  await expect(page.getByTestId('present')).toHaveAttribute('aria-pressed', 'true');
+  await shot(page, testInfo, 'presentation mode');
 });
 
-// The lesson of optimistic concurrency: two operators read the same
-// version; the first write wins, the second gets 409 Conflict with the
-// Status kube-apiserver sends; the controller retries on conflict.
+// The lesson of optimistic concurrency, as a new user tries it first: the
+// object exists, A and B read it, A writes, B's stale write gets 409
+// Conflict with the Status kube-apiserver sends, and B's card says so
+// plainly; the controller retries on conflict.
 test('two clients conflict: the stale PUT gets 409 with the real Status JSON', async ({ page }, testInfo) => {
   test.setTimeout(60_000);
   await openLab(page);
-  await expect(await exchange(page, 'a', 'put')).toHaveAttribute('data-status', '201'); // nothing read yet: create
   await expect(await exchange(page, 'a', 'get')).toHaveAttribute('data-status', '200');
   const rv = await page.getByTestId('client-a-rv').textContent();
   expect(rv).toMatch(/^\d+$/);
   await expect(await exchange(page, 'b', 'get')).toHaveAttribute('data-status', '200');
   await expect(page.getByTestId('client-b-rv')).toHaveText(rv!);
 
-  await page.getByTestId('client-a-value').fill('from-A');
   const putA = await exchange(page, 'a', 'put');
   await expect(putA).toHaveAttribute('data-method', 'PUT');
   await expect(putA).toHaveAttribute('data-status', '200');
   await expect(page.getByTestId('client-a-rv')).not.toHaveText(rv!);
+  const current = (await page.getByTestId('client-a-rv').textContent())!;
 
-  await page.getByTestId('client-b-value').fill('from-B');
   const putB = await exchange(page, 'b', 'put');
   await expect(putB).toHaveAttribute('data-status', '409');
   const status = JSON.parse((await putB.getByTestId('exchange-body').textContent())!);
@@ -194,11 +196,18 @@ test('two clients conflict: the stale PUT gets 409 with the real Status JSON', a
     message: 'Operation cannot be fulfilled on configmaps "demo": the object has been modified; please apply your changes to the latest version and try again',
   });
   await expect(page.getByTestId('client-b-rv')).toHaveText(rv!); // B's copy is still the stale one
+  // B's card says it at once: the status, the message, its stale
+  // resourceVersion against the current one.
+  const outcome = page.getByTestId('client-b-outcome');
+  await expect(outcome).toBeInViewport();
+  await expect(outcome.getByTestId('outcome-status')).toHaveText('409 Conflict');
+  await expect(outcome.getByTestId('outcome-message')).toContainText('the object has been modified');
+  await expect(outcome.getByTestId('outcome-sent-rv')).toHaveText(rv!);
+  await expect(outcome.getByTestId('outcome-current-rv')).toHaveText(current);
 
   // The controller's stale copy conflicts too, and RetryOnConflict re-reads and wins.
   await exchange(page, 'controller', 'get');
-  await page.getByTestId('client-a-value').fill('from-A-again'); // a real change: no-op writes keep the RV
-  await expect(await exchange(page, 'a', 'put')).toHaveAttribute('data-status', '200');
+  await expect(await exchange(page, 'a', 'put')).toHaveAttribute('data-status', '200'); // A's value moved on: a real change
   await page.getByTestId('client-controller-put').click();
   const ctl = page.getByTestId('client-controller-log').getByTestId('exchange');
   // GET, then PUT 409, GET, PUT 200.
@@ -223,11 +232,12 @@ test('watch, compact, and the reflector relists after 410', async ({ page }, tes
   await expect(page.locator('[data-testid="reflector-item"][data-name="one"]')).toBeVisible();
   await page.getByTestId('watch-start').click();
   const watchStream = page.locator('[data-testid="stream"][data-stream="watch configmaps"]');
-  await expect(watchStream.locator('[data-testid="watch-event"][data-type="ADDED"]')).toHaveCount(1);
-
-  await page.getByTestId('client-a-put').click(); // creates "demo"
-  await expect(page.locator('[data-testid="reflector-item"][data-name="demo"]')).toBeVisible();
+  // "demo" (the clients' object) and "one".
   await expect(watchStream.locator('[data-testid="watch-event"][data-type="ADDED"]')).toHaveCount(2);
+
+  await run(page, 'kubectl create configmap extra --from-literal=c=3');
+  await expect(page.locator('[data-testid="reflector-item"][data-name="extra"]')).toBeVisible();
+  await expect(watchStream.locator('[data-testid="watch-event"][data-type="ADDED"]')).toHaveCount(3);
   const reflectorStream = page.locator('[data-testid="stream"][data-stream="reflector"]');
   const synced = await page.getByTestId('reflector-rv').textContent();
 
@@ -297,7 +307,7 @@ test('the offline lab stays responsive while its own engine streams a burst of w
   const line = await page.getByTestId('console-line').filter({ hasText: 'load:' }).textContent();
   testInfo.annotations.push({ type: 'load', description: line! });
   console.log(`offline ${line}`);
-  // ADDED, the initial-events-end BOOKMARK, then 400 MODIFIED.
+  // ADDED demo (the clients' object), the BOOKMARK, ADDED load, then 400 MODIFIED.
   await expect(stream.locator('[data-testid="watch-event"][data-type="MODIFIED"]').last()).toHaveText(/^MODIFIED load rv=\d+$/);
-  await expect(stream).toHaveAttribute('data-count', '402');
+  await expect(stream).toHaveAttribute('data-count', '403');
 });

@@ -37,7 +37,7 @@ func build(out string) error {
 	p := web.PageConfig{Static: "static/", Home: "./", LabHref: "lab.html", Standalone: true}
 	pages := map[string]templ.Component{
 		"index.html": web.Landing(p),
-		"lab.html":   web.Lab(p, web.LabConfig{Mode: "offline", Static: p.Static, Home: p.Home}),
+		"lab.html":   web.Lab(p, web.OfflineLab(p)),
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err

@@ -17,7 +17,25 @@ export function el(tag, attrs = {}, ...children) {
   return e;
 }
 
-export const $ = (id, root = document) => root.querySelector(`[data-testid="${id}"]`);
+// $ finds the page's own elements by id (data-testid belongs to the tests).
+export const $ = (id) => document.getElementById(id);
+
+// keyPath renders an etcd key so that it breaks only after a "/", never
+// in the middle of a word: the segments joined by "/" + <wbr>.
+export function keyPath(key) {
+  const frag = document.createDocumentFragment();
+  const parts = splitKey(key);
+  parts.forEach((p, i) => {
+    frag.append(p);
+    if (i < parts.length - 1) frag.append(document.createElement('wbr'));
+  });
+  return frag;
+}
+
+// splitKey cuts a key after each "/" (the places a line may break).
+export function splitKey(key) {
+  return String(key).split(/(?<=\/)/);
+}
 
 // Frame batches DOM work per animation frame: while events stream in, the
 // page changes once per frame, not once per event.

@@ -8,6 +8,17 @@
 // data} for each message (one JSON document), then {type: 'end', reason,
 // code}. Paths are the session's API paths ("/v3/kv/range",
 // "/api/v1/namespaces/default/configmaps").
+//
+// A request that cannot reach a server session rejects with a NetworkError
+// (never a bare "Failed to fetch"), and the transport tells its
+// connection monitor (connection.js) about every success and failure.
+
+export class NetworkError extends Error {
+  constructor(cause) {
+    super(`the server could not be reached (${cause?.message || cause})`);
+    this.name = 'NetworkError';
+  }
+}
 
 function queryString(query) {
   if (!query) return '';
@@ -56,42 +67,62 @@ export function wasmTransport(bridge) {
   };
 }
 
-export function httpTransport(apiBase) {
+// httpTransport talks to a server session. conn (optional) is told ok()
+// after every answer and failed(reason) when the server cannot be reached.
+export function httpTransport(apiBase, conn = null) {
   const base = apiBase.replace(/\/$/, '');
+  const health = {
+    ok: () => conn?.ok(),
+    failed: (why) => conn?.failed(why),
+  };
   return {
     kind: 'http',
     async request(method, path, { query, headers, body } = {}) {
       const init = { method, headers: headers || {} };
       if (body !== undefined && body !== '' && method !== 'GET' && method !== 'HEAD') init.body = body;
-      const r = await fetch(base + path + queryString(query), init);
-      return { status: r.status, headers: Object.fromEntries(r.headers.entries()), body: await r.text() };
+      let r;
+      let text;
+      try {
+        r = await fetch(base + path + queryString(query), init);
+        text = await r.text();
+      } catch (e) {
+        health.failed(e.message);
+        throw new NetworkError(e);
+      }
+      health.ok();
+      return { status: r.status, headers: Object.fromEntries(r.headers.entries()), body: text };
     },
     watch(path, query, onEvent, { method = 'GET', body = '', headers = {}, transport } = {}) {
       if (method === 'GET' && transport !== 'http' && typeof WebSocket !== 'undefined') {
-        return wsWatch(base + path + queryString(query), onEvent);
+        return wsWatch(base + path + queryString(query), onEvent, health);
       }
-      return fetchWatch(base + path + queryString(query), { method, body, headers }, onEvent);
+      return fetchWatch(base + path + queryString(query), { method, body, headers }, onEvent, health);
     },
   };
 }
 
 // A Kubernetes watch over a WebSocket: one event per message.
-function wsWatch(url, onEvent) {
+// A close without a close frame (1006) is the network or the server going
+// away; every other code is the server's own decision.
+function wsWatch(url, onEvent, health) {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   const ws = new WebSocket(scheme + '//' + location.host + url);
   let ended = false;
   const end = (e) => { if (!ended) { ended = true; onEvent(e); } };
-  ws.onopen = () => onEvent({ type: 'open', status: 200, body: '', via: 'websocket' });
+  ws.onopen = () => { health.ok(); onEvent({ type: 'open', status: 200, body: '', via: 'websocket' }); };
   ws.onmessage = (m) => {
     if (typeof m.data === 'string') splitFrames(m.data, (data) => onEvent({ type: 'frame', data }));
     else m.data.text().then((t) => splitFrames(t, (data) => onEvent({ type: 'frame', data })));
   };
-  ws.onclose = (c) => end({ type: 'end', reason: c.reason || (c.code === 1000 ? 'closed' : 'connection lost'), code: c.code });
+  ws.onclose = (c) => {
+    if (c.code === 1006) health.failed('connection lost');
+    end({ type: 'end', reason: c.reason || (c.code === 1000 ? 'closed' : 'connection lost'), code: c.code });
+  };
   return () => { end({ type: 'end', reason: 'canceled', code: 1000 }); ws.close(1000); };
 }
 
 // A streamed HTTP response read line by line (chunked watch, etcd /v3/watch).
-function fetchWatch(url, { method, body, headers }, onEvent) {
+function fetchWatch(url, { method, body, headers }, onEvent, health) {
   const ctl = new AbortController();
   let ended = false;
   const end = (e) => { if (!ended) { ended = true; onEvent(e); } };
@@ -100,6 +131,7 @@ function fetchWatch(url, { method, body, headers }, onEvent) {
       const init = { method, headers, signal: ctl.signal };
       if (method !== 'GET' && body) init.body = body;
       const r = await fetch(url, init);
+      health.ok();
       if (r.status !== 200) {
         onEvent({ type: 'open', status: r.status, body: await r.text(), via: 'http' });
         end({ type: 'end', reason: 'eof' });
@@ -123,7 +155,8 @@ function fetchWatch(url, { method, body, headers }, onEvent) {
       if (buf.trim()) onEvent({ type: 'frame', data: buf });
       end({ type: 'end', reason: 'eof' });
     } catch (e) {
-      end({ type: 'end', reason: ctl.signal.aborted ? 'canceled' : String(e.message || e) });
+      if (!ctl.signal.aborted) health.failed(e.message);
+      end({ type: 'end', reason: ctl.signal.aborted ? 'canceled' : 'connection lost' });
     }
   })();
   return () => { end({ type: 'end', reason: 'canceled' }); ctl.abort(); };

@@ -1,0 +1,82 @@
+// The pure parts of the panels: values, keys, settings, share links,
+// shortcuts, stream texts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import './setup.mjs';
+import { nextValue, registryKey, KINDS } from '../static/js/clients.js';
+import { splitKey } from '../static/js/dom.js';
+import { isDuration, zero, changed, settingsLine } from '../static/js/settings.js';
+import { offlineURL, shareCode } from '../static/js/labfile.js';
+import { shortcut } from '../static/js/keys.js';
+import { endText, describeEvent } from '../static/js/watches.js';
+import { findCompaction } from '../static/js/etcdview.js';
+import { connectionText } from '../static/js/header.js';
+
+test('an operator\'s next value differs from the last one written, so the next PUT is not a no-op', () => {
+  assert.equal(nextValue('a-1'), 'a-2');
+  assert.equal(nextValue('b-9'), 'b-10');
+  assert.equal(nextValue('x'), 'x-2');
+  assert.equal(nextValue('5'), '5'); // replicas: what the learner typed
+});
+
+test('the clients edit data.value of a ConfigMap and spec.replicas of a Deployment', () => {
+  const cm = KINDS.configmaps.set(KINDS.configmaps.fresh('demo', 'initial'), 'a-1');
+  assert.equal(KINDS.configmaps.get(cm), 'a-1');
+  const d = KINDS.deployments.set(KINDS.deployments.fresh('web', '3'), '5');
+  assert.equal(d.spec.replicas, 5);
+  assert.equal(d.spec.selector.matchLabels.app, 'web');
+  assert.equal(registryKey('deployments', 'default', 'web'), '/registry/deployments/default/web');
+});
+
+test('an etcd key breaks only after a slash', () => {
+  assert.deepEqual(splitKey('/registry/namespaces/kube-node-lease'), ['/', 'registry/', 'namespaces/', 'kube-node-lease']);
+});
+
+test('settings are Go durations; only changed ones are sent', () => {
+  for (const ok of ['0s', '5s', '1m30s', '250ms', '0']) assert.ok(isDuration(ok), ok);
+  for (const bad of ['', '5', '-1s', 'soon', '1 m']) assert.ok(!isDuration(bad), bad);
+  assert.ok(zero('0s') && zero('0') && zero('0m0s') && !zero('1s'));
+  assert.deepEqual(changed({ a: '5s', b: '1m0s' }, { a: '5s', b: '30s' }), { b: '30s' });
+  assert.equal(settingsLine({ bookmarkInterval: '5s', compactionInterval: '0s', watchCacheDelay: '0s' }),
+    'bookmarks every 5s · no automatic compaction · watch-cache lag 0s');
+});
+
+test('a share link always points at the offline lab', () => {
+  assert.equal(offlineURL('/lab', 'http://h:8080/s/demo/', 'abc'), 'http://h:8080/lab#h=abc');
+  assert.equal(offlineURL('lab.html', 'file:///dist/index.html', 'x'), 'file:///dist/lab.html#h=x');
+  assert.equal(shareCode('#h=xyz'), 'xyz');
+  assert.equal(shareCode('#lesson=lost-update/2'), '');
+});
+
+test('shortcuts: digits, Shift+digit on any layout, none with Ctrl', () => {
+  assert.equal(shortcut({ key: '1' }), 'get-a');
+  assert.equal(shortcut({ key: '!', shiftKey: true, code: 'Digit1' }), 'put-a');
+  assert.equal(shortcut({ key: '@', shiftKey: true, code: 'Digit2' }), 'put-b');
+  assert.equal(shortcut({ key: 'c', ctrlKey: true }), '');
+  assert.equal(shortcut({ key: 'p' }), 'present');
+});
+
+test('a stream says in words how it ended', () => {
+  assert.equal(endText({ reason: 'eof' }), 'ended: the server closed the stream');
+  assert.equal(endText({ reason: 'canceled' }), 'stopped');
+  assert.equal(endText({ reason: 'connection lost', code: 1006 }), 'ended: the connection was lost');
+  assert.equal(endText({ reason: 'client too slow', code: 1013 }), 'ended: client too slow (code 1013)');
+  assert.deepEqual(describeEvent({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '9', annotations: { 'k8s.io/initial-events-end': 'true' } } } }).text,
+    'rv=9 (initial-events-end)');
+});
+
+test('the compaction revision is found by bisection: the lowest readable revision', async () => {
+  for (const compacted of [0, 2, 7, 30, 31]) {
+    const reads = [];
+    const readable = async (r) => { reads.push(r); return compacted === 0 || r >= compacted; };
+    assert.equal(await findCompaction(readable, 0, 31), compacted, `compacted at ${compacted}`);
+    assert.ok(reads.length <= 7, `${reads.length} reads`);
+  }
+  assert.equal(await findCompaction(async (r) => r >= 5, 5, 40), 5); // nothing new
+});
+
+test('the connection status is plain words', () => {
+  assert.equal(connectionText('live', { mode: 'server', session: 'demo' }), 'live · connected to session demo');
+  assert.equal(connectionText('lost', { mode: 'server', retryIn: 3200 }), 'server unreachable · retrying in 3 s');
+  assert.equal(connectionText('live', { mode: 'offline' }), 'ready · the engine runs in this page');
+});

@@ -1,0 +1,101 @@
+// Session settings: the bookmark interval, the automatic compaction
+// interval and the watch cache's lag, read from and written to the
+// session's /rvplay/v1/settings (Go durations such as "5s"). The current
+// values stay visible in the timeline panel; the dialog changes them.
+
+import { $, el } from './dom.js';
+import { t } from './i18n.js';
+import { parseStatus } from './kube.js';
+
+const PATH = '/rvplay/v1/settings';
+// The settings the lab shows, in this order; others the session reports
+// are shown after them under their own names.
+export const KNOWN = ['bookmarkInterval', 'compactionInterval', 'watchCacheDelay'];
+
+// isDuration accepts Go's time.Duration syntax ("0s", "1m30s", "250ms").
+export const isDuration = (s) => /^(0|(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+)$/.test(String(s).trim());
+
+// zero says a duration is zero ("0", "0s", "0m0s").
+export const zero = (s) => /^(0+(\.0+)?(ns|us|µs|ms|s|m|h)?)+$/.test(String(s).trim());
+
+// settingsLine is the summary shown beside the timeline.
+export function settingsLine(s) {
+  const items = [];
+  for (const k of KNOWN) {
+    if (!(k in s)) continue;
+    if (k === 'compactionInterval' && zero(s[k])) items.push(t('settings.line.compactionInterval.off'));
+    else items.push(t(`settings.line.${k}`, { v: s[k] }));
+  }
+  return items.join(' · ');
+}
+
+// changed lists the fields whose value differs from what the session has.
+export function changed(current, edited) {
+  const out = {};
+  for (const [k, v] of Object.entries(edited)) if (String(current[k]) !== String(v)) out[k] = v;
+  return out;
+}
+
+export function mountSettings(lab) {
+  let current = {};
+
+  async function load() {
+    const r = await lab.transport.request('GET', PATH);
+    if (r.status !== 200) return null;
+    current = JSON.parse(r.body);
+    render();
+    return current;
+  }
+
+  function render() {
+    $('settings-line').textContent = settingsLine(current);
+    const keys = [...KNOWN.filter((k) => k in current), ...Object.keys(current).filter((k) => !KNOWN.includes(k) && typeof current[k] === 'string')];
+    $('settings-fields').replaceChildren(...keys.map((k) => {
+      const id = `setting-${k}`;
+      const known = KNOWN.includes(k);
+      return el('div', { class: 'setting' },
+        el('label', { for: id, text: known ? t(`settings.${k}`) : k }),
+        el('input', { id, name: k, 'data-testid': id, value: current[k], size: 8, 'aria-describedby': `${id}-help` }),
+        el('small', { id: `${id}-help`, class: 'muted', text: known ? t(`settings.${k}.help`) : '' }));
+    }));
+  }
+
+  async function save(edited) {
+    for (const [k, v] of Object.entries(edited)) {
+      if (!isDuration(v)) throw new Error(`${k}: "${v}" is not a duration (for example 5s, 1m, 250ms)`);
+    }
+    const diff = changed(current, edited);
+    lab.record({ op: 'settings', set: diff });
+    if (!Object.keys(diff).length) return current;
+    const r = await lab.transport.request('PUT', PATH, { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(diff) });
+    if (r.status !== 200) throw new Error(parseStatus(r.body)?.message || `${r.status} ${r.body}`);
+    current = JSON.parse(r.body);
+    render();
+    return current;
+  }
+
+  function open(show = true) {
+    const o = $('settings-overlay');
+    o.hidden = !show;
+    $('settings-result').textContent = '';
+    if (show) { render(); load().catch(() => {}); $('settings-fields').querySelector('input')?.focus(); } else $('settings-open').focus();
+  }
+
+  $('settings-open').addEventListener('click', () => open(true));
+  $('settings-close').addEventListener('click', () => open(false));
+  $('settings-line').addEventListener('click', () => open(true));
+  $('settings-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const edited = Object.fromEntries([...$('settings-fields').querySelectorAll('input')].map((i) => [i.name, i.value.trim()]));
+    const res = $('settings-result');
+    try {
+      await save(edited);
+      res.dataset.ok = 'true';
+      res.textContent = t('settings.saved');
+    } catch (err) {
+      res.dataset.ok = 'false';
+      res.textContent = t('settings.failed', { message: err.message });
+    }
+  });
+  return { load, save, open, isOpen: () => !$('settings-overlay').hidden, current: () => current };
+}

@@ -1,0 +1,110 @@
+// The watch panel: one box per watch stream (the learner's, the
+// reflector's), its events as rows batched per frame, its state in words.
+// A stream that ended loses its Stop button; Remove takes the box away.
+
+import { $, el, RowList } from './dom.js';
+import { t } from './i18n.js';
+import { collectionPath, parseStatus } from './kube.js';
+
+// describeEvent renders a Kubernetes watch event as a row: type, name, RV.
+export function describeEvent(ev) {
+  const o = ev.object || {};
+  const md = o.metadata || {};
+  if (ev.type === 'BOOKMARK') {
+    const end = md.annotations?.['k8s.io/initial-events-end'] ? ' (initial-events-end)' : '';
+    return { text: `rv=${md.resourceVersion}${end}`, rv: md.resourceVersion };
+  }
+  if (ev.type === 'ERROR') return { text: `${o.code} ${o.reason || ''}: ${o.message || ''}`, rv: '', detail: JSON.stringify(o) };
+  return { text: `${md.name} rv=${md.resourceVersion}`, rv: md.resourceVersion };
+}
+
+// endText says in words why a stream ended (transport.js's reasons).
+export function endText(e) {
+  const known = { eof: 'stream.ended.eof', canceled: 'stream.ended.canceled', 'connection lost': 'stream.ended.lost', closed: 'stream.ended.closed' };
+  if (known[e.reason] && !(e.code && e.code !== 1000 && e.code !== 1006)) return t(known[e.reason]);
+  if (e.code && e.code !== 1000) return t('stream.ended.code', { reason: e.reason, code: e.code });
+  return t('stream.ended.reason', { reason: e.reason });
+}
+
+export function mountWatches(lab) {
+  const { frame } = lab;
+  let seq = 0;
+
+  // open shows one watch stream and returns a handle whose add(type, text)
+  // appends event rows and setState(state, text) updates its header.
+  function open(title, path, query) {
+    const id = ++seq;
+    const list = el('ol', { class: 'events', 'data-testid': 'stream-events' });
+    const stateEl = el('span', { class: 'stream-state', 'data-testid': 'stream-state', text: t('stream.connecting') });
+    const stop = el('button', { 'data-testid': 'stream-stop', 'aria-label': `${t('watches.stop')} ${title}`, text: t('watches.stop') });
+    const qs = new URLSearchParams(Object.entries(query || {}).filter(([, v]) => v !== undefined && v !== '')).toString();
+    const box = el('article', { class: 'stream', 'data-testid': 'stream', 'data-stream': title, 'data-state': 'connecting' },
+      el('header', {}, el('b', { text: title }), ' ', el('code', { class: 'muted', text: path + (qs ? '?' + qs : ''), title: path + (qs ? '?' + qs : '') }), ' ', stateEl, stop),
+      el('div', { class: 'scroll' }, list));
+    frame.schedule('stream-open-' + id, () => { $('streams').prepend(box); });
+    const rows = new RowList(list, frame, 300);
+    let count = 0;
+    let cancel = null;
+    const handle = {
+      box,
+      onStop(fn) { cancel = fn; },
+      setState(s, text = s, via = '') {
+        frame.schedule(`stream-state-${id}`, () => {
+          box.dataset.state = s;
+          if (via) box.dataset.via = via;
+          stateEl.textContent = text;
+          if (s === 'ended') {
+            stop.textContent = t('watches.remove');
+            stop.setAttribute('aria-label', `${t('watches.remove')} ${title}`);
+            stop.dataset.testid = 'stream-remove';
+          }
+        });
+      },
+      add(type, text, extra = {}) {
+        count++;
+        rows.push(el('li', { 'data-testid': 'watch-event', 'data-type': type, 'data-rv': extra.rv, class: 'ev-' + type.toLowerCase() },
+          el('span', { class: 'etype', text: type }), ' ', el('span', { text }),
+          extra.detail ? el('pre', { class: 'body', text: extra.detail }) : null));
+        frame.schedule(`stream-count-${id}`, () => { box.dataset.count = String(count); });
+      },
+    };
+    stop.addEventListener('click', () => {
+      if (box.dataset.state === 'ended') box.remove();
+      else cancel?.();
+    });
+    return handle;
+  }
+
+  // start watches the subject's kind, as `kubectl get <kind> --watch` does.
+  function start(rv = $('watch-rv').value.trim(), bookmarks = $('watch-bookmarks').checked) {
+    lab.record({ op: 'watch', rv, bookmarks, kind: lab.clients.subject.kind });
+    const r = lab.clients.subject.resource;
+    const path = collectionPath(r, 'default');
+    const query = { watch: 'true', resourceVersion: rv || undefined, allowWatchBookmarks: bookmarks ? 'true' : undefined };
+    const s = open(`watch ${r.resource}`, path, query);
+    const cancel = lab.transport.watch(path, query, (e) => {
+      if (e.type === 'open') {
+        if (e.status === 200) s.setState('open', t('stream.open'), e.via);
+        else {
+          const st = parseStatus(e.body);
+          s.add('ERROR', `${e.status} ${st?.reason || ''}: ${st?.message || e.body}`, { detail: e.body });
+        }
+      } else if (e.type === 'frame') {
+        let ev;
+        try { ev = JSON.parse(e.data); } catch { return; }
+        const d = describeEvent(ev);
+        lab.revisions.see(d.rv);
+        s.add(ev.type, d.text, d);
+      } else {
+        s.setState('ended', endText(e));
+      }
+    });
+    s.onStop(cancel);
+    return s;
+  }
+
+  function reset() { $('streams').replaceChildren(); }
+
+  $('watch-start').addEventListener('click', lab.guard(() => start()));
+  return { open, start, reset };
+}
