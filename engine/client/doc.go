@@ -22,6 +22,18 @@
 //	inf.Reflector.WatchList = true                  // client-go >= 0.35 default
 //	go inf.Run(ctx)
 //
+// Every request a Client sends is reported with its answer
+// (Client.OnExchange), so a lab can show a client's log; a Mapper resolves
+// the resource names kubectl accepts through the server's discovery; a
+// Reflector can be disconnected (its watch closed, as by a dropped
+// connection) and resumed from the revision it reached. Time is a Clock:
+// RealClock keeps client-go's timings, a FakeClock lets tests and lessons
+// move it by hand.
+//
+// The browser build runs these clients for the lab (wasm/internal/labapi,
+// web/static/js/clients.js), over the in-page session offline and over
+// fetch and WebSocket on a server session (wasm/internal/remote).
+//
 // What it follows from client-go (tools/cache, util/retry, apimachinery's
 // errors): the choice of resourceVersion for each list and watch, the pager
 // rules (limit 500, none for a specific RV, full list when a continue token

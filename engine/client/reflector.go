@@ -26,6 +26,8 @@ const (
 	StepFallback         = "fallback"           // watch-list failed; use LIST then WATCH
 	StepError            = "error"              // something else failed; relist after backoff
 	StepBackoff          = "backoff"            // waiting before the next list-and-watch round
+	StepDisconnected     = "disconnected"       // Disconnect closed the watch; waiting for Resume at RV
+	StepResumed          = "resumed"            // Resume: the next watch starts from RV
 )
 
 // Step is one observable step of a Reflector.
@@ -101,17 +103,6 @@ func (s Step) String() string {
 	return out
 }
 
-// Clock is the time source of a Reflector (fake in tests).
-type Clock interface {
-	Now() time.Time
-	Sleep(ctx context.Context, d time.Duration) error
-}
-
-type realClock struct{}
-
-func (realClock) Now() time.Time                                   { return time.Now() }
-func (realClock) Sleep(ctx context.Context, d time.Duration) error { return SleepContext(ctx, d) }
-
 // Reflector keeps a Store in step with one resource the way client-go's
 // reflector does: LIST (in pages of 500), Replace the store, then WATCH
 // from the list's resourceVersion with bookmarks; when the server closes
@@ -132,7 +123,12 @@ type Reflector struct {
 	// PageSize is the LIST page size (client-go's pager: 500).
 	PageSize int64
 	// WatchList selects watch-list mode (default in client-go >= 0.35).
+	// Set it before Run, or with SetWatchList while it runs.
 	WatchList bool
+	// Bookmarks asks for BOOKMARK events (allowWatchBookmarks), as
+	// client-go's reflector always does. Set it before Run, or with
+	// SetBookmarks while it runs.
+	Bookmarks bool
 	// MinWatchTimeout: each watch asks for timeoutSeconds in
 	// [MinWatchTimeout, 2*MinWatchTimeout) (client-go: 5 minutes).
 	MinWatchTimeout time.Duration
@@ -160,6 +156,12 @@ type Reflector struct {
 	steps         []Step
 	backoffCur    time.Duration
 	backoffAt     time.Time
+
+	// Disconnect and Resume: held stops new watches until resumed is
+	// closed; stopWatch ends the open one.
+	held      bool
+	resumed   chan struct{}
+	stopWatch context.CancelFunc
 }
 
 // NewReflector returns a reflector for rc that fills store, with
@@ -171,6 +173,7 @@ func NewReflector(rc ResourceClient, store *Store) *Reflector {
 		Store:           store,
 		PageSize:        500,
 		MinWatchTimeout: 5 * time.Minute,
+		Bookmarks:       true,
 		BackoffInit:     800 * time.Millisecond,
 		BackoffMax:      30 * time.Second,
 		BackoffReset:    2 * time.Minute,
@@ -180,7 +183,7 @@ func NewReflector(rc ResourceClient, store *Store) *Reflector {
 
 func (r *Reflector) clock() Clock {
 	if r.Clock == nil {
-		return realClock{}
+		return RealClock{}
 	}
 	return r.Clock
 }
@@ -226,6 +229,104 @@ func (r *Reflector) Steps() []Step {
 		steps = steps[len(steps)-max:]
 	}
 	return append([]Step(nil), steps...)
+}
+
+// SetWatchList switches watch-list mode for the next list-and-watch round.
+func (r *Reflector) SetWatchList(on bool) {
+	r.mu.Lock()
+	r.WatchList = on
+	r.mu.Unlock()
+}
+
+// SetBookmarks switches allowWatchBookmarks for the next watch.
+func (r *Reflector) SetBookmarks(on bool) {
+	r.mu.Lock()
+	r.Bookmarks = on
+	r.mu.Unlock()
+}
+
+// Modes reports whether the next round uses watch-list and bookmarks.
+func (r *Reflector) Modes() (watchList, bookmarks bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.WatchList, r.Bookmarks
+}
+
+// Disconnect closes the open watch, as a dropped connection would, and
+// holds the reflector there (it opens no new watch) until Resume. It
+// keeps its store and the resourceVersion it reached, so Resume shows
+// whether a watch from that revision still works: no event is missed if
+// it does, and a 410 makes it relist if that revision was compacted
+// meanwhile. Calling it while disconnected does nothing.
+func (r *Reflector) Disconnect() {
+	r.mu.Lock()
+	if r.held {
+		r.mu.Unlock()
+		return
+	}
+	r.held = true
+	r.resumed = make(chan struct{})
+	stop := r.stopWatch
+	r.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// Resume lets a disconnected reflector watch again, from the
+// resourceVersion it had reached.
+func (r *Reflector) Resume() {
+	r.mu.Lock()
+	if r.held {
+		r.held = false
+		close(r.resumed)
+	}
+	r.mu.Unlock()
+}
+
+// Disconnected reports whether the reflector is held by Disconnect.
+func (r *Reflector) Disconnected() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.held
+}
+
+// watchContext returns the context for the next watch, which Disconnect
+// cancels. While the reflector is held it reports that once and waits for
+// Resume (or the end of ctx, which it returns as the error).
+func (r *Reflector) watchContext(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	reported := false
+	for {
+		r.mu.Lock()
+		if !r.held {
+			wctx, cancel := context.WithCancel(ctx)
+			r.stopWatch = cancel
+			r.mu.Unlock()
+			if reported {
+				r.step(Step{Kind: StepResumed, RV: r.LastSyncResourceVersion()})
+			}
+			return wctx, cancel, nil
+		}
+		resumed, rv := r.resumed, r.lastSyncRV
+		r.mu.Unlock()
+		if !reported {
+			r.step(Step{Kind: StepDisconnected, RV: rv})
+			reported = true
+		}
+		select {
+		case <-resumed:
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+	}
+}
+
+// endWatch releases the open watch's context.
+func (r *Reflector) endWatch(cancel context.CancelFunc) {
+	r.mu.Lock()
+	r.stopWatch = nil
+	r.mu.Unlock()
+	cancel()
 }
 
 // LastSyncResourceVersion is the revision the reflector has caught up to.
@@ -317,9 +418,10 @@ func (r *Reflector) nextBackoff() time.Duration {
 // itself failed.
 func (r *Reflector) ListAndWatch(ctx context.Context) error {
 	var w *Watcher
-	if r.WatchList {
+	var cancel context.CancelFunc
+	if watchList, _ := r.Modes(); watchList {
 		var err error
-		w, err = r.watchList(ctx)
+		w, cancel, err = r.watchList(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -335,7 +437,7 @@ func (r *Reflector) ListAndWatch(ctx context.Context) error {
 			return err
 		}
 	}
-	return r.watch(ctx, w)
+	return r.watch(ctx, w, cancel)
 }
 
 func (r *Reflector) baseOptions() ListOptions {
@@ -445,20 +547,30 @@ func (r *Reflector) watchTimeout() *int64 {
 var errVeryShortWatch = errors.New("very short watch: Unexpected watch close - watch lasted less than a second and no items received")
 
 // watch follows the stream w (or new watches from the last RV) until one
-// fails. Clean closes reopen the watch; failures end the round.
-func (r *Reflector) watch(ctx context.Context, w *Watcher) error {
+// fails. Clean closes reopen the watch; failures end the round. cancel
+// releases w's context.
+func (r *Reflector) watch(ctx context.Context, w *Watcher, cancel context.CancelFunc) error {
 	for ctx.Err() == nil {
 		if w == nil {
+			wctx, wcancel, err := r.watchContext(ctx)
+			if err != nil {
+				return nil
+			}
+			cancel = wcancel
+			_, bookmarks := r.Modes()
 			opts := r.baseOptions()
 			opts.ResourceVersion = r.LastSyncResourceVersion()
-			opts.AllowWatchBookmarks = true
+			opts.AllowWatchBookmarks = bookmarks
 			opts.TimeoutSeconds = r.watchTimeout()
 			req := r.request(opts, true)
-			var err error
-			w, err = r.Client.Watch(ctx, opts)
+			w, err = r.Client.Watch(wctx, opts)
 			if err != nil {
+				r.endWatch(cancel)
 				if ctx.Err() != nil {
 					return nil
+				}
+				if r.Disconnected() {
+					continue
 				}
 				if IsTooManyRequests(err) {
 					r.step(Step{Kind: StepError, RV: opts.ResourceVersion, Request: req, Err: err})
@@ -478,8 +590,12 @@ func (r *Reflector) watch(ctx context.Context, w *Watcher) error {
 		_, _, err := r.handleWatch(ctx, w, r.clock().Now(), nil)
 		w.Stop()
 		w = nil
+		r.endWatch(cancel)
 		if ctx.Err() != nil {
 			return nil
+		}
+		if r.Disconnected() {
+			continue // watchContext reports it and waits for Resume
 		}
 		if err != nil {
 			if IsTooManyRequests(err) {
@@ -497,6 +613,9 @@ func (r *Reflector) watch(ctx context.Context, w *Watcher) error {
 			return nil
 		}
 		r.step(Step{Kind: StepWatchClosed, RV: r.LastSyncResourceVersion()})
+	}
+	if cancel != nil {
+		r.endWatch(cancel)
 	}
 	return nil
 }
@@ -584,48 +703,63 @@ func (r *Reflector) handleWatch(ctx context.Context, w *Watcher, start time.Time
 
 // watchList gets the complete state through a watch with
 // sendInitialEvents=true and returns that watch, positioned after the
-// initial-events-end bookmark, for the caller to follow. It retries (from
-// "" when the RV expired or was too large) until it gets the bookmark; any
-// other failure is returned so the caller can fall back to LIST.
-func (r *Reflector) watchList(ctx context.Context) (*Watcher, error) {
+// initial-events-end bookmark, for the caller to follow, with the function
+// that releases its context. It retries (from "" when the RV expired or was
+// too large) until it gets the bookmark; any other failure is returned so
+// the caller can fall back to LIST. A nil watch and error: ctx ended.
+func (r *Reflector) watchList(ctx context.Context) (*Watcher, context.CancelFunc, error) {
 	for ctx.Err() == nil {
+		wctx, cancel, err := r.watchContext(ctx)
+		if err != nil {
+			return nil, nil, nil
+		}
+		_, bookmarks := r.Modes()
 		opts := r.baseOptions()
 		opts.ResourceVersion = r.rewatchResourceVersion()
 		opts.ResourceVersionMatch = "NotOlderThan"
 		send := true
 		opts.SendInitialEvents = &send
-		opts.AllowWatchBookmarks = true
+		opts.AllowWatchBookmarks = bookmarks
 		opts.TimeoutSeconds = r.watchTimeout()
 		req := r.request(opts, true)
 		start := r.clock().Now()
-		w, err := r.Client.Watch(ctx, opts)
+		w, err := r.Client.Watch(wctx, opts)
 		if err != nil {
+			r.endWatch(cancel)
 			if ctx.Err() != nil {
-				return nil, nil
+				return nil, nil, nil
 			}
-			if r.retryWatchList(ctx, opts.ResourceVersion, err) {
+			if r.Disconnected() || r.retryWatchList(ctx, opts.ResourceVersion, err) {
 				continue
 			}
-			return nil, err
+			return nil, nil, err
 		}
 		r.step(Step{Kind: StepWatch, RV: opts.ResourceVersion, Request: req})
 		initial := map[string]Object{}
 		rv, done, err := r.handleWatch(ctx, w, start, initial)
 		if ctx.Err() != nil {
 			w.Stop()
-			return nil, nil
+			r.endWatch(cancel)
+			return nil, nil, nil
+		}
+		if r.Disconnected() {
+			w.Stop()
+			r.endWatch(cancel)
+			continue // watchContext reports it and waits for Resume
 		}
 		if err != nil {
 			w.Stop()
+			r.endWatch(cancel)
 			if r.retryWatchList(ctx, opts.ResourceVersion, err) {
 				continue
 			}
-			return nil, err
+			return nil, nil, err
 		}
 		if !done {
 			// The stream ended before the initial state was complete:
 			// start the watch-list again.
 			w.Stop()
+			r.endWatch(cancel)
 			r.step(Step{Kind: StepWatchClosed, RV: opts.ResourceVersion})
 			continue
 		}
@@ -637,9 +771,9 @@ func (r *Reflector) watchList(ctx context.Context) (*Watcher, error) {
 		r.Store.Replace(objs, rv)
 		r.setLastSyncRV(rv)
 		r.step(Step{Kind: StepReplace, RV: rv, Items: len(objs)})
-		return w, nil
+		return w, cancel, nil
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // retryWatchList decides whether a failed watch-list is retried (after

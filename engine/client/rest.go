@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
 )
@@ -63,6 +64,18 @@ type Client struct {
 	// UserAgent is sent with every request; kube-apiserver derives the
 	// default field manager from its part before the first "/".
 	UserAgent string
+	// OnExchange, if set, is told about every request and its answer
+	// (for a watch, the answer's head), synchronously, after the answer.
+	OnExchange func(Exchange)
+	// Clock times the exchanges (default: the wall clock).
+	Clock Clock
+}
+
+func (c *Client) clock() Clock {
+	if c.Clock == nil {
+		return RealClock{}
+	}
+	return c.Clock
 }
 
 // New returns a client for a session's handler.
@@ -88,9 +101,22 @@ func (c *Client) Do(ctx context.Context, req *api.Request) *api.Response {
 	if req.Header.Get("User-Agent") == "" && c.UserAgent != "" {
 		req.Header.Set("User-Agent", c.UserAgent)
 	}
+	var start time.Time
+	if c.OnExchange != nil {
+		start = c.clock().Now()
+	}
 	resp := c.Handler.Serve(ctx, req)
 	if resp == nil {
 		resp = &api.Response{Status: 500, Body: []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"no response from handler","code":500}`)}
+	}
+	if c.OnExchange != nil {
+		status := resp.Status
+		if status == 0 {
+			status = 200
+		}
+		c.OnExchange(Exchange{Method: req.Method, Path: req.Path, Query: req.Query, RequestBody: req.Body,
+			Status: status, Body: resp.Body, Watch: resp.Stream != nil,
+			Start: start, Duration: c.clock().Now().Sub(start)})
 	}
 	return resp
 }

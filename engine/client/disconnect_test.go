@@ -1,0 +1,161 @@
+package client
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/kube"
+)
+
+func TestADisconnectedReflectorResumesFromItsRevisionAndMissesNothing(t *testing.T) {
+	_, c := newTestSession(t, kube.Options{})
+	createCM(t, c, "default", "a")
+	store := NewStore()
+	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), store)
+	rec := record(t, r)
+	runReflector(t, r)
+	rec.kind(StepWatch)
+
+	r.Disconnect()
+	d := rec.kind(StepDisconnected)
+	if !r.Disconnected() {
+		t.Fatal("Disconnected() after Disconnect")
+	}
+	// Written while nobody watches.
+	createCM(t, c, "default", "b")
+	r.Resume()
+	rec.kind(StepResumed)
+	w := rec.kind(StepWatch)
+	if w.RV != d.RV {
+		t.Fatalf("resumed from %q, want the revision it reached, %q", w.RV, d.RV)
+	}
+	rec.until("ADDED b", func(s Step) bool { return s.Kind == StepEvent && s.Key == "default/b" })
+	if rec.count(StepReplace) != 1 || rec.count(StepList) != 1 {
+		t.Fatalf("a resume is not a relist: %d lists", rec.count(StepList))
+	}
+}
+
+func TestADisconnectedReflectorRelistsWhenItsRevisionWasCompactedMeanwhile(t *testing.T) {
+	ts, c := newTestSession(t, kube.Options{})
+	createCM(t, c, "default", "a")
+	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), NewStore())
+	clock := NewFakeClock(time.Unix(1_800_000_000, 0))
+	r.Clock = clock
+	rec := record(t, r)
+	runReflector(t, r)
+	rec.kind(StepWatch)
+	r.Disconnect()
+	rec.kind(StepDisconnected)
+	// Compacting at the revision of b keeps b's own event: a watch from
+	// the reflector's revision only fails once the revision after it is
+	// gone, hence two writes.
+	createCM(t, c, "default", "b")
+	createCM(t, c, "default", "c")
+	compactNow(t, ts)
+	r.Resume()
+	exp := rec.kind(StepExpired)
+	if !IsResourceExpired(exp.Err) {
+		t.Fatalf("expired: %v", exp)
+	}
+	b := rec.kind(StepBackoff)
+	if b.Wait != 800*time.Millisecond {
+		t.Fatalf("client-go's first backoff is 800ms (jitter 0 here): %v", b.Wait)
+	}
+	clock.WaitForSleepers(context.Background(), 1)
+	clock.Advance(b.Wait)
+	if rep := rec.kind(StepReplace); rep.Items != 3 {
+		t.Fatalf("relist: %v", rep)
+	}
+}
+
+func TestAReflectorWithoutBookmarksDoesNotAskForThem(t *testing.T) {
+	_, c := newTestSession(t, kube.Options{})
+	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), NewStore())
+	if !r.Bookmarks {
+		t.Fatal("client-go's reflector asks for bookmarks by default")
+	}
+	r.SetBookmarks(false)
+	rec := record(t, r)
+	runReflector(t, r)
+	if w := rec.kind(StepWatch); containsParam(w.Request, "allowWatchBookmarks") {
+		t.Fatalf("watch %s", w.Request)
+	}
+}
+
+func containsParam(req, name string) bool {
+	for i := 0; i+len(name) <= len(req); i++ {
+		if req[i:i+len(name)] == name {
+			return true
+		}
+	}
+	return false
+}
+
+func TestOnExchangeSeesEveryRequestAndItsAnswer(t *testing.T) {
+	_, c := newTestSession(t, kube.Options{})
+	var seen []Exchange
+	c.OnExchange = func(e Exchange) { seen = append(seen, e) }
+	createCM(t, c, "default", "x")
+	_, err := c.Resource(ConfigMaps).Namespace("default").Get(testCtx(t), "missing", GetOptions{})
+	if !IsNotFound(err) {
+		t.Fatal(err)
+	}
+	if len(seen) != 2 {
+		t.Fatalf("%d exchanges", len(seen))
+	}
+	if e := seen[0]; e.Method != "POST" || e.Status != 201 || len(e.RequestBody) == 0 || len(e.Body) == 0 {
+		t.Fatalf("create: %+v", e)
+	}
+	st, ok := seen[1].StatusObject()
+	if seen[1].Status != 404 || !ok || st.Reason != ReasonNotFound {
+		t.Fatalf("get: %+v %+v", seen[1], st)
+	}
+}
+
+func TestMapperResolvesWhatKubectlAccepts(t *testing.T) {
+	_, c := newTestSession(t, kube.Options{})
+	m := NewMapper(c)
+	for _, name := range []string{"deployments", "deployment", "deploy", "Deployment", "deployments.apps", "deployments.v1.apps"} {
+		mp, err := m.Lookup(testCtx(t), name)
+		if err != nil || mp.Resource != Deployments || mp.Kind != "Deployment" || !mp.Namespaced {
+			t.Errorf("%s: %+v %v", name, mp, err)
+		}
+	}
+	if mp, err := m.Lookup(testCtx(t), "ns"); err != nil || mp.Resource != Namespaces || mp.Namespaced {
+		t.Errorf("ns: %+v %v", mp, err)
+	}
+	if _, err := m.Lookup(testCtx(t), "deployments.example.com"); err == nil {
+		t.Error("a group the server does not serve")
+	}
+}
+
+func TestFakeClockWakesSleepersInOrderWhenAdvanced(t *testing.T) {
+	clock := NewFakeClock(time.Unix(0, 0))
+	woke := make(chan time.Duration, 2)
+	for _, d := range []time.Duration{50 * time.Millisecond, 10 * time.Millisecond} {
+		go func(d time.Duration) {
+			if clock.Sleep(context.Background(), d) == nil {
+				woke <- d
+			}
+		}(d)
+	}
+	clock.WaitForSleepers(context.Background(), 2)
+	if s := clock.Sleepers(); len(s) != 2 || s[0] != 10*time.Millisecond {
+		t.Fatalf("sleepers %v", s)
+	}
+	clock.Advance(10 * time.Millisecond)
+	if d := <-woke; d != 10*time.Millisecond {
+		t.Fatalf("woke %v first", d)
+	}
+	if s := clock.Sleepers(); len(s) != 1 || s[0] != 40*time.Millisecond {
+		t.Fatalf("left %v", s)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := clock.Sleep(ctx, time.Hour); err == nil {
+		t.Fatal("a canceled sleep returns the context's error")
+	}
+	clock.Advance(40 * time.Millisecond)
+	<-woke
+}
