@@ -96,6 +96,7 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if ws && a.opts.WebSocketMethod != nil {
 		req.Method = a.opts.WebSocketMethod(r.URL.Path)
 	}
+	uaProtocol := browserUserAgent(r, ws)
 	if r.ContentLength > a.opts.MaxBodyBytes {
 		a.writeTooLarge(w, r)
 		return
@@ -119,7 +120,7 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if resp.Stream != nil {
 		defer resp.Stream.Close()
 		if ws && resp.Status == http.StatusOK {
-			a.serveWebSocket(w, r, resp)
+			a.serveWebSocket(w, r, resp, uaProtocol)
 			return
 		}
 	}
@@ -130,6 +131,26 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if resp.Stream != nil {
 		a.streamChunked(w, r, resp.Stream)
 	}
+}
+
+// browserUserAgent restores the User-Agent a page could not send as one
+// (api.BrowserUserAgentHeader on a fetch, api.UserAgentProtocol on a
+// WebSocket), so that the session's record and kube's field managers name
+// the lab's clients. It returns the subprotocol to accept, if any.
+func browserUserAgent(r *http.Request, ws bool) (protocol string) {
+	if ua := r.Header.Get(api.BrowserUserAgentHeader); ua != "" {
+		r.Header.Set("User-Agent", ua)
+	}
+	if !ws {
+		return ""
+	}
+	for _, p := range websocket.Subprotocols(r) {
+		if ua, ok := api.UserAgentFromProtocol(p); ok {
+			r.Header.Set("User-Agent", ua)
+			return p
+		}
+	}
+	return ""
 }
 
 // readBody reads the whole body, at most limit bytes. When the client
@@ -212,10 +233,15 @@ func (a *Adapter) streamChunked(w http.ResponseWriter, r *http.Request, s api.St
 // (pongs, and client messages for streams that take them); the stream is
 // pumped into a bounded buffer, and a client that leaves it full for
 // WriteTimeout is disconnected rather than allowed to hold anything up.
-func (a *Adapter) serveWebSocket(w http.ResponseWriter, r *http.Request, resp *api.Response) {
+func (a *Adapter) serveWebSocket(w http.ResponseWriter, r *http.Request, resp *api.Response, uaProtocol string) {
 	// The 101 carries nothing of the response's header, as etcd's
-	// websocket proxy's does not.
-	conn, err := a.up.Upgrade(w, r, nil)
+	// websocket proxy's does not; only the subprotocol that carried the
+	// User-Agent is accepted, as the handshake requires.
+	var accept http.Header
+	if uaProtocol != "" {
+		accept = http.Header{"Sec-Websocket-Protocol": {uaProtocol}}
+	}
+	conn, err := a.up.Upgrade(w, r, accept)
 	if err != nil {
 		return // Upgrade has answered the client
 	}

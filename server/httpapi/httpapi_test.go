@@ -207,3 +207,50 @@ func TestSlowWebSocketClientIsDisconnected(t *testing.T) {
 	}()
 	waitClosed(t, s) // the client never read a thing
 }
+
+// A page cannot send User-Agent: the lab's clients send it as a header on
+// fetch and as a subprotocol on a WebSocket, and the session sees it as
+// the User-Agent.
+func TestTheBrowsersUserAgentReachesTheSessionAsUserAgent(t *testing.T) {
+	seen := make(chan string, 4)
+	h := api.HandlerFunc(func(_ context.Context, r *api.Request) *api.Response {
+		seen <- r.Header.Get("User-Agent")
+		if r.Query.Get("watch") == "true" {
+			s := newChanStream()
+			go func() { s.frames <- []byte("{}\n") }()
+			return &api.Response{Status: 200, Stream: s}
+		}
+		return &api.Response{Status: 200, Body: []byte("{}")}
+	})
+	srv := httptest.NewServer(Handler(h, Options{}))
+	defer srv.Close()
+
+	req, _ := http.NewRequest("GET", srv.URL+"/x", nil)
+	req.Header.Set("User-Agent", "Mozilla/5.0")
+	req.Header.Set(api.BrowserUserAgentHeader, "operator-a/rvplay-lab")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if ua := <-seen; ua != "operator-a/rvplay-lab" {
+		t.Fatalf("fetch: the session saw %q", ua)
+	}
+
+	proto := api.UserAgentProtocol("reflector/rvplay-lab")
+	d := websocket.Dialer{Subprotocols: []string{proto}}
+	conn, wsResp, err := d.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+"/x?watch=true", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if ua := <-seen; ua != "reflector/rvplay-lab" {
+		t.Fatalf("WebSocket: the session saw %q", ua)
+	}
+	if got := wsResp.Header.Get("Sec-Websocket-Protocol"); got != proto {
+		t.Fatalf("the handshake must accept the subprotocol a browser offered, or the browser fails it: %q", got)
+	}
+	if _, msg, err := conn.ReadMessage(); err != nil || string(msg) != "{}" {
+		t.Fatalf("%q %v", msg, err)
+	}
+}
