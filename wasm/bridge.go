@@ -75,6 +75,7 @@ func (b *bridge) install(name string) js.Value {
 	ns.Set("watch", b.fn(b.jsWatch))
 	ns.Set("reset", b.fn(b.jsReset))
 	ns.Set("bench", b.fn(b.jsBench))
+	b.installClients(ns)
 	ns.Set("version", buildVersion())
 	js.Global().Set(name, ns)
 	if cb := js.Global().Get("__rvplayReady"); cb.Type() == js.TypeFunction {

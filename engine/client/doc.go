@@ -31,7 +31,7 @@
 // move it by hand.
 //
 // The browser build runs these clients for the lab (wasm/internal/labapi,
-// web/static/js/clients.js), over the in-page session offline and over
+// web/static/js/goclients.js), over the in-page session offline and over
 // fetch and WebSocket on a server session (wasm/internal/remote).
 //
 // What it follows from client-go (tools/cache, util/retry, apimachinery's
