@@ -47,6 +47,9 @@ func run() error {
 		"period of progress notifications for etcd watches created with progress_notify (etcd's flag and default)")
 	catchUps := flag.Int("max-watch-catchups", mvcc.DefaultCatchUpConcurrency,
 		"how many watchers, across all sessions, may read history from the database at once (the others wait their turn)")
+	perSession := flag.Int("max-watchers-per-session", 10000, "watchers one session may hold, both protocols together (0: no cap)")
+	perClient := flag.Int("max-watchers-per-client", 2000, "watchers one client (remote address) may hold across all sessions (0: no cap)")
+	perStream := flag.Int("max-watchers-per-stream", 1000, "watches one etcd /v3/watch stream may hold (0: no cap)")
 	debugAddr := flag.String("debug-addr", "", "if set, serve Go's profiler (/debug/pprof/) on this address, apart from the sessions")
 	flag.Parse()
 
@@ -66,6 +69,9 @@ func run() error {
 	}
 	reg.opts.Gateway.ProgressInterval = *progress
 	reg.opts.Store.CatchUp = mvcc.NewCatchUpLimiter(*catchUps)
+	reg.opts.Store.MaxWatchers = *perSession
+	reg.opts.Gateway.MaxWatchersPerStream = *perStream
+	reg.clients = newClientWatchers(*perClient)
 	for _, n := range names {
 		if _, _, err := reg.create(n); err != nil {
 			return fmt.Errorf("session %q: %w", n, err)

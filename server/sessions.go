@@ -34,6 +34,8 @@ type registry struct {
 	db backends
 	// opts configure every session this registry opens.
 	opts session.Options
+	// clients caps each client's watchers across sessions; nil: no cap.
+	clients *clientWatchers
 
 	mu     sync.Mutex
 	known  map[string]bool
@@ -120,10 +122,14 @@ func (r *registry) openLocked(name string) (*liveSession, error) {
 		b.Close()
 		return nil, err
 	}
-	ls := &liveSession{s: s, http: httpapi.Handler(s, httpapi.Options{
+	hopts := httpapi.Options{
 		TooLarge:        tooLarge,
 		WebSocketMethod: webSocketMethod,
-	})}
+	}
+	if r.clients != nil {
+		hopts.WatchLimiter = r.clients.limiter
+	}
+	ls := &liveSession{s: s, http: httpapi.Handler(s, hopts)}
 	r.known[name] = true
 	r.open[name] = ls
 	return ls, nil

@@ -59,6 +59,7 @@ const (
 	ReasonRequestEntityTooLarge = "RequestEntityTooLarge"
 	ReasonInternalError         = "InternalError"
 	ReasonForbidden             = "Forbidden"
+	ReasonTooManyRequests       = "TooManyRequests"
 )
 
 // Cause types (metav1.CauseType).
@@ -160,6 +161,19 @@ func NewTooLargeResourceVersion(rv, current int64, retryAfter int32) *StatusErro
 	e := NewTimeout(fmt.Sprintf("Too large resource version: %d, current: %d", rv, current), retryAfter)
 	e.Status.Details.Causes = []StatusCause{{Type: CauseResourceVersionTooLarge, Message: "Too large resource version"}}
 	return e
+}
+
+// TooManyRequestsMsg is kube-apiserver's text when it sheds a request
+// (filters/maxinflight.go).
+const TooManyRequestsMsg = "Too many requests, please try again later."
+
+// NewTooManyRequests is errors.NewTooManyRequests with kube-apiserver's
+// words and its Retry-After of 1 s: the answer to a watch beyond a cap.
+// (kube-apiserver's in-flight filter writes the same words as plain text;
+// its watch cache, refusing a watch while it initialises, writes this
+// Status, which clients decode as TooManyRequests.)
+func NewTooManyRequests() *StatusError {
+	return newStatusError(429, ReasonTooManyRequests, TooManyRequestsMsg, &StatusDetails{RetryAfterSeconds: 1})
 }
 
 // NewMethodNotSupported is errors.NewMethodNotSupported.

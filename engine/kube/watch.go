@@ -55,8 +55,9 @@ type Watch struct {
 const initialStateWait = 3 * time.Second
 
 // Watch starts a watch. Errors before the stream (400, 422, the 500 of a
-// malformed resourceVersion) are returned; errors after it (a compacted
-// start, a too-large watch-list revision) are ERROR events in the stream.
+// malformed resourceVersion, the 429 of a session with as many watchers as
+// it may hold) are returned; errors after it (a compacted start, a
+// too-large watch-list revision) are ERROR events in the stream.
 func (s *Server) Watch(ctx context.Context, r *Resource, ns string, lo ListOptions) (*Watch, error) {
 	if err := s.bootstrap(ctx); err != nil {
 		return nil, err
@@ -96,7 +97,7 @@ func (s *Server) Watch(ctx context.Context, r *Resource, ns string, lo ListOptio
 				ws, err := s.kv.Watch(wctx, &mvcc.WatchRequest{Key: []byte{0}, RangeEnd: []byte{0}, StartRevision: cur + 1})
 				if err != nil {
 					cancel()
-					return nil, err
+					return nil, refusedWatch(err)
 				}
 				w.waitFor, w.prefix, w.waitWS = rv, prefix, ws
 				w.waitTimer = s.clock.NewTimer(initialStateWait)
@@ -138,7 +139,7 @@ func (s *Server) Watch(ctx context.Context, r *Resource, ns string, lo ListOptio
 			StartRevision: start, PrevKv: true})
 		if err != nil {
 			cancel()
-			return nil, err
+			return nil, refusedWatch(err)
 		}
 		w.ws = ws
 		w.timeout = s.clock.NewTimer(timeout)
@@ -147,6 +148,15 @@ func (s *Server) Watch(ctx context.Context, r *Resource, ns string, lo ListOptio
 		}
 	}
 	return w, nil
+}
+
+// refusedWatch is the Status of a watch the store would not make: a 429
+// when the session holds as many watchers as it may.
+func refusedWatch(err error) error {
+	if err == mvcc.ErrTooManyRequests {
+		return NewTooManyRequests()
+	}
+	return err
 }
 
 func (w *Watch) encodeEvent(typ string, o Object) []byte {

@@ -19,6 +19,9 @@ type Options struct {
 	// CatchUpPage is how much history a watcher catching up reads at a
 	// time. Zero: DefaultCatchUpPage.
 	CatchUpPage PageLimit
+	// MaxWatchers caps the store's watchers; Watch refuses one more with
+	// ErrTooManyRequests. Zero: no cap.
+	MaxWatchers int
 }
 
 // Store is etcd's MVCC key-value store over a Backend.

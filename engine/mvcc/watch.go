@@ -68,13 +68,18 @@ func (h *hub) publish(rev int64, events []*Event) {
 	h.mu.Unlock()
 }
 
-// remove takes w out of the watchers (the caller holds mu).
+// remove takes w out of the watchers, if it is still there (the caller
+// holds mu).
 func (h *hub) remove(w *Watcher) {
+	if w.slot < 0 {
+		return
+	}
 	last := len(h.watchers) - 1
 	moved := h.watchers[last]
 	h.watchers[w.slot], moved.slot = moved, w.slot
 	h.watchers[last] = nil
 	h.watchers = h.watchers[:last]
+	w.slot = -1
 }
 
 // compacted wakes lagging watchers so they notice a compaction promptly.
@@ -115,7 +120,7 @@ type Watcher struct {
 	stopOnce sync.Once
 	signal   chan struct{}
 
-	slot int // index in the hub's watchers (guarded by the hub's mu)
+	slot int // index in the hub's watchers, -1 once out (guarded by the hub's mu)
 
 	mu      mutex
 	queue   []queued
@@ -141,7 +146,8 @@ type queued struct {
 // Watch starts a watcher. StartRevision is inclusive; 0 means after the
 // current revision; a revision beyond the current one waits for it. An
 // empty range is refused with an *Error whose Message is
-// ReasonEmptyWatchRange; a negative start with ErrCompacted.
+// ReasonEmptyWatchRange; a negative start with ErrCompacted; a watcher
+// beyond Options.MaxWatchers with ErrTooManyRequests.
 func (s *Store) Watch(ctx context.Context, r *WatchRequest) (*Watcher, error) {
 	key := r.Key
 	if len(key) == 0 {
@@ -180,6 +186,10 @@ func (s *Store) Watch(ctx context.Context, r *WatchRequest) (*Watcher, error) {
 		h.mu.Unlock()
 		return nil, ErrStopped
 	}
+	if max := s.opts.MaxWatchers; max > 0 && len(h.watchers) >= max {
+		h.mu.Unlock()
+		return nil, ErrTooManyRequests
+	}
 	cur := s.visibleRev.Load()
 	if r.StartRevision == 0 || r.StartRevision > cur {
 		w.minRev = max(r.StartRevision, cur+1)
@@ -198,8 +208,17 @@ func (s *Store) Watch(ctx context.Context, r *WatchRequest) (*Watcher, error) {
 // Chan is where the watcher's responses arrive.
 func (w *Watcher) Chan() <-chan WatchResponse { return w.ch }
 
-// Cancel stops the watcher; Chan is closed soon after.
-func (w *Watcher) Cancel() { w.stopOnce.Do(func() { close(w.stop) }) }
+// Cancel stops the watcher; Chan is closed soon after. It no longer
+// counts against Options.MaxWatchers once Cancel returns.
+func (w *Watcher) Cancel() {
+	w.stopOnce.Do(func() {
+		close(w.stop)
+		h := &w.s.hub
+		h.mu.Lock()
+		h.remove(w)
+		h.mu.Unlock()
+	})
+}
 
 // Synced reports whether the watcher is at the head of the store (not
 // catching up from history).

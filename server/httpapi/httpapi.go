@@ -47,6 +47,10 @@ type Options struct {
 	SendBuffer int
 	// ReadLimit bounds one message from a WebSocket client. Zero: 1 MiB.
 	ReadLimit int64
+	// WatchLimiter gives the limiter of the client a request comes from;
+	// it rides in the request's context (api.WithWatchLimiter), and every
+	// watch the request makes takes a unit. Nil: no per-client cap.
+	WatchLimiter func(r *http.Request) api.Limiter
 }
 
 func (o *Options) defaults() {
@@ -112,7 +116,11 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		req.Body = body
 	}
-	resp := a.h.Serve(r.Context(), req)
+	ctx := r.Context()
+	if a.opts.WatchLimiter != nil {
+		ctx = api.WithWatchLimiter(ctx, a.opts.WatchLimiter(r))
+	}
+	resp := a.h.Serve(ctx, req)
 	if resp == nil {
 		http.Error(w, "no response", http.StatusInternalServerError)
 		return

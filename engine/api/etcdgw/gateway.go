@@ -35,6 +35,10 @@ type Options struct {
 	ProgressInterval time.Duration
 	// Clock makes the tickers of progress notifications. Nil: real time.
 	Clock Clock
+	// MaxWatchersPerStream caps the watches of one /v3/watch stream; a
+	// create_request beyond it is answered created and canceled with
+	// etcd's "etcdserver: too many requests". Zero: no cap.
+	MaxWatchersPerStream int
 }
 
 // Clock makes tickers; tests pass a fake one to fire progress notifications
@@ -143,7 +147,7 @@ func (g *Gateway) Serve(ctx context.Context, req *api.Request) (resp *api.Respon
 	case "/v3/maintenance/status":
 		return g.serveStatus(req.Body)
 	case "/v3/watch":
-		return g.serveWatch(req.Body)
+		return g.serveWatch(ctx, req.Body)
 	}
 	return plainError(404, "Not Found")
 }

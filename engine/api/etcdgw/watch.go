@@ -41,6 +41,13 @@ import (
 //   - watches created with progress_notify get a progress response every
 //     ProgressInterval unless they received events during the interval.
 //
+// Beyond etcd, a watch counts against three caps: the stream's
+// (Options.MaxWatchersPerStream), the client's (the api.Limiter the
+// transport put in the request's context) and the session's
+// (mvcc.Options.MaxWatchers). A create_request past any of them is
+// answered as etcd answers a watch its server refuses: created and
+// canceled, watch_id -1, cancel_reason "etcdserver: too many requests".
+//
 // fragment is accepted and ignored: responses are never split (etcd only
 // splits a response above 2 MiB, for clients that ask).
 
@@ -58,6 +65,7 @@ type watchStream struct {
 	g      *Gateway
 	ctx    context.Context // the stream's life; watchers are bound to it
 	cancel context.CancelFunc
+	client api.Limiter // the client's watchers, across its streams
 
 	mu       sync.Mutex
 	queue    [][]byte
@@ -79,6 +87,7 @@ type watchEntry struct {
 	progressNotify bool
 	sawEvents      bool // since the last periodic progress tick
 	gone           bool
+	counted        bool // holds a unit of the client's limiter
 	// pending holds, oldest first, the progress notifications requested
 	// from w whose in-band answers have not arrived: a *progressRound for a
 	// stream-wide progress_request, or periodicProgress.
@@ -99,7 +108,7 @@ func periodicProgress() *progressRound { return &progressRound{waiting: -1} }
 
 func (r *progressRound) periodic() bool { return r.waiting < 0 }
 
-func (g *Gateway) serveWatch(body []byte) *api.Response {
+func (g *Gateway) serveWatch(rctx context.Context, body []byte) *api.Response {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var first json.RawMessage
 	var req watchRequest
@@ -114,7 +123,7 @@ func (g *Gateway) serveWatch(body []byte) *api.Response {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &watchStream{
-		g: g, ctx: ctx, cancel: cancel,
+		g: g, ctx: ctx, cancel: cancel, client: api.WatchLimiter(rctx),
 		wake:     make(chan struct{}, 1),
 		space:    make(chan struct{}),
 		watchers: map[int64]*watchEntry{},
@@ -217,6 +226,11 @@ func (s *watchStream) header(rev int64) header { return s.g.header(rev) }
 func (s *watchStream) create(c *watchCreate) {
 	rev := s.g.store.Rev()
 	s.mu.Lock()
+	if max := s.g.opts.MaxWatchersPerStream; max > 0 && len(s.watchers) >= max {
+		s.refuseLocked(rev, mvcc.ErrTooManyRequests)
+		s.mu.Unlock()
+		return
+	}
 	id := c.WatchID
 	if id != 0 {
 		if _, taken := s.watchers[id]; taken {
@@ -257,8 +271,13 @@ func (s *watchStream) create(c *watchCreate) {
 		}
 	}
 	wr.Filters = filters
+	if !s.client.Acquire() {
+		s.refuseLocked(rev, mvcc.ErrTooManyRequests)
+		s.mu.Unlock()
+		return
+	}
 	// Reserve the ID before leaving the lock.
-	e := &watchEntry{id: id, progressNotify: c.ProgressNotify}
+	e := &watchEntry{id: id, progressNotify: c.ProgressNotify, counted: true}
 	s.watchers[id] = e
 	s.mu.Unlock()
 
@@ -267,9 +286,8 @@ func (s *watchStream) create(c *watchCreate) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
-		delete(s.watchers, id)
-		reason := err.Error()
-		s.pushLocked(&watchResult{header: s.header(rev), watchID: -1, created: true, canceled: true, cancelReason: reason})
+		s.dropLocked(e)
+		s.refuseLocked(rev, err)
 		return
 	}
 	e.w = w
@@ -280,6 +298,12 @@ func (s *watchStream) create(c *watchCreate) {
 		go s.tick(s.ticker)
 	}
 	go s.forward(e)
+}
+
+// refuseLocked answers a create_request that made no watch, as etcd does:
+// created and canceled, watch_id -1, the reason.
+func (s *watchStream) refuseLocked(rev int64, err error) {
+	s.pushLocked(&watchResult{header: s.header(rev), watchID: -1, created: true, canceled: true, cancelReason: err.Error()})
 }
 
 func (s *watchStream) cancelWatch(id int64) {
@@ -299,6 +323,7 @@ func (s *watchStream) cancelWatch(id int64) {
 // progress rounds waiting for it will not be answered.
 func (s *watchStream) dropLocked(e *watchEntry) {
 	e.gone = true
+	s.uncountLocked(e)
 	if s.watchers[e.id] == e {
 		delete(s.watchers, e.id)
 	}
@@ -309,6 +334,14 @@ func (s *watchStream) dropLocked(e *watchEntry) {
 		}
 	}
 	e.pending = nil
+}
+
+// uncountLocked gives back the client's unit e holds.
+func (s *watchStream) uncountLocked(e *watchEntry) {
+	if e.counted {
+		e.counted = false
+		s.client.Release()
+	}
 }
 
 // progressAll answers a progress_request.
@@ -529,6 +562,7 @@ func (s *watchStream) Close() {
 			ws = append(ws, e.w)
 		}
 		e.gone = true
+		s.uncountLocked(e)
 	}
 	s.watchers = map[int64]*watchEntry{}
 	s.mu.Unlock()

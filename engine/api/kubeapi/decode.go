@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/kube"
@@ -377,9 +378,16 @@ func (h *Handler) servePatch(ctx context.Context, rq *request) *api.Response {
 	return encodedResponse(code, r, out, enc)
 }
 
+// serveWatch starts a watch that counts against the client's watchers (the
+// limiter its transport put in ctx): past its cap, kube's 429.
 func (h *Handler) serveWatch(ctx context.Context, rq *request, lo kube.ListOptions) *api.Response {
+	client := api.WatchLimiter(ctx)
+	if !client.Acquire() {
+		return statusResponse(kube.NewTooManyRequests())
+	}
 	w, err := h.s.Watch(ctx, rq.res, rq.ns, lo)
 	if err != nil {
+		client.Release()
 		return statusResponse(err)
 	}
 	var stream api.Stream = w
@@ -389,7 +397,19 @@ func (h *Handler) serveWatch(ctx context.Context, rq *request, lo kube.ListOptio
 	return &api.Response{Status: 200, Header: api.Header{
 		"Content-Type":  {"application/json"},
 		"Cache-Control": {"no-cache, private"},
-	}, Stream: stream}
+	}, Stream: &countedStream{Stream: stream, client: client}}
+}
+
+// countedStream gives the client's unit back when the watch is closed.
+type countedStream struct {
+	api.Stream
+	client api.Limiter
+	once   sync.Once
+}
+
+func (c *countedStream) Close() {
+	c.Stream.Close()
+	c.once.Do(c.client.Release)
 }
 
 // tableStream turns the objects of watch events into one-row Tables for

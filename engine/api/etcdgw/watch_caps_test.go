@@ -1,0 +1,136 @@
+package etcdgw
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+// A watch past a cap is answered as etcd answers one its server refuses:
+// created and canceled, watch_id -1, "etcdserver: too many requests".
+const tooManyRequests = `{"result":{"header":{"cluster_id":"%d","member_id":"%d","revision":"%d","raft_term":"2"},"watch_id":"-1","created":true,"canceled":true,"cancel_reason":"etcdserver: too many requests"}}` + "\n"
+
+func (e *testEnv) refused(rev int64) string {
+	o := e.gw.opts
+	return fmt.Sprintf(tooManyRequests, o.ClusterID, o.MemberID, rev)
+}
+
+func nextRaw(t *testing.T, s api.Stream) string {
+	t.Helper()
+	b, err := s.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func creates(n int, key string) string {
+	return strings.Repeat(fmt.Sprintf(`{"create_request":{"key":%q}} `, b64(key)), n)
+}
+
+func TestAWatchBeyondTheStreamsCapIsCreatedAndCanceled(t *testing.T) {
+	e := newEnv(t)
+	e.gw.opts.MaxWatchersPerStream = 2
+	s := e.watch(creates(3, "k"))
+	next(t, s)
+	next(t, s)
+	if got, want := nextRaw(t, s), e.refused(1); got != want {
+		t.Fatalf("third watch:\n got  %s want %s", got, want)
+	}
+	// A cancel makes room; the two watches that were made deliver.
+	if err := s.(*watchStream).Receive([]byte(`{"cancel_request":{"watch_id":"0"}}` + creates(1, "k"))); err != nil {
+		t.Fatal(err)
+	}
+	if f := next(t, s); !f.Result.Canceled || f.Result.WatchID != "" {
+		t.Fatalf("cancel: %+v", f.Result)
+	}
+	if f := next(t, s); !f.Result.Created || f.Result.Canceled || f.Result.WatchID != "2" {
+		t.Fatalf("after a cancel: %+v", f.Result)
+	}
+	e.put("k", "1")
+	got := map[string]int{}
+	for range 2 {
+		f := next(t, s)
+		got[f.Result.WatchID] += len(f.Result.Events)
+	}
+	if got["1"] != 1 || got["2"] != 1 {
+		t.Fatalf("events per watch: %v", got)
+	}
+}
+
+func TestAClientsWatchesCountAcrossItsStreams(t *testing.T) {
+	e := newEnv(t)
+	client := api.NewCounter(3)
+	ctx := api.WithWatchLimiter(context.Background(), client)
+	serve := func(body string) api.Stream {
+		resp := e.gw.Serve(ctx, &api.Request{Method: "POST", Path: "/v3/watch", Body: []byte(body)})
+		t.Cleanup(resp.Stream.Close)
+		return resp.Stream
+	}
+	a := serve(creates(2, "k"))
+	b := serve(creates(2, "k"))
+	next(t, a)
+	next(t, a)
+	next(t, b)
+	if got, want := nextRaw(t, b), e.refused(1); got != want {
+		t.Fatalf("the client's fourth watch:\n got  %s want %s", got, want)
+	}
+	// Another client is not affected.
+	other := e.watch(creates(1, "k"))
+	if f := next(t, other); f.Result.Canceled {
+		t.Fatalf("another client: %+v", f.Result)
+	}
+	// Ending a stream gives its watches back.
+	a.Close()
+	if client.Held() != 1 {
+		t.Fatalf("held %d after closing a stream of two", client.Held())
+	}
+	if err := b.(*watchStream).Receive([]byte(creates(1, "k"))); err != nil {
+		t.Fatal(err)
+	}
+	if f := next(t, b); f.Result.Canceled {
+		t.Fatalf("after a stream closed: %+v", f.Result)
+	}
+	// A watch ended by compaction gives its unit back too.
+	for i := range 3 {
+		e.put("k", fmt.Sprint(i))
+	}
+	if _, err := e.store.Compact(ctx, &mvcc.CompactionRequest{Revision: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.(*watchStream).Receive([]byte(fmt.Sprintf(`{"create_request":{"key":%q,"start_revision":"2"}}`, b64("k")))); err != nil {
+		t.Fatal(err)
+	}
+	for f := next(t, b); f.Result.CompactRevision == ""; f = next(t, b) {
+	}
+	if client.Held() != 2 {
+		t.Fatalf("held %d after a compacted watch ended, want 2", client.Held())
+	}
+	b.Close()
+	if client.Held() != 0 {
+		t.Fatalf("held %d after every stream closed", client.Held())
+	}
+}
+
+func TestAWatchBeyondTheSessionsCapIsCreatedAndCanceled(t *testing.T) {
+	s, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{MaxWatchers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	e := &testEnv{t: t, store: s, gw: NewWithOptions(s, Options{})}
+	client := api.NewCounter(0)
+	resp := e.gw.Serve(api.WithWatchLimiter(context.Background(), client), &api.Request{Method: "POST", Path: "/v3/watch", Body: []byte(creates(2, "k"))})
+	t.Cleanup(resp.Stream.Close)
+	next(t, resp.Stream)
+	if got, want := nextRaw(t, resp.Stream), e.refused(1); got != want {
+		t.Fatalf("the session's second watch:\n got  %s want %s", got, want)
+	}
+	if client.Held() != 1 {
+		t.Fatalf("a refused watch kept the client's unit: held %d", client.Held())
+	}
+}
