@@ -1,7 +1,9 @@
 package etcdgw
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"testing"
 
@@ -69,7 +71,49 @@ func BenchmarkDecodeTxn(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		var r mvcc.TxnRequest
-		if err := decodeBody(body, func(raw []byte) error { return decodeTxn(raw, &r) }); err != nil {
+		if err := firstError(decodeTxnBody(body, &r), checkTxn(&r, mvcc.MaxTxnOps)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// nestedTxn is a txn holding a chain of depth txns, each the only success op
+// of its parent, with inner as the innermost one's success ops.
+func nestedTxn(depth int, inner string) []byte {
+	var b bytes.Buffer
+	for range depth {
+		b.WriteString(`{"success":[{"request_txn":`)
+	}
+	b.WriteString(`{"success":[` + inner + `]}`)
+	for range depth {
+		b.WriteString(`}]}`)
+	}
+	return b.Bytes()
+}
+
+// BenchmarkDecodeHostileNestedTxn is the body of issue 10's probe: 3,300
+// nested txns in 99 KB, far past what etcd's op budget allows.
+func BenchmarkDecodeHostileNestedTxn(b *testing.B) {
+	body := nestedTxn(3300, "")
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var r mvcc.TxnRequest
+		decodeTxnBody(body, &r)
+	}
+}
+
+// BenchmarkDecodeDeepTxnWithLargeValue is the costliest txn etcd accepts to
+// decode: 127 nested txns around a put of 1 MiB, as deep as the op budget
+// allows. Each level's split jumps over what its parent's split scanned.
+func BenchmarkDecodeDeepTxnWithLargeValue(b *testing.B) {
+	value := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("v"), 1<<20))
+	body := nestedTxn(127, `{"request_put":{"key":"YQ==","value":"`+value+`"}}`)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var r mvcc.TxnRequest
+		if err := firstError(decodeTxnBody(body, &r), checkTxn(&r, mvcc.MaxTxnOps)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -29,8 +29,13 @@ type field struct {
 
 // decodeMessage decodes a JSON object into the fields, then the oneof members.
 func decodeMessage(raw []byte, fields []field, oneofs []field) error {
+	return decodeMessageIn(raw, nil, where{}, fields, oneofs)
+}
+
+// decodeMessageIn is decodeMessage for a message at w in a txn body.
+func decodeMessageIn(raw []byte, sp *spanned, w where, fields []field, oneofs []field) error {
 	var buf [16]member
-	ms, ok := splitObject(raw, buf[:0])
+	ms, ok := splitObject(raw, buf[:0], sp, w)
 	if !ok || referenceOnly {
 		return decodeMessageReference(raw, fields, oneofs)
 	}
@@ -216,10 +221,12 @@ func errNilElement(goField string) error {
 	return fmt.Errorf("proto: repeated field %s has nil element", goField)
 }
 
-// repeatedMessages decodes a JSON array whose elements are messages.
-func repeatedMessages(raw []byte, goField string, each func(raw []byte) error) error {
+// repeatedMessages decodes a JSON array whose elements are messages, at w
+// in a txn body. fits learns the number of elements first; when it answers
+// false none is decoded.
+func repeatedMessages(raw []byte, sp *spanned, w where, goField string, fits func(n int) bool, each func(raw []byte) error) error {
 	var buf [8][]byte
-	elems, ok := splitArray(raw, buf[:0])
+	elems, ok := splitArray(raw, buf[:0], sp, w)
 	if !ok || referenceOnly {
 		var ref []json.RawMessage
 		if err := json.Unmarshal(raw, &ref); err != nil {
@@ -229,6 +236,9 @@ func repeatedMessages(raw []byte, goField string, each func(raw []byte) error) e
 		for _, e := range ref {
 			elems = append(elems, e)
 		}
+	}
+	if !fits(len(elems)) {
+		return nil
 	}
 	for _, e := range elems {
 		if bytes.Equal(e, []byte("null")) {
@@ -248,7 +258,11 @@ func isNull(raw []byte) bool { return bytes.Equal(raw, []byte("null")) }
 // empty body is an empty message (grpc-gateway ignores io.EOF); anything
 // after the first value is ignored, as the gateway's json.Decoder does.
 func decodeBody(body []byte, fn func(raw []byte) error) error {
-	if start, end, empty, ok := firstValue(body); ok && !referenceOnly {
+	return decodeBodyIn(body, nil, where{}, fn)
+}
+
+func decodeBodyIn(body []byte, sp *spanned, w where, fn func(raw []byte) error) error {
+	if start, end, empty, ok := firstValue(body, sp, w); ok && !referenceOnly {
 		if empty {
 			return nil
 		}
@@ -311,8 +325,10 @@ func decodeCompaction(raw []byte, r *mvcc.CompactionRequest) error {
 
 // decodeRequestOp decodes the oneof RequestOp. A member given as null leaves
 // the op empty, which etcd then refuses with "etcdserver: key not found".
-func decodeRequestOp(raw []byte, op *mvcc.RequestOp) error {
-	return decodeMessage(raw, nil, []field{
+// budget is as for txn.
+func (d txnDecoder) decodeRequestOp(raw []byte, op *mvcc.RequestOp, nesting uint8, budget int) error {
+	sp := d.sp.of(raw)
+	return decodeMessageIn(raw, sp.track(), where{opShape, nesting}, nil, []field{
 		{"request_range", "requestRange", func(v []byte) error {
 			*op = mvcc.RequestOp{}
 			if isNull(v) {
@@ -343,7 +359,7 @@ func decodeRequestOp(raw []byte, op *mvcc.RequestOp) error {
 				return nil
 			}
 			op.Txn = &mvcc.TxnRequest{}
-			return decodeTxn(v, op.Txn)
+			return d.decodeTxn(v, op.Txn, nesting+1, budget)
 		}},
 	})
 }
@@ -363,25 +379,85 @@ func decodeCompare(raw []byte, c *mvcc.Compare) error {
 	})
 }
 
-func decodeOps(raw []byte, goField string, dst *[]mvcc.RequestOp) error {
-	*dst = nil
-	return repeatedMessages(raw, goField, func(v []byte) error {
-		*dst = append(*dst, mvcc.RequestOp{})
-		return decodeRequestOp(v, &(*dst)[len(*dst)-1])
+// A txn's op budget is etcd's --max-txn-ops: no list of a txn may be
+// longer than it, and a nested txn gets what its parent's longest list
+// leaves (checkTxn). etcd decodes the whole request before it checks this;
+// decoding follows the budget as it goes, so that a body of thousands of
+// nested txns, or of one list of thousands of ops, costs what the first
+// 128 of them cost rather than all of them (issue 10). A list that is
+// certainly over budget is not decoded: it is replaced by one of the
+// overBudget lists, longer than any budget, so that checkTxn refuses the
+// txn holding it exactly where etcd's check would. This differs from etcd
+// in one way: a decoding error further inside such a list, or a message
+// size over the gRPC limit (which etcd checks first), is not reported; the
+// op count error is.
+var (
+	overBudgetOps      = make([]mvcc.RequestOp, mvcc.MaxTxnOps+1)
+	overBudgetCompares = make([]mvcc.Compare, mvcc.MaxTxnOps+1)
+)
+
+// txnDecoder decodes a txn body: its spans let the split of a nested txn
+// jump over what the split of its parent already scanned.
+type txnDecoder struct{ sp *spans }
+
+// decodeTxnBody decodes a whole /v3/kv/txn body into t.
+func decodeTxnBody(body []byte, t *mvcc.TxnRequest) error {
+	var d txnDecoder
+	if len(body) >= minSpannedBody {
+		d.sp = &spans{body: body}
+	}
+	sp := d.sp.of(body)
+	return decodeBodyIn(body, sp.track(), where{txnShape, 0}, func(raw []byte) error {
+		return d.decodeTxn(raw, t, 0, mvcc.MaxTxnOps)
 	})
 }
 
-func decodeTxn(raw []byte, t *mvcc.TxnRequest) error {
-	return decodeMessage(raw, []field{
+// decodeTxn decodes a txn nested nesting levels deep whose op budget is at
+// most budget.
+func (d txnDecoder) decodeTxn(raw []byte, t *mvcc.TxnRequest, nesting uint8, budget int) error {
+	if budget < 0 {
+		// Its parent's lists left it no budget: any txn here is refused.
+		*t = mvcc.TxnRequest{Success: overBudgetOps}
+		return nil
+	}
+	opc := 0 // the longest list so far: the txn's op count is at least that
+	fits := func(n int) bool {
+		opc = max(opc, n)
+		return n <= budget
+	}
+	ops := func(v []byte, goField string, dst *[]mvcc.RequestOp) error {
+		*dst = nil
+		sp := d.sp.of(v)
+		return repeatedMessages(v, sp.track(), where{opListShape, nesting}, goField, func(n int) bool {
+			if !fits(n) {
+				*dst = overBudgetOps
+				return false
+			}
+			return true
+		}, func(v []byte) error {
+			*dst = append(*dst, mvcc.RequestOp{})
+			// A nested txn may use what the longest list leaves.
+			return d.decodeRequestOp(v, &(*dst)[len(*dst)-1], nesting, budget-opc)
+		})
+	}
+	sp := d.sp.of(raw)
+	return decodeMessageIn(raw, sp.track(), where{txnShape, nesting}, []field{
 		{"compare", "compare", func(v []byte) error {
 			t.Compare = nil
-			return repeatedMessages(v, "Compare", func(e []byte) error {
+			sp := d.sp.of(v)
+			return repeatedMessages(v, sp.track(), where{compareListShape, nesting}, "Compare", func(n int) bool {
+				if !fits(n) {
+					t.Compare = overBudgetCompares
+					return false
+				}
+				return true
+			}, func(e []byte) error {
 				t.Compare = append(t.Compare, mvcc.Compare{})
 				return decodeCompare(e, &t.Compare[len(t.Compare)-1])
 			})
 		}},
-		{"success", "success", func(v []byte) error { return decodeOps(v, "Success", &t.Success) }},
-		{"failure", "failure", func(v []byte) error { return decodeOps(v, "Failure", &t.Failure) }},
+		{"success", "success", func(v []byte) error { return ops(v, "Success", &t.Success) }},
+		{"failure", "failure", func(v []byte) error { return ops(v, "Failure", &t.Failure) }},
 	}, nil)
 }
 

@@ -201,7 +201,7 @@ func (g *Gateway) serveDeleteRange(ctx context.Context, body []byte) *api.Respon
 
 func (g *Gateway) serveTxn(ctx context.Context, body []byte) *api.Response {
 	var r mvcc.TxnRequest
-	if err := decodeBody(body, func(raw []byte) error { return decodeTxn(raw, &r) }); err != nil {
+	if err := decodeTxnBody(body, &r); err != nil {
 		return decodeError(err)
 	}
 	size := txnSize(&r)

@@ -24,7 +24,7 @@ func FuzzScannerAgreesWithEncodingJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if start, end, empty, ok := firstValue(body); ok {
+		if start, end, empty, ok := firstValue(body, nil, where{}); ok {
 			var first json.RawMessage
 			err := json.NewDecoder(bytes.NewReader(body)).Decode(&first)
 			switch {
@@ -34,7 +34,7 @@ func FuzzScannerAgreesWithEncodingJSON(f *testing.F) {
 				t.Fatalf("firstValue(%q) = %q; json.Decoder: %q", body, body[start:end], first)
 			}
 		}
-		if ms, ok := splitObject(body, nil); ok {
+		if ms, ok := splitObject(body, nil, nil, where{}); ok {
 			var want map[string]json.RawMessage
 			if err := json.Unmarshal(body, &want); err != nil {
 				t.Fatalf("splitObject accepted %q; encoding/json: %v", body, err)
@@ -52,7 +52,7 @@ func FuzzScannerAgreesWithEncodingJSON(f *testing.F) {
 				}
 			}
 		}
-		if elems, ok := splitArray(body, nil); ok {
+		if elems, ok := splitArray(body, nil, nil, where{}); ok {
 			var want []json.RawMessage
 			if err := json.Unmarshal(body, &want); err != nil {
 				t.Fatalf("splitArray accepted %q; encoding/json: %v", body, err)
@@ -134,7 +134,7 @@ var messageDecoders = []struct {
 	{"txn", func(body []byte, reference bool) (any, error) {
 		var r mvcc.TxnRequest
 		err := withPath(reference, func() error {
-			return decodeBody(body, func(raw []byte) error { return decodeTxn(raw, &r) })
+			return decodeTxnBody(body, &r)
 		})
 		return r, err
 	}},
@@ -171,13 +171,25 @@ func equalJSON(a, b any) bool {
 	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }
 
-func TestScannerLeavesWhatItDoesNotKnowToTheReference(t *testing.T) {
+// The scanner accepts exactly what encoding/json accepts, so that the
+// reference path only ever sees invalid input (which it refuses in one
+// pass) and never decodes a deep body level by level.
+func TestScannerAcceptsExactlyValidJSON(t *testing.T) {
+	nest := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
 	for _, body := range []string{
-		`{"a":"\u0041"}`, `{"\u0061":1}`, `{"é":1}`, `{"a":01}`, `{"a":1.}`, `{"a":tru}`,
-		`{"a":1,}`, `{"a" 1}`, `{"a":1} x`, `[1,]`, strings.Repeat("[", maxScanDepth+2) + strings.Repeat("]", maxScanDepth+2),
+		`{"a":"\u0041"}`, `{"\u0061":1}`, `{"é":1}`, `{"a\"b":1,"a\"b":2}`, `{"\ud800":1}`, "{\"\xff\":1}",
+		`{"k":"\n\t\/\\"}`, `{"a":01}`, `{"a":1.}`, `{"a":tru}`, `{"a":1,}`, `{"a" 1}`, `{"a":1} x`,
+		`[1,]`, `{"a":"\x"}`, `{"a":"\u12"}`, `{"a":"\u12G4"}`, `{"\q":1}`, "{\"a\x01\":1}",
+		`{"a":` + nest(maxScanDepth-1) + `}`, `{"a":` + nest(maxScanDepth) + `}`,
+		nest(maxScanDepth), nest(maxScanDepth + 1),
 	} {
-		if _, ok := splitObject([]byte(body), nil); ok {
-			t.Errorf("splitObject accepted %s", body)
+		b := []byte(body)
+		_, end, _, ok := firstValue(b, nil, where{})
+		if ok = ok && skipSpace(b, end) == len(b); ok != json.Valid(b) {
+			t.Errorf("firstValue(%.40s...): ok %v, json.Valid %v", body, ok, !ok)
+		}
+		if _, ok := splitObject(b, nil, nil, where{}); ok && !json.Valid(b) {
+			t.Errorf("splitObject accepted %.40s", body)
 		}
 	}
 }
