@@ -181,14 +181,16 @@ func relistScenario(t *testing.T, watchList bool) {
 	if !cache.WaitForCacheSync(syncCtx.Done(), inf.HasSynced) {
 		t.Fatalf("no sync; requests %q", ctl.requests())
 	}
+	// A relist replaces the informer's store from a list (watch-list: a
+	// map) and announces the new objects in no particular order, so an add
+	// that arrives while another is awaited counts when its turn comes.
+	seen := map[string]bool{}
 	await := func(name string) {
 		t.Helper()
-		for {
+		for !seen[name] {
 			select {
 			case n := <-adds:
-				if n == name {
-					return
-				}
+				seen[n] = true
 			case <-time.After(20 * time.Second):
 				t.Fatalf("no add for %s; requests %q", name, ctl.requests())
 			}
