@@ -30,6 +30,7 @@ func TestEnginePackagesKeepTheLayering(t *testing.T) {
 		{"engine/api", []string{"modernc.org/sqlite", mod + "engine/sqlite"}},
 		{"engine/client", []string{"modernc.org/sqlite", mod + "engine/sqlite", mod + "engine/kube", mod + "engine/mvcc"}},
 		{"engine/session", []string{"modernc.org/sqlite", mod + "engine/sqlite"}},
+		{"engine/lesson", []string{"modernc.org/sqlite", mod + "engine/sqlite", mod + "web"}},
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)

@@ -1,7 +1,7 @@
 // Package session wires one playground session: an mvcc.Store over a
-// Backend, the etcd v3 JSON gateway on it, and the Kubernetes API (package
-// kubeapi, or another handler given in Options), behind one api.Handler
-// that routes by path.
+// Backend, the etcd v3 JSON gateway on it, the Kubernetes API (package
+// kubeapi, or another handler given in Options) and the lesson routes
+// (package lesson), behind one api.Handler that routes by path.
 //
 // Both the server and the WebAssembly build use it, so it must not import
 // net/http, SQLite, syscall/js or a websocket library: the caller chooses the
@@ -15,6 +15,7 @@ import (
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/api/etcdgw"
 	"github.com/rvplay/rvplay/engine/api/kubeapi"
+	"github.com/rvplay/rvplay/engine/lesson"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
@@ -28,6 +29,10 @@ type Options struct {
 	// Kube builds the Kubernetes API handler over the session's store. Nil:
 	// kubeapi.ForSession.
 	Kube func(name string, store *mvcc.Store) api.Handler
+	// Lessons are the lessons the session serves under /rvplay/v1/lessons
+	// (the caller loads them: web/lessons holds the definitions); nil
+	// serves none.
+	Lessons *lesson.Catalog
 }
 
 // Session is one playground: one revision sequence, reachable through the
@@ -39,6 +44,9 @@ type Session struct {
 	Etcd api.Handler
 	// Kube serves every other path; nil answers 404.
 	Kube api.Handler
+	// Lessons serves /rvplay/v1/lessons/... and /rvplay/v1/misconceptions;
+	// nil when the session has no lessons.
+	Lessons *lesson.Service
 }
 
 // New opens a Store over b and returns the session serving it.
@@ -56,6 +64,11 @@ func New(name string, b mvcc.Backend, opts Options) (*Session, error) {
 		opts.Kube = kubeapi.ForSession // the Kubernetes API of package kubeapi
 	}
 	s.Kube = opts.Kube(name, store)
+	if opts.Lessons != nil {
+		// Exchanges stays nil until the session keeps its record: until
+		// then only the predicates on the store can hold.
+		s.Lessons = &lesson.Service{Catalog: opts.Lessons, Store: store, Handler: s}
+	}
 	return s, nil
 }
 
@@ -69,6 +82,9 @@ func IsEtcdPath(path string) bool {
 func (s *Session) Serve(ctx context.Context, req *api.Request) *api.Response {
 	if IsEtcdPath(req.Path) {
 		return s.Etcd.Serve(ctx, req)
+	}
+	if s.Lessons != nil && lesson.Handles(req.Path) {
+		return s.Lessons.Serve(ctx, req)
 	}
 	if s.Kube != nil {
 		return s.Kube.Serve(ctx, req)

@@ -4,10 +4,13 @@ import (
 	"context"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/lesson"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
@@ -63,6 +66,29 @@ func TestClusterAndMemberIDsAreStablePerSessionName(t *testing.T) {
 	a1, a2, b := header("a"), header("a"), header("b")
 	if a1 != a2 || a1 == b {
 		t.Fatalf("headers: %s / %s / %s", a1, a2, b)
+	}
+}
+
+func TestLessonRoutesAreServedWhenTheSessionHasLessons(t *testing.T) {
+	def := `{"slug":"demo","steps":[{"id":"put","actions":[{"id":"p","run":"etcdctl put a b"}],"solution":["p"],"verify":{"key":{"key":"a","exists":true}}}]}`
+	c, err := lesson.Load(fstest.MapFS{"01-demo/lesson.json": {Data: []byte(def)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, "demo", Options{Lessons: c})
+	verify := func() string {
+		r := serve(s, "POST", "/rvplay/v1/lessons/demo/steps/1/verify", `{}`)
+		return strconv.Itoa(r.Status) + " " + string(r.Body)
+	}
+	if got := verify(); !strings.HasPrefix(got, `200 {"lesson":"demo","step":1,"passed":false`) {
+		t.Fatalf("before the put: %s", got)
+	}
+	serve(s, "POST", "/v3/kv/put", `{"key":"YQ==","value":"Yg=="}`)
+	if got := verify(); !strings.HasPrefix(got, `200 {"lesson":"demo","step":1,"passed":true`) {
+		t.Fatalf("after the put: %s", got)
+	}
+	if r := serve(open(t, "bare", Options{}), "GET", "/rvplay/v1/lessons", ""); r.Status != 404 {
+		t.Fatalf("a session without lessons: %d %s", r.Status, r.Body)
 	}
 }
 

@@ -1,0 +1,464 @@
+package lessontest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/client"
+	"github.com/rvplay/rvplay/engine/lesson"
+)
+
+// labClient is one of the lab's named clients: it keeps the object it last
+// read, its last list, at most one open watch, a reflector and a
+// controller, and a connection that can drop.
+type labClient struct {
+	r    *Runner
+	name string
+	c    *client.Client
+
+	mu        sync.Mutex
+	read      client.Object // the object it last read (or wrote)
+	listRV    string
+	listItems []client.Object
+	listCont  string
+	watch     *openWatch
+	lastRV    string // where its last watch got to
+	reflector *runningLoop
+	refl      *client.Reflector
+	ctrl      *runningLoop
+
+	down    bool
+	up      chan struct{} // closed when the connection comes back
+	streams map[*gatedStream]bool
+}
+
+type openWatch struct {
+	w    *client.Watcher
+	done chan struct{}
+}
+
+type runningLoop struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func newLabClient(r *Runner, name string) *labClient {
+	lc := &labClient{r: r, name: name, streams: map[*gatedStream]bool{}}
+	lc.c = &client.Client{Handler: api.HandlerFunc(lc.send), UserAgent: "rvplay-lab/" + name}
+	return lc
+}
+
+// send is the client's connection: it names the client and, while the
+// connection is down, holds requests until it comes back.
+func (lc *labClient) send(ctx context.Context, req *api.Request) *api.Response {
+	lc.mu.Lock()
+	up := lc.up
+	down := lc.down
+	lc.mu.Unlock()
+	if down {
+		select {
+		case <-up:
+		case <-ctx.Done():
+			return &api.Response{Status: 503, Body: []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"connection closed","code":503}`)}
+		}
+	}
+	if req.Header == nil {
+		req.Header = api.Header{}
+	}
+	req.Header.Set(ClientHeader, lc.name)
+	resp := lc.r.front.Serve(ctx, req)
+	if resp.Stream != nil {
+		gs := &gatedStream{Stream: resp.Stream, lc: lc, cut: make(chan struct{})}
+		lc.mu.Lock()
+		lc.streams[gs] = true
+		lc.mu.Unlock()
+		resp.Stream = gs
+	}
+	return resp
+}
+
+// gatedStream ends (cleanly, as a dropped connection looks to a watch
+// decoder) when the client's connection drops.
+type gatedStream struct {
+	api.Stream
+	lc   *labClient
+	cut  chan struct{}
+	once sync.Once
+}
+
+func (s *gatedStream) Next(ctx context.Context) ([]byte, error) {
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.cut:
+			cancel()
+		case <-cctx.Done():
+		}
+	}()
+	frame, err := s.Stream.Next(cctx)
+	if err != nil {
+		select {
+		case <-s.cut:
+			return nil, api.EOF
+		default:
+		}
+	}
+	return frame, err
+}
+
+func (s *gatedStream) Close() {
+	s.once.Do(func() {
+		s.Stream.Close()
+		s.lc.mu.Lock()
+		delete(s.lc.streams, s)
+		s.lc.mu.Unlock()
+	})
+}
+
+func (lc *labClient) disconnect() {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if lc.down {
+		return
+	}
+	lc.down, lc.up = true, make(chan struct{})
+	for s := range lc.streams {
+		select {
+		case <-s.cut:
+		default:
+			close(s.cut)
+		}
+	}
+}
+
+func (lc *labClient) reconnect() {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if lc.down {
+		lc.down = false
+		close(lc.up)
+	}
+}
+
+func resourceOf(name string) (client.Resource, error) {
+	g, v, p, ok := kubeResource(name)
+	if !ok {
+		return client.Resource{}, fmt.Errorf("unknown resource %q", name)
+	}
+	return client.Resource{Group: g, Version: v, Resource: p}, nil
+}
+
+func (lc *labClient) rc(a lesson.Action) (client.ResourceClient, error) {
+	res, err := resourceOf(a.Resource)
+	if err != nil {
+		return client.ResourceClient{}, err
+	}
+	ns := a.Namespace
+	if ns == "" && res.Resource != "namespaces" {
+		ns = "default"
+	}
+	return lc.c.Resource(res).Namespace(ns), nil
+}
+
+// rv resolves an action's resourceVersion for a read or watch.
+func (lc *labClient) rv(a lesson.Action) (string, error) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	switch a.ResourceVersion {
+	case "list":
+		if lc.listRV == "" {
+			return "", fmt.Errorf("client %s has no list yet", lc.name)
+		}
+		return lc.listRV, nil
+	case "last":
+		if lc.lastRV == "" {
+			return "", fmt.Errorf("client %s has watched nothing yet", lc.name)
+		}
+		return lc.lastRV, nil
+	case "item":
+		// the oldest item: resuming from it replays what the list held
+		var rvs []int
+		for _, o := range lc.listItems {
+			n, _ := strconv.Atoi(o.ResourceVersion())
+			rvs = append(rvs, n)
+		}
+		if len(rvs) == 0 {
+			return "", fmt.Errorf("client %s listed no items", lc.name)
+		}
+		sort.Ints(rvs)
+		return strconv.Itoa(rvs[0]), nil
+	}
+	return a.ResourceVersion, nil
+}
+
+func (lc *labClient) do(ctx context.Context, a lesson.Action) error {
+	switch a.Do {
+	case "disconnect":
+		lc.disconnect()
+		return nil
+	case "reconnect":
+		lc.reconnect()
+		return nil
+	case "stopWatch":
+		lc.stopWatch()
+		return nil
+	case "stopReflector":
+		lc.stopLoop(&lc.reflector)
+		return nil
+	case "stopController":
+		lc.stopLoop(&lc.ctrl)
+		return nil
+	case "startController":
+		ns := a.Namespace
+		if ns == "" {
+			ns = "default"
+		}
+		dc := client.NewDeploymentController(lc.c, ns)
+		dc.Reflector.BackoffInit = time.Millisecond
+		lc.startLoop(&lc.ctrl, dc.Run)
+		return nil
+	}
+	rc, err := lc.rc(a)
+	if err != nil {
+		return err
+	}
+	switch a.Do {
+	case "get":
+		rv, err := lc.rv(a)
+		if err != nil {
+			return err
+		}
+		o, err := rc.Get(ctx, a.Name, client.GetOptions{ResourceVersion: rv})
+		if err == nil {
+			lc.setRead(o)
+		}
+		return ignoreAPIError(err)
+	case "list":
+		rv, err := lc.rv(a)
+		if err != nil {
+			return err
+		}
+		opts := client.ListOptions{ResourceVersion: rv, ResourceVersionMatch: a.ResourceVersionMatch, Limit: a.Limit}
+		if a.Continue == "last" {
+			lc.mu.Lock()
+			opts.Continue = lc.listCont
+			lc.mu.Unlock()
+		}
+		l, err := rc.List(ctx, opts)
+		if err == nil {
+			lc.mu.Lock()
+			lc.listRV, lc.listItems, lc.listCont = l.ResourceVersion, l.Items, l.Continue
+			lc.mu.Unlock()
+		}
+		return ignoreAPIError(err)
+	case "update":
+		obj, err := lc.edited(a)
+		if err != nil {
+			return err
+		}
+		var sub []string
+		if a.Subresource != "" {
+			sub = append(sub, a.Subresource)
+		}
+		o, err := rc.Update(ctx, obj, client.WriteOptions{}, sub...)
+		if err == nil {
+			lc.setRead(o)
+		}
+		return ignoreAPIError(err)
+	case "create":
+		var obj client.Object
+		if err := json.Unmarshal(a.Object, &obj); err != nil {
+			return err
+		}
+		o, err := rc.Create(ctx, obj, client.WriteOptions{})
+		if err == nil {
+			lc.setRead(o)
+		}
+		return ignoreAPIError(err)
+	case "delete":
+		return ignoreAPIError(rc.Delete(ctx, a.Name, client.DeleteOptions{}))
+	case "patch":
+		pt := map[string]client.PatchType{"merge": client.MergePatch, "json": client.JSONPatch, "strategic": client.StrategicMergePatch}[a.PatchType]
+		if pt == "" {
+			return fmt.Errorf("patch type %q", a.PatchType)
+		}
+		var sub []string
+		if a.Subresource != "" {
+			sub = append(sub, a.Subresource)
+		}
+		o, err := rc.Patch(ctx, a.Name, pt, a.Patch, client.PatchOptions{FieldManager: a.FieldManager}, sub...)
+		if err == nil {
+			lc.setRead(o)
+		}
+		return ignoreAPIError(err)
+	case "apply":
+		var obj client.Object
+		if err := json.Unmarshal(a.Object, &obj); err != nil {
+			return err
+		}
+		o, err := rc.Apply(ctx, obj, a.FieldManager, a.Force)
+		if err == nil {
+			lc.setRead(o)
+		}
+		return ignoreAPIError(err)
+	case "watch":
+		return lc.startWatch(ctx, rc, a)
+	case "retryOnConflict":
+		backoff := client.DefaultRetry
+		if a.Backoff == "DefaultBackoff" {
+			backoff = client.DefaultBackoff
+		}
+		getRV := ""
+		if a.Read == "cache" {
+			getRV = "0"
+		}
+		retrier := client.Retrier{Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }}
+		err := retrier.RetryOnConflict(ctx, backoff, func() error {
+			o, err := rc.Get(ctx, a.Name, client.GetOptions{ResourceVersion: getRV})
+			if err != nil {
+				return err
+			}
+			lc.setRead(o)
+			obj, err := lc.edited(lesson.Action{Set: a.Set})
+			if err != nil {
+				return err
+			}
+			o, err = rc.Update(ctx, obj, client.WriteOptions{})
+			if err == nil {
+				lc.setRead(o)
+			}
+			return err
+		})
+		return ignoreAPIError(err)
+	case "startReflector":
+		store := client.NewStore()
+		refl := client.NewReflector(rc, store)
+		refl.WatchList = a.WatchList
+		refl.BackoffInit = time.Millisecond
+		lc.mu.Lock()
+		lc.refl = refl
+		lc.mu.Unlock()
+		lc.startLoop(&lc.reflector, refl.Run)
+		return nil
+	}
+	return fmt.Errorf("client %s: operation %q", lc.name, a.Do)
+}
+
+// ignoreAPIError: a Status answer (409, 410, ...) is an outcome the lesson
+// shows, not a failure of the action.
+func ignoreAPIError(err error) error {
+	if _, ok := client.AsStatus(err); ok {
+		return nil
+	}
+	return err
+}
+
+func (lc *labClient) setRead(o client.Object) {
+	lc.mu.Lock()
+	lc.read = o
+	lc.mu.Unlock()
+}
+
+// edited is the client's last read copy with a.Set applied.
+func (lc *labClient) edited(a lesson.Action) (client.Object, error) {
+	lc.mu.Lock()
+	read := lc.read
+	lc.mu.Unlock()
+	if read == nil {
+		return nil, fmt.Errorf("client %s has read nothing to update", lc.name)
+	}
+	obj := read.DeepCopy()
+	for path, v := range a.Set {
+		obj.SetNested(v, strings.Split(path, ".")...)
+	}
+	if a.ResourceVersion == "drop" {
+		delete(obj.Metadata(), "resourceVersion")
+	}
+	return obj, nil
+}
+
+func (lc *labClient) startWatch(ctx context.Context, rc client.ResourceClient, a lesson.Action) error {
+	lc.stopWatch()
+	rv, err := lc.rv(a)
+	if err != nil {
+		return err
+	}
+	w, err := rc.Watch(lc.r.ctx, client.ListOptions{ResourceVersion: rv, ResourceVersionMatch: a.ResourceVersionMatch,
+		AllowWatchBookmarks: a.AllowWatchBookmarks, SendInitialEvents: a.SendInitialEvents})
+	if err != nil {
+		return ignoreAPIError(err)
+	}
+	ow := &openWatch{w: w, done: make(chan struct{})}
+	lc.mu.Lock()
+	lc.watch = ow
+	lc.lastRV = rv
+	lc.mu.Unlock()
+	lc.r.wg.Add(1)
+	go func() {
+		defer lc.r.wg.Done()
+		defer close(ow.done)
+		for ev := range w.ResultChan() {
+			if ev.Type == client.Error {
+				continue
+			}
+			if rv := ev.Object.ResourceVersion(); rv != "" {
+				lc.mu.Lock()
+				lc.lastRV = rv
+				lc.mu.Unlock()
+			}
+		}
+	}()
+	return nil
+}
+
+func (lc *labClient) stopWatch() {
+	lc.mu.Lock()
+	ow := lc.watch
+	lc.watch = nil
+	lc.mu.Unlock()
+	if ow != nil {
+		ow.w.Stop()
+		<-ow.done
+	}
+}
+
+func (lc *labClient) startLoop(slot **runningLoop, run func(context.Context)) {
+	lc.stopLoop(slot)
+	ctx, cancel := context.WithCancel(lc.r.ctx)
+	l := &runningLoop{cancel: cancel, done: make(chan struct{})}
+	lc.mu.Lock()
+	*slot = l
+	lc.mu.Unlock()
+	lc.r.wg.Add(1)
+	go func() {
+		defer lc.r.wg.Done()
+		defer close(l.done)
+		run(ctx)
+	}()
+}
+
+func (lc *labClient) stopLoop(slot **runningLoop) {
+	lc.mu.Lock()
+	l := *slot
+	*slot = nil
+	lc.mu.Unlock()
+	if l != nil {
+		l.cancel()
+		<-l.done
+	}
+}
+
+// Reflector is the client's reflector, for tests that look at its steps.
+func (lc *labClient) Reflector() *client.Reflector {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	return lc.refl
+}

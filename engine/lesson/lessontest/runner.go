@@ -1,0 +1,253 @@
+package lessontest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/api/kubeapi"
+	"github.com/rvplay/rvplay/engine/client"
+	"github.com/rvplay/rvplay/engine/kube"
+	"github.com/rvplay/rvplay/engine/lesson"
+	"github.com/rvplay/rvplay/engine/mvcc"
+	"github.com/rvplay/rvplay/engine/session"
+)
+
+// Runner is one in-process session with the lab around it: the record of
+// exchanges, the lesson routes, session settings, the console and the
+// lab's named clients, on a fake clock.
+type Runner struct {
+	Session  *session.Session
+	Kube     *kube.Server
+	Clock    *kube.FakeClock
+	Recorder *Recorder
+	Lessons  *lesson.Service
+
+	front   api.Handler
+	console *client.Client
+
+	mu      sync.Mutex
+	clients map[string]*labClient
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+
+	compactEvery time.Duration
+	compactStop  context.CancelFunc
+}
+
+// New opens a fresh session (revision 1) for the lessons of catalog.
+func New(catalog *lesson.Catalog) (*Runner, error) {
+	r := &Runner{Clock: kube.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), clients: map[string]*labClient{}}
+	sess, err := session.New("lesson", mvcc.NewMemoryBackend(), session.Options{Kube: func(name string, store *mvcc.Store) api.Handler {
+		h := kubeapi.New(kubeapi.Options{Store: store, Kube: kube.Options{Clock: r.Clock}})
+		r.Kube = h.Server()
+		return h
+	}})
+	if err != nil {
+		return nil, err
+	}
+	r.Session = sess
+	r.Recorder = &Recorder{Next: sess, Clock: r.Clock.Now}
+	r.Lessons = &lesson.Service{Catalog: catalog, Store: sess.Store, Handler: api.HandlerFunc(r.serve), Exchanges: r.Recorder.Exchanges}
+	r.front = api.HandlerFunc(r.serve)
+	r.console = &client.Client{Handler: r.front}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	return r, nil
+}
+
+// Handler is the session as the lab sees it.
+func (r *Runner) Handler() api.Handler { return r.front }
+
+func (r *Runner) serve(ctx context.Context, req *api.Request) *api.Response {
+	switch {
+	case lesson.Handles(req.Path):
+		return r.Lessons.Serve(ctx, req)
+	case req.Path == lesson.SettingsPath:
+		return r.settings(req)
+	}
+	return r.Recorder.Serve(ctx, req)
+}
+
+// Close stops every client and closes the session.
+func (r *Runner) Close() {
+	r.cancel()
+	r.mu.Lock()
+	for _, c := range r.clients {
+		c.reconnect()
+	}
+	r.mu.Unlock()
+	r.wg.Wait()
+	r.Session.Close()
+}
+
+// Settings is the test's stand-in for the session settings
+// (PUT /rvplay/v1/settings): durations as Go writes them.
+type Settings struct {
+	BookmarkInterval   string `json:"bookmarkInterval,omitempty"`
+	CompactionInterval string `json:"compactionInterval,omitempty"`
+	WatchCacheLag      string `json:"watchCacheLag,omitempty"`
+}
+
+func (r *Runner) settings(req *api.Request) *api.Response {
+	if req.Method != "PUT" {
+		return &api.Response{Status: 405}
+	}
+	var s Settings
+	if err := json.Unmarshal(req.Body, &s); err != nil {
+		return &api.Response{Status: 400, Body: []byte(err.Error())}
+	}
+	if err := r.applySettings(s); err != nil {
+		return &api.Response{Status: 400, Body: []byte(err.Error())}
+	}
+	return &api.Response{Status: 200}
+}
+
+func (r *Runner) applySettings(s Settings) error {
+	parse := func(v string) (time.Duration, bool, error) {
+		if v == "" {
+			return 0, false, nil
+		}
+		d, err := time.ParseDuration(v)
+		return d, true, err
+	}
+	if d, ok, err := parse(s.BookmarkInterval); err != nil {
+		return err
+	} else if ok {
+		r.Kube.SetBookmarkInterval(d)
+	}
+	if d, ok, err := parse(s.WatchCacheLag); err != nil {
+		return err
+	} else if ok {
+		r.Kube.SetWatchCacheDelay(d)
+	}
+	if d, ok, err := parse(s.CompactionInterval); err != nil {
+		return err
+	} else if ok {
+		r.setCompaction(d)
+	}
+	return nil
+}
+
+// setCompaction compacts every d, as kube-apiserver does: each tick to
+// the revision seen at the previous tick.
+func (r *Runner) setCompaction(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.compactStop != nil {
+		r.compactStop()
+		r.compactStop = nil
+	}
+	r.compactEvery = d
+	if d <= 0 {
+		return
+	}
+	ctx, stop := context.WithCancel(r.ctx)
+	r.compactStop = stop
+	timer := r.Clock.NewTimer(d)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		prev := r.Session.Store.Rev()
+		for {
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				return
+			case <-timer.C():
+			}
+			if prev > r.Session.Store.CompactRev() {
+				_, _ = r.Session.Store.Compact(ctx, &mvcc.CompactionRequest{Revision: prev})
+				r.Recorder.mu.Lock()
+				r.Recorder.notifyLocked()
+				r.Recorder.mu.Unlock()
+			}
+			prev = r.Session.Store.Rev()
+			timer = r.Clock.NewTimer(d)
+		}
+	}()
+}
+
+// Setup prepares the session for l as the lab does.
+func (r *Runner) Setup(ctx context.Context, l *lesson.Lesson) *lesson.SetupResult {
+	return r.Lessons.Setup(ctx, l)
+}
+
+// Verify evaluates step n (from 1) of l over the exchanges after since.
+func (r *Runner) Verify(l *lesson.Lesson, n int, since int64) (lesson.Result, error) {
+	out, err := r.Lessons.Verify(l.Slug, n, since, "")
+	if err != nil {
+		return lesson.Result{}, err
+	}
+	return out.Result, nil
+}
+
+// Do performs one action and returns what the console printed, if anything.
+func (r *Runner) Do(ctx context.Context, a lesson.Action) (string, error) {
+	switch a.Kind() {
+	case "run":
+		return r.runCommand(ctx, a.Run, a.Stdin)
+	case "client":
+		return "", r.client(a.Client).do(ctx, a)
+	case "compact":
+		// the lab's compaction button: etcd's compaction at the head
+		body := fmt.Sprintf(`{"revision":"%d"}`, r.Session.Store.Rev())
+		return answer(r.console.Do(ctx, &api.Request{Method: "POST", Path: "/v3/kv/compaction", Body: []byte(body),
+			Header: api.Header{ClientHeader: {"lab"}}}))
+	case "settings":
+		var s Settings
+		dec := json.NewDecoder(strings.NewReader(string(a.Settings)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&s); err != nil {
+			return "", err
+		}
+		return "", r.applySettings(s)
+	case "wait":
+		d, err := a.WaitDuration()
+		if err != nil {
+			return "", err
+		}
+		r.Clock.Step(d)
+		return "", nil
+	}
+	return "", fmt.Errorf("action %s: nothing to do", a.ID)
+}
+
+func (r *Runner) client(name string) *labClient {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.clients[name]
+	if c == nil {
+		c = newLabClient(r, name)
+		r.clients[name] = c
+	}
+	return c
+}
+
+// Client returns the lab client called name, for tests that look inside.
+func (r *Runner) Client(name string) *labClient { return r.client(name) }
+
+// WaitVerified evaluates step n of l over the exchanges after since until
+// it passes or timeout ends, re-evaluating whenever the record changes
+// (watches and the lab's background clients answer on goroutines of their
+// own). It returns the last result.
+func (r *Runner) WaitVerified(l *lesson.Lesson, n int, since int64, timeout time.Duration) (lesson.Result, error) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		changed := r.Recorder.Changed()
+		res, err := r.Verify(l, n, since)
+		if err != nil || res.Passed {
+			return res, err
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			return res, nil
+		}
+	}
+}

@@ -1,0 +1,93 @@
+package lesson
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/rvplay/rvplay/engine/api"
+)
+
+const conflictLesson = `{"slug":"demo","steps":[
+ {"id":"read","actions":[{"id":"g","client":"B","do":"get","resource":"deployments","name":"nginx"}],"solution":["g"],
+  "verify":{"exchange":{"verb":"get","status":200}}},
+ {"id":"conflict","actions":[{"id":"p","client":"B","do":"update","resource":"deployments","name":"nginx"}],"solution":["p"],
+  "verify":{"exchange":{"verb":"update","status":409}}}]}`
+
+func newService(t *testing.T, record []Exchange) *Service {
+	t.Helper()
+	c, err := Load(fstest.MapFS{"01-demo/lesson.json": {Data: []byte(conflictLesson)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Service{Catalog: c, Store: newStore(t), Handler: api.HandlerFunc(func(context.Context, *api.Request) *api.Response {
+		return &api.Response{Status: 201}
+	}), Exchanges: func() []Exchange { return record }}
+}
+
+func call(s *Service, ctx context.Context, method, path, body string) (int, map[string]any) {
+	resp := s.Serve(ctx, &api.Request{Method: method, Path: path, Body: []byte(body)})
+	var out map[string]any
+	_ = json.Unmarshal(resp.Body, &out)
+	return resp.Status, out
+}
+
+func TestVerifyAnswersPassedAndTheSeqToStartTheNextStepFrom(t *testing.T) {
+	s := newService(t, numbered(
+		Exchange{Principal: "ana", Method: "GET", Path: nginx, Status: 200},
+		Exchange{Principal: "bo", Method: "PUT", Path: nginx, Status: 409, Reason: "Conflict"},
+	))
+	code, out := call(s, context.Background(), "POST", "/rvplay/v1/lessons/demo/steps/2/verify", `{"since":0}`)
+	if code != 200 || out["passed"] != true || out["seq"] != float64(2) || out["step"] != float64(2) {
+		t.Fatalf("%d %v", code, out)
+	}
+	code, out = call(s, context.Background(), "POST", "/rvplay/v1/lessons/demo/steps/2/verify", `{"since":2}`)
+	if code != 200 || out["passed"] != false || out["unmet"] != "exchange" {
+		t.Fatalf("since the conflict: %d %v", code, out)
+	}
+}
+
+func TestAStudentsVerifyLooksAtTheirOwnExchangesOnly(t *testing.T) {
+	s := newService(t, numbered(
+		Exchange{Principal: "ana", Method: "GET", Path: nginx, Status: 200},
+		Exchange{Principal: "bo", Method: "PUT", Path: nginx, Status: 409, Reason: "Conflict"},
+	))
+	ana := api.WithPrincipal(context.Background(), api.Principal{ID: "ana", Role: api.RoleStudent})
+	if _, out := call(s, ana, "POST", "/rvplay/v1/lessons/demo/steps/2/verify", ``); out["passed"] != false {
+		t.Fatalf("bo's conflict completes ana's step: %v", out)
+	}
+	if _, out := call(s, ana, "POST", "/rvplay/v1/lessons/demo/steps/1/verify", ``); out["passed"] != true {
+		t.Fatalf("ana's own read: %v", out)
+	}
+	bo := api.WithPrincipal(context.Background(), api.Principal{ID: "bo", Role: api.RoleStudent})
+	if _, out := call(s, bo, "GET", "/rvplay/v1/misconceptions", ``); out["counts"].(map[string]any)["update-without-resourceversion"] != float64(0) {
+		t.Fatalf("%v", out)
+	}
+}
+
+func TestLessonRoutesAnswerKubernetesStatusesForBadRequests(t *testing.T) {
+	s := newService(t, nil)
+	for _, tc := range []struct {
+		method, path, body string
+		code               int
+		message            string
+	}{
+		{"POST", "/rvplay/v1/lessons/nope/steps/1/verify", "", 404, `lessons.rvplay "nope" not found`},
+		{"POST", "/rvplay/v1/lessons/demo/steps/3/verify", "", 404, `steps.rvplay "demo/3" not found`},
+		{"POST", "/rvplay/v1/lessons/demo/steps/x/verify", "", 400, `step "x" is not a number`},
+		{"POST", "/rvplay/v1/lessons/demo/steps/1/verify", "{", 400, `verify: the body is`},
+		{"DELETE", "/rvplay/v1/lessons/demo", "", 405, `delete is not supported`},
+		{"GET", "/rvplay/v1/lessons/nope", "", 404, `lessons.rvplay "nope" not found`},
+	} {
+		code, out := call(s, context.Background(), tc.method, tc.path, tc.body)
+		if code != tc.code || out["kind"] != "Status" || !strings.Contains(out["message"].(string), tc.message) {
+			t.Errorf("%s %s: %d %v", tc.method, tc.path, code, out)
+		}
+	}
+	code, out := call(s, context.Background(), "GET", "/rvplay/v1/lessons", "")
+	if ls, _ := out["lessons"].([]any); code != 200 || len(ls) != 1 {
+		t.Fatalf("%d %v", code, out)
+	}
+}

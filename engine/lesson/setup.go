@@ -1,0 +1,127 @@
+package lesson
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/kube"
+)
+
+// setupUserAgent marks the set-up's own requests in the record.
+const setupUserAgent = "rvplay-lesson-setup"
+
+// SettingsPath is where a session takes its settings (PUT).
+const SettingsPath = "/rvplay/v1/settings"
+
+// SetupResult says what Setup did.
+type SetupResult struct {
+	Lesson string `json:"lesson"`
+	// Settings is the status of PUT /rvplay/v1/settings (0: none sent).
+	Settings int `json:"settings,omitempty"`
+	// Objects lists each object with the status of its create (409: it
+	// was there already and is left as it is).
+	Objects []SetupObject `json:"objects,omitempty"`
+	// Revision is the store's revision afterwards; Seq the newest
+	// exchange in the record (Since for the first step).
+	Revision int64 `json:"revision"`
+	Seq      int64 `json:"seq"`
+}
+
+// SetupObject is one object Setup created.
+type SetupObject struct {
+	Resource  string `json:"resource"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	Status    int    `json:"status"`
+	Message   string `json:"message,omitempty"`
+}
+
+// Setup applies the lesson's settings and creates its objects through the
+// session's own APIs, as the principal in ctx. An object that exists
+// already is left alone (on a shared session someone else may be using
+// it); the lab starts a lesson that asks for a fresh store on a new one.
+//
+// It first lists the namespaces, which makes a new session create those
+// kube-apiserver creates when it starts (default, kube-system,
+// kube-public, kube-node-lease: revisions 2 to 5). A lesson's first write
+// then has the same revision whatever the lab did before, and the numbers
+// in its texts hold.
+func (s *Service) Setup(ctx context.Context, l *Lesson) *SetupResult {
+	out := &SetupResult{Lesson: l.Slug}
+	closeStream(s.Handler.Serve(ctx, &api.Request{Method: "GET", Path: "/api/v1/namespaces",
+		Header: api.Header{"Accept": {"application/json"}, "User-Agent": {setupUserAgent}}}))
+	if len(l.Setup.Settings) > 0 {
+		resp := s.Handler.Serve(ctx, &api.Request{Method: "PUT", Path: SettingsPath,
+			Header: api.Header{"Content-Type": {"application/json"}}, Body: l.Setup.Settings})
+		out.Settings = resp.Status
+		closeStream(resp)
+	}
+	for _, raw := range l.Setup.Objects {
+		out.Objects = append(out.Objects, s.create(ctx, raw))
+	}
+	out.Revision = s.Store.Rev()
+	out.Seq = lastSeq(s.record())
+	return out
+}
+
+func (s *Service) create(ctx context.Context, raw json.RawMessage) SetupObject {
+	var o struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(raw, &o) // Parse checked it
+	res := ResourceOfKind(o.APIVersion, o.Kind)
+	so := SetupObject{Name: o.Metadata.Name}
+	if res == nil {
+		so.Status, so.Message = 404, "no resource serves "+o.APIVersion+" "+o.Kind
+		return so
+	}
+	so.Resource = res.Resource
+	if res.Namespaced {
+		so.Namespace = o.Metadata.Namespace
+		if so.Namespace == "" {
+			so.Namespace = "default"
+		}
+	}
+	path := "/api/" + res.Version
+	if res.Group != "" {
+		path = "/apis/" + res.Group + "/" + res.Version
+	}
+	if so.Namespace != "" {
+		path += "/namespaces/" + so.Namespace
+	}
+	path += "/" + res.Resource
+	resp := s.Handler.Serve(ctx, &api.Request{Method: "POST", Path: path,
+		Header: api.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}, "User-Agent": {setupUserAgent}}, Body: raw})
+	so.Status = resp.Status
+	if resp.Status >= 300 {
+		var st struct {
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(resp.Body, &st)
+		so.Message = st.Message
+	}
+	closeStream(resp)
+	return so
+}
+
+// ResourceOfKind finds the served resource of an apiVersion and kind.
+func ResourceOfKind(apiVersion, kind string) *kube.Resource {
+	for _, r := range kube.Resources {
+		if r.GroupVersion() == apiVersion && r.Kind == kind {
+			return r
+		}
+	}
+	return nil
+}
+
+func closeStream(resp *api.Response) {
+	if resp != nil && resp.Stream != nil {
+		resp.Stream.Close()
+	}
+}
