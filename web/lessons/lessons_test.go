@@ -1,0 +1,152 @@
+package lessons_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/lesson"
+	"github.com/rvplay/rvplay/engine/lesson/lessontest"
+	"github.com/rvplay/rvplay/web/lessons"
+)
+
+func catalog(t *testing.T) *lesson.Catalog {
+	t.Helper()
+	c, err := lesson.Load(lessons.Definitions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// verifyWait bounds how long a step's solution may take to show in the
+// record (watch events and background clients arrive on their own
+// goroutines); it is a timeout for failure, not a sleep.
+const verifyWait = 10 * time.Second
+
+// replay proves a lesson: from its set-up, step after step, the step's
+// predicate does not hold when the step begins, holds after its "show me"
+// solution, and does not hold after any of its traps (each replayed on a
+// session of its own brought to the step's start).
+func replay(t *testing.T, slug string) *lessontest.Runner {
+	t.Helper()
+	c := catalog(t)
+	l := c.Lesson(slug)
+	if l == nil {
+		t.Fatalf("no lesson %q", slug)
+	}
+	r := start(t, c, l)
+	for n := 1; n <= len(l.Steps); n++ {
+		step := &l.Steps[n-1]
+		since := r.Recorder.LastSeq()
+		if step.Verify != nil {
+			res, err := r.Verify(l, n, since)
+			if err != nil {
+				t.Fatalf("step %d (%s): %v", n, step.ID, err)
+			}
+			if res.Passed {
+				t.Errorf("step %d (%s): passes before its solution ran", n, step.ID)
+			}
+		}
+		for _, a := range step.SolutionActions() {
+			if out, err := r.Do(context.Background(), a); err != nil {
+				t.Fatalf("step %d (%s), action %s: %v\n%s", n, step.ID, a.ID, err, out)
+			}
+		}
+		if step.Verify != nil {
+			res, err := r.WaitVerified(l, n, since, verifyWait)
+			if err != nil || !res.Passed {
+				t.Fatalf("step %d (%s): the solution does not pass: %+v %v\nrecord since %d:\n%s", n, step.ID, res, err, since, dump(r, since))
+			}
+		}
+		for k, trap := range step.Traps {
+			checkTrap(t, c, l, n, k, trap)
+		}
+	}
+	return r
+}
+
+func start(t *testing.T, c *lesson.Catalog, l *lesson.Lesson) *lessontest.Runner {
+	t.Helper()
+	r, err := lessontest.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	res := r.Setup(context.Background(), l)
+	for _, o := range res.Objects {
+		if o.Status != 201 {
+			t.Fatalf("set-up: %s %s: %d %s", o.Resource, o.Name, o.Status, o.Message)
+		}
+	}
+	return r
+}
+
+// checkTrap replays the solutions of the steps before n on a new session,
+// runs the trap and checks that step n's predicate does not hold.
+func checkTrap(t *testing.T, c *lesson.Catalog, l *lesson.Lesson, n, k int, trap lesson.Trap) {
+	t.Helper()
+	r := start(t, c, l)
+	for i := 1; i < n; i++ {
+		for _, a := range l.Steps[i-1].SolutionActions() {
+			if _, err := r.Do(context.Background(), a); err != nil {
+				t.Fatalf("trap %d of step %d: replaying step %d: %v", k+1, n, i, err)
+			}
+		}
+		if res, err := r.WaitVerified(l, i, 0, verifyWait); err != nil || !res.Passed {
+			t.Fatalf("trap %d of step %d: replaying step %d did not pass: %+v %v", k+1, n, i, res, err)
+		}
+	}
+	since := r.Recorder.LastSeq()
+	for _, a := range trap.Actions {
+		if _, err := r.Do(context.Background(), a); err != nil {
+			t.Fatalf("trap %d of step %d (%s): %v", k+1, n, trap.Note, err)
+		}
+	}
+	res, err := r.Verify(l, n, since)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Passed {
+		t.Errorf("step %d (%s): trap %d passes verify, but %s", n, l.Steps[n-1].ID, k+1, trap.Note)
+	}
+}
+
+func dump(r *lessontest.Runner, since int64) string {
+	out := ""
+	for _, e := range r.Recorder.Exchanges() {
+		if e.Seq <= since {
+			continue
+		}
+		line := e.Method + " " + e.Path
+		if len(e.Query) > 0 {
+			line += "?" + e.Query.Encode()
+		}
+		line += " client=" + e.Client + " status=" + strconv.Itoa(e.Status) + " " + e.Reason + " rv=" + e.ResourceVersion + " sent=" + e.SentResourceVersion
+		if e.Key != "" {
+			line += " key=" + e.Key + " rev=" + strconv.FormatInt(e.Revision, 10)
+		}
+		if w := e.Watch; w != nil {
+			line += " watch{events=" + strconv.Itoa(w.Events) + " bookmarks=" + strconv.Itoa(w.Bookmarks) + " last=" + w.LastResourceVersion + " err=" + strconv.Itoa(w.ErrorCode) + "}"
+		}
+		out += "  " + strconv.FormatInt(e.Seq, 10) + " " + line + "\n"
+	}
+	return out
+}
+
+func TestEveryLessonLoads(t *testing.T) {
+	c := catalog(t)
+	if len(c.Lessons()) == 0 {
+		t.Fatal("no lessons")
+	}
+}
+
+func TestLesson01EtcdRevisions(t *testing.T) {
+	r := replay(t, "etcd-revisions")
+	// The texts quote the article's revisions: k1 created at 6, k2 at 7,
+	// k1 changed at 8, deleted at 9 and created again at 10.
+	if got := r.Session.Store.Rev(); got != 10 {
+		t.Errorf("the lesson ends at revision %d, the texts say 10", got)
+	}
+}

@@ -1,0 +1,130 @@
+package lessons_test
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rvplay/rvplay/web/lessons"
+)
+
+var marker = regexp.MustCompile(`(?m)^<!--\s*(.*?)\s*-->\s*$`)
+
+// sections counts a text's hints and says whether it has a real-cluster
+// note, refusing unknown markers.
+func sections(text string) (hints int, realCluster bool, err error) {
+	for _, m := range marker.FindAllStringSubmatch(text, -1) {
+		switch m[1] {
+		case "hint":
+			hints++
+		case "real-cluster":
+			realCluster = true
+		default:
+			return 0, false, fmt.Errorf("unknown marker <!-- %s -->", m[1])
+		}
+	}
+	return hints, realCluster, nil
+}
+
+// Every lesson has its English texts, one per step plus the introduction;
+// every other language has the same files, each starting with a title, and
+// the same number of hints per step as the English.
+func TestEveryLanguageHasEveryTextWithTheSameHints(t *testing.T) {
+	files := lessons.Files()
+	for _, l := range catalog(t).Lessons() {
+		langs, err := fs.ReadDir(files, l.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"00.md"}
+		for i := range l.Steps {
+			want = append(want, fmt.Sprintf("%02d.md", i+1))
+		}
+		englishHints := map[string]int{}
+		hasEnglish := false
+		for _, lang := range langs {
+			if lang.IsDir() && lang.Name() == "en" {
+				hasEnglish = true
+			}
+		}
+		if !hasEnglish {
+			t.Errorf("%s has no English texts", l.Dir)
+			continue
+		}
+		order := []string{"en"}
+		for _, lang := range langs {
+			if lang.IsDir() && lang.Name() != "en" {
+				order = append(order, lang.Name())
+			}
+		}
+		for _, lang := range order {
+			dir := path.Join(l.Dir, lang)
+			entries, err := fs.ReadDir(files, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range entries {
+				got = append(got, e.Name())
+			}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("%s: files %v, want %v", dir, got, want)
+				continue
+			}
+			for n, name := range want {
+				b, err := fs.ReadFile(files, path.Join(dir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				text := string(b)
+				if !strings.HasPrefix(text, "# ") {
+					t.Errorf("%s/%s does not start with a # title", dir, name)
+				}
+				hints, _, err := sections(text)
+				if err != nil {
+					t.Errorf("%s/%s: %v", dir, name, err)
+				}
+				if lang == "en" {
+					englishHints[name] = hints
+					if n > 0 && l.Steps[n-1].Verify != nil && hints == 0 {
+						t.Errorf("%s/%s: a step to achieve has at least one hint", dir, name)
+					}
+				} else if hints != englishHints[name] {
+					t.Errorf("%s/%s has %d hints, the English %d", dir, name, hints, englishHints[name])
+				}
+			}
+		}
+	}
+}
+
+// The commands a step's text shows in console blocks are the ones its run
+// actions perform, so "show me" does what the text says.
+func TestConsoleBlocksShowTheStepsCommands(t *testing.T) {
+	block := regexp.MustCompile("(?s)```console\n(.*?)```")
+	files := lessons.Files()
+	for _, l := range catalog(t).Lessons() {
+		for i, s := range l.Steps {
+			name := path.Join(l.Dir, "en", fmt.Sprintf("%02d.md", i+1))
+			b, err := fs.ReadFile(files, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs := map[string]bool{}
+			for _, a := range s.Actions {
+				if a.Run != "" {
+					runs[a.Run] = true
+				}
+			}
+			for _, m := range block.FindAllStringSubmatch(string(b), -1) {
+				for _, line := range strings.Split(strings.TrimSpace(m[1]), "\n") {
+					if !runs[line] {
+						t.Errorf("%s shows %q, which is none of its step's run actions", name, line)
+					}
+				}
+			}
+		}
+	}
+}
