@@ -21,9 +21,11 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/engine/api/etcdgw"
+	"github.com/rvplay/rvplay/engine/lesson"
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/sqlite"
 	"github.com/rvplay/rvplay/web"
+	"github.com/rvplay/rvplay/web/lessons"
 )
 
 type sessionFlags []string
@@ -72,6 +74,9 @@ func run() error {
 	reg.opts.Store.MaxWatchers = *perSession
 	reg.opts.Gateway.MaxWatchersPerStream = *perStream
 	reg.clients = newClientWatchers(*perClient)
+	if reg.opts.Lessons, err = lesson.Load(lessons.Definitions()); err != nil {
+		return fmt.Errorf("lessons: %w", err)
+	}
 	for _, n := range names {
 		if _, _, err := reg.create(n); err != nil {
 			return fmt.Errorf("session %q: %w", n, err)

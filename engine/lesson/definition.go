@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -222,16 +220,46 @@ func (s *Step) SolutionActions() []Action {
 	return out
 }
 
-var (
-	dirName  = regexp.MustCompile(`^([0-9]{2})-([a-z0-9]+(?:-[a-z0-9]+)*)$`)
-	stepID   = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
-	clientID = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9-]{0,15}$`)
-)
+// isSlug: lower-case letters and digits in words joined by single dashes
+// ("etcd-revisions"). Hand-written rather than a regexp: the regexp
+// package would cost the WebAssembly build about 100 KB gzip.
+func isSlug(s string) bool {
+	if s == "" || s[0] == '-' || s[len(s)-1] == '-' || strings.Contains(s, "--") {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// isClientName: a letter, then up to 15 letters, digits or dashes.
+func isClientName(s string) bool {
+	if s == "" || len(s) > 16 || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// splitDir splits "01-etcd-revisions" into 1 and "etcd-revisions".
+func splitDir(dir string) (int, string, bool) {
+	if len(dir) < 4 || dir[2] != '-' || dir[0] < '0' || dir[0] > '9' || dir[1] < '0' || dir[1] > '9' || !isSlug(dir[3:]) {
+		return 0, "", false
+	}
+	return int(dir[0]-'0')*10 + int(dir[1]-'0'), dir[3:], true
+}
 
 // Parse reads one definition; dir is its directory's name.
 func Parse(dir string, data []byte) (*Lesson, error) {
-	m := dirName.FindStringSubmatch(dir)
-	if m == nil {
+	n, slug, ok := splitDir(dir)
+	if !ok {
 		return nil, fmt.Errorf("lesson directory %q: want <nn>-<slug>, e.g. 01-etcd-revisions", dir)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -240,13 +268,12 @@ func Parse(dir string, data []byte) (*Lesson, error) {
 	if err := dec.Decode(&l); err != nil {
 		return nil, fmt.Errorf("%s/%s: %w", dir, DefinitionFile, err)
 	}
-	n, _ := strconv.Atoi(m[1])
 	if l.Number != 0 && l.Number != n {
 		return nil, fmt.Errorf("%s: number %d does not match the directory", dir, l.Number)
 	}
 	l.Number, l.Dir = n, dir
-	if l.Slug != m[2] {
-		return nil, fmt.Errorf("%s: slug %q does not match the directory (want %q)", dir, l.Slug, m[2])
+	if l.Slug != slug {
+		return nil, fmt.Errorf("%s: slug %q does not match the directory (want %q)", dir, l.Slug, slug)
 	}
 	if err := l.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
@@ -259,7 +286,7 @@ func (l *Lesson) check() error {
 		return errors.New("a lesson has at least one step")
 	}
 	for _, c := range l.Setup.Clients {
-		if !clientID.MatchString(c) {
+		if !isClientName(c) {
 			return fmt.Errorf("setup: client name %q", c)
 		}
 	}
@@ -281,7 +308,7 @@ func (l *Lesson) check() error {
 	seen := map[string]bool{}
 	for i := range l.Steps {
 		s := &l.Steps[i]
-		if !stepID.MatchString(s.ID) || seen[s.ID] {
+		if !isSlug(s.ID) || seen[s.ID] {
 			return fmt.Errorf("step %d: id %q is missing, malformed or repeated", i+1, s.ID)
 		}
 		seen[s.ID] = true
