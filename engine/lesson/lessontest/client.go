@@ -51,12 +51,12 @@ type runningLoop struct {
 
 func newLabClient(r *Runner, name string) *labClient {
 	lc := &labClient{r: r, name: name, streams: map[*gatedStream]bool{}}
-	lc.c = &client.Client{Handler: api.HandlerFunc(lc.send), UserAgent: "rvplay-lab/" + name}
+	lc.c = &client.Client{Handler: api.HandlerFunc(lc.send), UserAgent: name + "/" + LabUserAgent}
 	return lc
 }
 
-// send is the client's connection: it names the client and, while the
-// connection is down, holds requests until it comes back.
+// send is the client's connection: while it is down, requests wait until
+// it comes back.
 func (lc *labClient) send(ctx context.Context, req *api.Request) *api.Response {
 	lc.mu.Lock()
 	up := lc.up
@@ -69,10 +69,6 @@ func (lc *labClient) send(ctx context.Context, req *api.Request) *api.Response {
 			return &api.Response{Status: 503, Body: []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"connection closed","code":503}`)}
 		}
 	}
-	if req.Header == nil {
-		req.Header = api.Header{}
-	}
-	req.Header.Set(ClientHeader, lc.name)
 	resp := lc.r.front.Serve(ctx, req)
 	if resp.Stream != nil {
 		gs := &gatedStream{Stream: resp.Stream, lc: lc, cut: make(chan struct{})}

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,8 +21,17 @@ import (
 	"github.com/rvplay/rvplay/engine/lesson"
 )
 
-// ClientHeader names the lab client that sends a request.
-const ClientHeader = "X-Rvplay-Client"
+// LabUserAgent follows the label in a lab client's User-Agent
+// ("B/rvplay-lab"), the convention of the lab's Go clients (wasm/internal/labapi).
+const LabUserAgent = "rvplay-lab"
+
+// ClientOf names the lab client a User-Agent belongs to, or "".
+func ClientOf(userAgent string) string {
+	if label, product, ok := strings.Cut(userAgent, "/"); ok && strings.HasPrefix(product, LabUserAgent) {
+		return label
+	}
+	return ""
+}
 
 // Recorder is an api.Handler in front of a session that records every
 // exchange as a lesson.Exchange, counting watch events as they stream.
@@ -78,7 +88,7 @@ func (r *Recorder) LastSeq() int64 {
 func (r *Recorder) Serve(ctx context.Context, req *api.Request) *api.Response {
 	e := lesson.Exchange{
 		Principal:   api.PrincipalFrom(ctx).ID,
-		Client:      req.Header.Get(ClientHeader),
+		Client:      ClientOf(req.Header.Get("User-Agent")),
 		UserAgent:   req.Header.Get("User-Agent"),
 		Method:      req.Method,
 		Path:        req.Path,
