@@ -80,3 +80,11 @@ test('the connection status is plain words', () => {
   assert.equal(connectionText('lost', { mode: 'server', retryIn: 3200 }), 'server unreachable · retrying in 3 s');
   assert.equal(connectionText('live', { mode: 'offline' }), 'ready · the engine runs in this page');
 });
+
+test('an etcd gateway error reads as its message, also a watch stream\'s nested one', async () => {
+  const { GatewayError } = await import('../static/js/etcd.js');
+  assert.equal(new GatewayError(503, '{"error":{"grpc_code":14,"http_code":503,"message":"transport is closing","http_status":"Service Unavailable"}}').message, 'transport is closing');
+  assert.equal(new GatewayError(400, '{"error":"etcdserver: mvcc: required revision has been compacted","code":11,"message":"etcdserver: mvcc: required revision has been compacted"}').message,
+    'etcdserver: mvcc: required revision has been compacted');
+  assert.equal(new GatewayError(404, 'Not Found').message, 'Not Found');
+});

@@ -21,12 +21,13 @@ export function el(tag, attrs = {}, ...children) {
 export const $ = (id) => document.getElementById(id);
 
 // keyPath renders an etcd key so that it breaks only after a "/", never
-// in the middle of a word: the segments joined by "/" + <wbr>.
+// inside a name (not even at its hyphens): each segment unbreakable,
+// a <wbr> after each "/".
 export function keyPath(key) {
   const frag = document.createDocumentFragment();
   const parts = splitKey(key);
   parts.forEach((p, i) => {
-    frag.append(p);
+    frag.append(el('span', { class: 'seg', text: p }));
     if (i < parts.length - 1) frag.append(document.createElement('wbr'));
   });
   return frag;

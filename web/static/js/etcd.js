@@ -31,7 +31,9 @@ export function prefixEnd(p) {
 export class GatewayError extends Error {
   constructor(status, body) {
     let msg = body;
-    try { const j = JSON.parse(body); msg = j.message || j.error || body; } catch { /* not JSON */ }
+    // A unary error is {"error": "...", "message": "..."}; a watch stream's
+    // is {"error": {"message": "...", ...}}.
+    try { const j = JSON.parse(body); msg = j.message || j.error?.message || (typeof j.error === 'string' ? j.error : '') || body; } catch { /* not JSON */ }
     super(msg);
     this.status = status;
     this.body = body;

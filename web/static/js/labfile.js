@@ -94,6 +94,12 @@ export function mountLabFile(lab) {
     $('lab').dataset.replayed = String(ops.length);
   }
 
+  // A share link pasted into this tab changes only the fragment: a server
+  // session sends it to the offline lab, the offline lab starts over with it.
+  window.addEventListener('hashchange', () => {
+    if (!shareCode(location.hash)) return;
+    if (!redirectShared()) location.reload();
+  });
   $('export').addEventListener('click', lab.guard(exportFile));
   $('import').addEventListener('click', () => $('import-file').click());
   $('import-file').addEventListener('change', (e) => { if (e.target.files[0]) importFile(e.target.files[0]); e.target.value = ''; });
