@@ -31,7 +31,7 @@ func TestMistakesInADefinitionAreErrorsNotPredicatesThatNeverHold(t *testing.T) 
 		{"unknown predicate", `{"slug":"demo","steps":[{"id":"a","actions":[{"id":"x","run":"x"}],"solution":["x"],"verify":{"keys":{}}}]}`, `unknown predicate "keys"`},
 		{"two keys in a predicate", `{"slug":"demo","steps":[{"id":"a","actions":[{"id":"x","run":"x"}],"solution":["x"],"verify":{"key":{"key":"k"},"compacted":true}}]}`, "exactly one key"},
 		{"unknown match field", `{"slug":"demo","steps":[{"id":"a","actions":[{"id":"x","run":"x"}],"solution":["x"],"verify":{"exchange":{"stauts":409}}}]}`, `unknown field "stauts"`},
-		{"unknown detector", `{"slug":"demo","steps":[{"id":"a","actions":[{"id":"x","run":"x"}],"solution":["x"],"verify":{"misconception":{"name":"nope"}}}]}`, `no detector "nope"`},
+		{"unknown detector", `{"slug":"demo","steps":[{"id":"a","actions":[{"id":"x","run":"x"}],"solution":["x"],"verify":{"detected":{"name":"nope"}}}]}`, `no detector "nope"`},
 		{"unknown client operation", `{"slug":"demo","steps":[{"id":"a","actions":[{"id":"x","client":"A","do":"put"}]}]}`, `unknown operation "put"`},
 		{"two kinds in an action", `{"slug":"demo","steps":[{"id":"a","actions":[{"id":"x","run":"x","wait":"1s"}]}]}`, "exactly one of"},
 		{"solution names no action", `{"slug":"demo","steps":[{"id":"a","actions":[{"id":"x","run":"x"}],"solution":["y"],"verify":{"compacted":true}}]}`, `names "y"`},

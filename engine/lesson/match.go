@@ -16,9 +16,12 @@ type Match struct {
 	UserAgent string `json:"userAgent,omitempty"`
 	Principal string `json:"principal,omitempty"`
 
-	// API is "kube" or "etcd"; Verb as Exchange.Verb.
-	API  string `json:"api,omitempty"`
-	Verb string `json:"verb,omitempty"`
+	// API is "kube" or "etcd"; Verb as Exchange.Verb; Write: any of
+	// create, update, patch, apply, delete (or etcd's put, deleterange,
+	// txn).
+	API   string `json:"api,omitempty"`
+	Verb  string `json:"verb,omitempty"`
+	Write bool   `json:"write,omitempty"`
 
 	// What a Kubernetes request addressed ("-" for Subresource: none).
 	Resource    string `json:"resource,omitempty"`
@@ -57,6 +60,10 @@ type Match struct {
 	// the store (revision > 0, below the current one) at which the key
 	// existed.
 	PastRevision bool `json:"pastRevision,omitempty"`
+
+	// Found, for an etcd range: it found at least one key (counted in the
+	// store at the revision it read, unless compacted since).
+	Found bool `json:"found,omitempty"`
 
 	// NoOp, for an update: it succeeded and answered the resourceVersion
 	// it sent (nothing changed, no new revision).
@@ -126,6 +133,13 @@ func (m *Match) matches(st *State, i int) bool {
 	if m.Verb != "" && e.Verb() != m.Verb {
 		return false
 	}
+	if m.Write {
+		switch e.Verb() {
+		case "create", "update", "patch", "apply", "delete", "deletecollection", "put", "deleterange", "txn":
+		default:
+			return false
+		}
+	}
 	if m.Resource != "" || m.Namespace != "" || m.Name != "" || m.Subresource != "" {
 		t, ok := e.Target()
 		if !ok || (m.Resource != "" && t.Resource != m.Resource) || (m.Namespace != "" && t.Namespace != m.Namespace) ||
@@ -178,6 +192,9 @@ func (m *Match) matches(st *State, i int) bool {
 		return false
 	}
 	if m.PastRevision && !readPastRevision(st, e) {
+		return false
+	}
+	if m.Found && !rangeFound(st, e) {
 		return false
 	}
 	if m.NoOp && !(e.Status == 200 && e.SentResourceVersion != "" && e.ResourceVersion == e.SentResourceVersion) {

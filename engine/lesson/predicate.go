@@ -20,7 +20,7 @@ import (
 //	{"compacted": true}      the store has been compacted
 //	{"exchange": Match}      the record holds a matching exchange ("count" for more)
 //	{"sequence": Sequence}   matching exchanges in this order (by one client)
-//	{"misconception": MisconceptionCheck}  a detector found this mistake
+//	{"detected": Detection}  a detector found this (a mistake, or a good habit)
 //
 // State predicates read the session's store; exchange predicates read the
 // part of the record the verify call scopes (see Scope).
@@ -34,7 +34,7 @@ type Predicate struct {
 	compacted     *bool
 	exchange      *Match
 	sequence      *Sequence
-	misconception *MisconceptionCheck
+	detected      *Detection
 }
 
 // KeyCheck is a condition on one etcd key. Unset fields are not checked.
@@ -79,9 +79,9 @@ type Sequence struct {
 	SameClient bool    `json:"sameClient,omitempty"`
 }
 
-// MisconceptionCheck holds when the named detector found the mistake in
-// the scoped record (by Client, when set).
-type MisconceptionCheck struct {
+// Detection holds when the named detector found something in the scoped
+// record (sent by Client, when set).
+type Detection struct {
 	Name   string `json:"name"`
 	Client string `json:"client,omitempty"`
 }
@@ -142,10 +142,10 @@ func (p *Predicate) UnmarshalJSON(data []byte) error {
 					err = p.sequence.Steps[i].check()
 				}
 			}
-		case "misconception":
-			err = strict(v, &p.misconception)
-			if err == nil && DetectorNamed(p.misconception.Name) == nil {
-				err = fmt.Errorf("misconception: no detector %q (known: %s)", p.misconception.Name, strings.Join(DetectorNames(), ", "))
+		case "detected":
+			err = strict(v, &p.detected)
+			if err == nil && DetectorNamed(p.detected.Name) == nil {
+				err = fmt.Errorf("no detector %q (known: %s)", p.detected.Name, strings.Join(DetectorNames(), ", "))
 			}
 		default:
 			return fmt.Errorf("unknown predicate %q", k)
@@ -245,13 +245,13 @@ func (p *Predicate) eval(st *State) (bool, string, error) {
 		return found >= n, "exchange", nil
 	case p.sequence != nil:
 		return p.sequence.eval(st), "sequence", nil
-	case p.misconception != nil:
-		for _, f := range DetectorNamed(p.misconception.Name).Find(st.Exchanges) {
-			if st.inScope(f.Index) && (p.misconception.Client == "" || st.Exchanges[f.Index].Client == p.misconception.Client) {
+	case p.detected != nil:
+		for _, f := range DetectorNamed(p.detected.Name).Find(st.Exchanges) {
+			if st.inScope(f.Index) && (p.detected.Client == "" || st.Exchanges[f.Index].Client == p.detected.Client) {
 				return true, "", nil
 			}
 		}
-		return false, "misconception " + p.misconception.Name, nil
+		return false, "detected " + p.detected.Name, nil
 	}
 	return false, "empty predicate", errors.New("empty predicate")
 }

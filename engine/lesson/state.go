@@ -115,6 +115,23 @@ func readPastRevision(st *State, e *Exchange) bool {
 	return err == nil && kv != nil
 }
 
+// rangeFound: an etcd range found a key at the revision it read (its
+// "revision", else the store's revision it answered with).
+func rangeFound(st *State, e *Exchange) bool {
+	if e.Verb() != "range" || e.Status != 200 || e.Key == "" {
+		return false
+	}
+	rev := e.Revision
+	if rev <= 0 {
+		rev = parseRV(e.ResourceVersion)
+	}
+	if rev <= 0 || rev <= st.Store.CompactRev() {
+		return false // cannot be told any more
+	}
+	resp, err := st.Store.Range(context.Background(), &mvcc.RangeRequest{Key: []byte(e.Key), RangeEnd: []byte(e.RangeEnd), Revision: rev, CountOnly: true})
+	return err == nil && resp.Count > 0
+}
+
 // ObjectKey is the etcd key kube-apiserver stores an object under.
 func ObjectKey(resource, namespace, name string) string {
 	if namespace == "" {

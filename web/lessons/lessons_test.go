@@ -8,6 +8,7 @@ import (
 
 	"github.com/rvplay/rvplay/engine/lesson"
 	"github.com/rvplay/rvplay/engine/lesson/lessontest"
+	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/web/lessons"
 )
 
@@ -150,3 +151,21 @@ func TestLesson01EtcdRevisions(t *testing.T) {
 		t.Errorf("the lesson ends at revision %d, the texts say 10", got)
 	}
 }
+
+func TestLesson02ResourceVersionIsModRevision(t *testing.T) {
+	r := replay(t, "resourceversion-is-mod-revision")
+	kv, err := r.Session.Store.Range(context.Background(), &mvcc.RangeRequest{Key: []byte("/registry/deployments/default/nginx-deployment")})
+	if err != nil || len(kv.Kvs) != 1 || kv.Kvs[0].CreateRevision != 6 || kv.Kvs[0].ModRevision != 7 || kv.Kvs[0].Version != 2 {
+		t.Fatalf("the texts say created at 6, changed at 7, version 2: %+v %v", kv, err)
+	}
+}
+
+func TestLesson03LostUpdate(t *testing.T) {
+	r := replay(t, "lost-update")
+	// The texts: created at 6, A's 5 at 7, B's 2 at 8, A's 5 again at 9.
+	if got := r.Session.Store.Rev(); got != 9 {
+		t.Errorf("the lesson ends at revision %d, the texts say 9", got)
+	}
+}
+
+func TestLesson04RetryOnConflict(t *testing.T) { replay(t, "retry-on-conflict") }

@@ -38,11 +38,16 @@ type Runner struct {
 
 	compactEvery time.Duration
 	compactStop  context.CancelFunc
+
+	// Pace is how far the fake clock moves before each action that is not
+	// a wait: a learner's click takes time, and a lagging watch cache or a
+	// bookmark interval is measured against it.
+	Pace time.Duration
 }
 
 // New opens a fresh session (revision 1) for the lessons of catalog.
 func New(catalog *lesson.Catalog) (*Runner, error) {
-	r := &Runner{Clock: kube.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), clients: map[string]*labClient{}}
+	r := &Runner{Clock: kube.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), clients: map[string]*labClient{}, Pace: time.Second}
 	sess, err := session.New("lesson", mvcc.NewMemoryBackend(), session.Options{Kube: func(name string, store *mvcc.Store) api.Handler {
 		h := kubeapi.New(kubeapi.Options{Store: store, Kube: kube.Options{Clock: r.Clock}})
 		r.Kube = h.Server()
@@ -188,6 +193,9 @@ func (r *Runner) Verify(l *lesson.Lesson, n int, since int64) (lesson.Result, er
 
 // Do performs one action and returns what the console printed, if anything.
 func (r *Runner) Do(ctx context.Context, a lesson.Action) (string, error) {
+	if a.Kind() != "wait" && r.Pace > 0 {
+		r.Clock.Step(r.Pace)
+	}
 	switch a.Kind() {
 	case "run":
 		return r.runCommand(ctx, a.Run, a.Stdin)
