@@ -27,14 +27,14 @@ import (
 type Predicate struct {
 	raw json.RawMessage
 
-	all, any      []*Predicate
-	not           *Predicate
-	key           *KeyCheck
-	object        *ObjectCheck
-	compacted     *bool
-	exchange      *Match
-	sequence      *Sequence
-	detected      *Detection
+	all, any  []*Predicate
+	not       *Predicate
+	key       *KeyCheck
+	object    *ObjectCheck
+	compacted *bool
+	exchange  *Match
+	sequence  *Sequence
+	detected  *Detection
 }
 
 // KeyCheck is a condition on one etcd key. Unset fields are not checked.
