@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/rvplay/rvplay/engine/mvcc"
@@ -228,8 +229,11 @@ func (db *DB) isClosed() bool {
 	return db.closed
 }
 
+// validSessionName accepts any non-empty UTF-8 text up to 1 KiB without
+// control characters (a retired session's row is renamed to one with a
+// control character, see retire, so that it can never be asked for).
 func validSessionName(name string) error {
-	if name == "" || !utf8.ValidString(name) || len(name) > 1024 {
+	if name == "" || !utf8.ValidString(name) || len(name) > 1024 || strings.IndexFunc(name, unicode.IsControl) >= 0 {
 		return fmt.Errorf("sqlite: invalid session name %q", name)
 	}
 	return nil
@@ -263,12 +267,13 @@ func (db *DB) Session(name string) (mvcc.Backend, error) {
 	return &backend{db: db, id: id, name: name}, nil
 }
 
-// Sessions returns the names of all sessions, sorted.
+// Sessions returns the names of all sessions, sorted. A session being
+// deleted (see DeleteSession) is not one any more.
 func (db *DB) Sessions() ([]string, error) {
 	if db.isClosed() {
 		return nil, ErrClosed
 	}
-	rows, err := db.rdb.QueryContext(context.Background(), "SELECT name FROM sessions ORDER BY name")
+	rows, err := db.rdb.QueryContext(context.Background(), sessionsSQL)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: sessions: %w", err)
 	}
@@ -292,22 +297,33 @@ func (db *DB) Sessions() ([]string, error) {
 // deletion instead of waiting for all of it.
 const deleteBatch = 4096
 
-// DeleteSession deletes session name and all its records. The records go in
-// batches, each its own transaction; the session row goes last, so a crash
-// midway leaves a session that a retry deletes. ErrNoSession if there is
-// no such session.
+// DeleteSession deletes session name and all its records. One transaction
+// retires the session: it gives up its name (which a new session may take
+// at once) and is marked as being deleted, so that it is no longer listed.
+// Its records then go in batches, each its own transaction, and its row
+// last. A crash midway leaves a retired session that PurgeDeleted finishes.
+// ErrNoSession if there is no such session.
 func (db *DB) DeleteSession(name string) error {
 	var id int64
 	err := db.write(func(w *writer) error {
-		err := w.conn.QueryRowContext(context.Background(), "SELECT id FROM sessions WHERE name = ?", name).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNoSession
+		var err error
+		if id, err = liveSessionID(w, name); err != nil {
+			return err
 		}
-		return err
+		return retire(w, id)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: delete session %q: %w", name, err)
 	}
+	if err := db.purge(id); err != nil {
+		return fmt.Errorf("sqlite: delete session %q: %w", name, err)
+	}
+	return nil
+}
+
+// purge deletes the records of the retired session id in batches, then its
+// row (and with it, by cascade, its access and students).
+func (db *DB) purge(id int64) error {
 	for {
 		var n int64
 		err := db.write(func(w *writer) error {
@@ -322,20 +338,16 @@ func (db *DB) DeleteSession(name string) error {
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("sqlite: delete session %q: %w", name, err)
+			return err
 		}
 		if n == 0 {
 			break
 		}
 	}
-	err = db.write(func(w *writer) error {
+	return db.write(func(w *writer) error {
 		_, err := w.conn.ExecContext(context.Background(), "DELETE FROM sessions WHERE id = ?", id)
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("sqlite: delete session %q: %w", name, err)
-	}
-	return nil
 }
 
 // isForeignKeyError reports whether err is SQLite refusing a row whose
