@@ -672,6 +672,9 @@ func (s *Server) Delete(ctx context.Context, r *Resource, ns, name string, o Del
 	if err := s.bootstrap(ctx); err != nil {
 		return nil, err
 	}
+	if err := admitNamespaceDelete(r, name); err != nil {
+		return nil, err
+	}
 	key := r.Key(ns, name)
 	for {
 		kv, _, err := s.get(ctx, key, 0)

@@ -59,7 +59,9 @@ const (
 	ReasonRequestEntityTooLarge = "RequestEntityTooLarge"
 	ReasonInternalError         = "InternalError"
 	ReasonForbidden             = "Forbidden"
+	ReasonUnauthorized          = "Unauthorized"
 	ReasonTooManyRequests       = "TooManyRequests"
+	ReasonServiceUnavailable    = "ServiceUnavailable"
 )
 
 // Cause types (metav1.CauseType).
@@ -181,6 +183,35 @@ func NewMethodNotSupported(group, resource, action string) *StatusError {
 	return newStatusError(405, ReasonMethodNotAllowed,
 		fmt.Sprintf("%s is not supported on resources of kind %q", action, qualifiedResource(group, resource)),
 		&StatusDetails{Group: group, Kind: resource})
+}
+
+// NewForbidden is errors.NewForbidden: resource "" (with group "") is a
+// refusal that concerns no resource, such as a path outside the API.
+func NewForbidden(group, resource, name, cause string) *StatusError {
+	var msg string
+	switch {
+	case resource == "" && group == "":
+		msg = "forbidden: " + cause
+	case name == "":
+		msg = fmt.Sprintf("%s is forbidden: %s", qualifiedResource(group, resource), cause)
+	default:
+		msg = fmt.Sprintf("%s %q is forbidden: %s", qualifiedResource(group, resource), name, cause)
+	}
+	return newStatusError(403, ReasonForbidden, msg, &StatusDetails{Name: name, Group: group, Kind: resource})
+}
+
+// NewUnauthorized is errors.NewUnauthorized; kube-apiserver's
+// authentication filter sends it with the reason "Unauthorized".
+func NewUnauthorized(reason string) *StatusError {
+	if reason == "" {
+		reason = "not authorized"
+	}
+	return newStatusError(401, ReasonUnauthorized, reason, nil)
+}
+
+// NewServiceUnavailable is errors.NewServiceUnavailable.
+func NewServiceUnavailable(reason string) *StatusError {
+	return newStatusError(503, ReasonServiceUnavailable, reason, nil)
 }
 
 // NewUnsupportedMediaType is the 415 kube-apiserver sends for a body type
