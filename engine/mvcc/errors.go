@@ -22,6 +22,7 @@ const (
 	CodeUnimplemented      Code = 12
 	CodeInternal           Code = 13
 	CodeUnavailable        Code = 14
+	CodeUnauthenticated    Code = 16
 )
 
 // Error is an etcd server error: a gRPC code and etcd's exact message.
@@ -52,6 +53,14 @@ var (
 	// ErrTooManyRequests is etcd's answer when it sheds load; rvplay gives
 	// it to a watcher beyond a session's, a stream's or a client's cap.
 	ErrTooManyRequests = &Error{CodeResourceExhausted, "etcdserver: too many requests"}
+	// ErrInvalidAuthToken is etcd's answer to a request whose token it does
+	// not know; rvplay gives it to a request on a guarded session without
+	// a valid token.
+	ErrInvalidAuthToken = &Error{CodeUnauthenticated, "etcdserver: invalid auth token"}
+	// ErrPermissionDenied is etcd's answer to a request its user's roles do
+	// not permit: in a guarded session, a student's write under /registry/
+	// or compaction.
+	ErrPermissionDenied = &Error{CodePermissionDenied, "etcdserver: permission denied"}
 )
 
 // Reasons a watch is refused at creation (etcd sends them as cancel_reason).

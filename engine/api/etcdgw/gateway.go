@@ -173,7 +173,7 @@ func (g *Gateway) servePut(ctx context.Context, body []byte) *api.Response {
 		return decodeError(err)
 	}
 	size := putSize(&r)
-	if err := firstError(checkMessageSize(size), checkPut(&r), checkRaftSize(size)); err != nil {
+	if err := firstError(checkMessageSize(size), checkPut(&r), checkRaftSize(size), authorizeWrite(ctx, r.Key, nil)); err != nil {
 		return grpcError(err)
 	}
 	out, err := g.store.Put(ctx, &r)
@@ -189,7 +189,7 @@ func (g *Gateway) serveDeleteRange(ctx context.Context, body []byte) *api.Respon
 		return decodeError(err)
 	}
 	size := deleteRangeSize(&r)
-	if err := firstError(checkMessageSize(size), checkDeleteRange(&r), checkRaftSize(size)); err != nil {
+	if err := firstError(checkMessageSize(size), checkDeleteRange(&r), checkRaftSize(size), authorizeWrite(ctx, r.Key, r.RangeEnd)); err != nil {
 		return grpcError(err)
 	}
 	out, err := g.store.DeleteRange(ctx, &r)
@@ -207,7 +207,7 @@ func (g *Gateway) serveTxn(ctx context.Context, body []byte) *api.Response {
 	size := txnSize(&r)
 	err := firstError(checkMessageSize(size), checkTxn(&r, mvcc.MaxTxnOps))
 	if err == nil && !txnIsReadOnly(&r) {
-		err = checkRaftSize(size)
+		err = firstError(checkRaftSize(size), authorizeTxn(ctx, &r))
 	}
 	if err != nil {
 		return grpcError(err)
@@ -225,7 +225,7 @@ func (g *Gateway) serveCompaction(ctx context.Context, body []byte) *api.Respons
 		return decodeError(err)
 	}
 	size := compactionSize(&r)
-	if err := firstError(checkMessageSize(size), checkRaftSize(size)); err != nil {
+	if err := firstError(checkMessageSize(size), checkRaftSize(size), authorizeCompaction(ctx)); err != nil {
 		return grpcError(err)
 	}
 	out, err := g.store.Compact(ctx, &r)
@@ -329,7 +329,7 @@ func HTTPStatus(c mvcc.Code) int {
 		return 500
 	case mvcc.CodeUnavailable:
 		return 503
-	case 16: // Unauthenticated
+	case mvcc.CodeUnauthenticated:
 		return 401
 	}
 	return 500
