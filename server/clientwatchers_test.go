@@ -5,33 +5,22 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rvplay/rvplay/server/classroom"
 )
 
 // One client's watchers count against one cap across sessions and both
 // protocols; past it the etcd gateway answers etcd's refused watch and the
 // Kubernetes API kube's 429.
 func TestAClientsWatchersAreCappedAcrossSessionsAndProtocols(t *testing.T) {
-	reg, err := newRegistry(&memoryBackends{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg.clients = newClientWatchers(2)
-	for _, s := range []string{"a", "b"} {
-		if _, _, err := reg.create(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	srv := httptest.NewServer(&server{reg: reg})
-	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-		reg.close()
-	})
+	clients := newClientWatchers(2)
+	var opts classroom.Options
+	opts.HTTP.WatchLimiter = clients.limiter
+	srv, _ := startServerWith(t, "", opts, nil, "a", "b")
 	create := fmt.Sprintf(`{"create_request":{"key":%q}}`, base64.StdEncoding.EncodeToString([]byte("k")))
 	kubeWatch := func(session string) *http.Response {
 		resp, err := http.Get(srv.URL + "/s/" + session + "/api/v1/namespaces/default/configmaps?watch=1")
@@ -61,9 +50,9 @@ func TestAClientsWatchersAreCappedAcrossSessionsAndProtocols(t *testing.T) {
 	// Hanging up gives the client's watchers back.
 	srv.CloseClientConnections()
 	deadline := time.Now().Add(10 * time.Second)
-	for reg.clients.held("127.0.0.1") != 0 {
+	for clients.held("127.0.0.1") != 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("client still holds %d watchers after hanging up", reg.clients.held("127.0.0.1"))
+			t.Fatalf("client still holds %d watchers after hanging up", clients.held("127.0.0.1"))
 		}
 		runtime.Gosched()
 	}

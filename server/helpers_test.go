@@ -8,58 +8,63 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/sqlite"
+	"github.com/rvplay/rvplay/server/classroom"
 )
 
-// memoryBackends keeps each session in an mvcc memory backend.
-type memoryBackends struct {
-	mu    sync.Mutex
-	names []string
-}
+// memoryData keeps the sessions' records in mvcc memory backends and
+// their access in a throwaway SQLite file: for tests and benchmarks that
+// measure the server without SQLite's commits. A session unloaded here
+// loses its records.
+type memoryData struct{ *sqlite.DB }
 
-func (m *memoryBackends) Session(name string) (mvcc.Backend, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.names = append(m.names, name)
-	return mvcc.NewMemoryBackend(), nil
-}
+func (memoryData) Session(string) (mvcc.Backend, error) { return mvcc.NewMemoryBackend(), nil }
 
-func (m *memoryBackends) Sessions() ([]string, error) { return nil, nil }
-
-// startServer serves the given sessions through the real routing and
+// startServer serves the given open sessions through the real routing and
 // adapter, on a memory backend or (sqlitePath != "") on a SQLite file.
 func startServer(t testing.TB, sqlitePath string, sessions ...string) *httptest.Server {
 	t.Helper()
-	var db backends = &memoryBackends{}
-	if sqlitePath != "" {
-		sdb, err := sqlite.Open(sqlitePath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { sdb.Close() })
-		db = sdb
+	srv, _ := startServerWith(t, sqlitePath, classroom.Options{}, nil, sessions...)
+	return srv
+}
+
+func startServerWith(t testing.TB, sqlitePath string, opts classroom.Options, pages http.Handler, sessions ...string) (*httptest.Server, *classroom.Registry) {
+	t.Helper()
+	memory := sqlitePath == ""
+	dbOpts := sqlite.Options{} // the server's own: synchronous=FULL
+	if memory {
+		sqlitePath = tempDB(t)
+		dbOpts.Synchronous = sqlite.SyncNormal
 	}
-	reg, err := newRegistry(db)
+	sdb, err := sqlite.OpenWithOptions(sqlitePath, dbOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sdb.Close() })
+	var store classroom.Storage = sdb
+	if memory {
+		store = memoryData{sdb}
+	}
+	reg, err := classroom.New(store, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range sessions {
-		if _, _, err := reg.create(s); err != nil {
+		if _, err := reg.CreateOpen(s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	srv := httptest.NewServer(&server{reg: reg})
+	srv := httptest.NewServer(routes(reg, pages))
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
 		srv.Close()
-		reg.close()
+		reg.Close()
 	})
-	return srv
+	return srv, reg
 }
 
 func tempDB(t testing.TB) string { return filepath.Join(t.TempDir(), "rvplay.db") }
@@ -139,3 +144,26 @@ func (w *watchClient) next() string {
 var idFields = regexp.MustCompile(`"(cluster_id|member_id|leader)":"[0-9]+"`)
 
 func normalize(s string) string { return idFields.ReplaceAllString(s, `"$1":"ID"`) }
+
+// do sends a request with a bearer token (none if token is empty).
+func do(t testing.TB, method, url, token, body string) answer {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return answer{resp.StatusCode, resp.Header, string(b)}
+}

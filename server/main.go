@@ -1,7 +1,9 @@
 // Command server serves rvplay sessions over HTTP: per session the etcd v3
 // JSON gateway (/s/<name>/v3/...) and the Kubernetes API (/s/<name>/...),
 // with watches as chunked HTTP or WebSockets, plus the pages. Sessions and
-// their data persist in one SQLite file and survive restarts.
+// their data persist in one SQLite file and survive restarts. This package
+// only wires flags to the parts: the sessions and who may use them are
+// package classroom's, the transport package httpapi's, the pages web's.
 //
 //	go run ./server --addr 127.0.0.1:8080 --db rvplay.db --session demo
 package main
@@ -24,6 +26,7 @@ import (
 	"github.com/rvplay/rvplay/engine/lesson"
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/sqlite"
+	"github.com/rvplay/rvplay/server/classroom"
 	"github.com/rvplay/rvplay/web"
 	"github.com/rvplay/rvplay/web/lessons"
 )
@@ -44,7 +47,7 @@ func run() error {
 	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on (port 0: any free port)")
 	dbPath := flag.String("db", "rvplay.db", "SQLite file holding the sessions (created if missing)")
 	var names sessionFlags
-	flag.Var(&names, "session", "a session to serve, created if missing (repeatable)")
+	flag.Var(&names, "session", "an open session to serve, created if missing (repeatable): everyone who knows its name may do everything in it")
 	progress := flag.Duration("watch-progress-notify-interval", etcdgw.DefaultProgressInterval,
 		"period of progress notifications for etcd watches created with progress_notify (etcd's flag and default)")
 	catchUps := flag.Int("max-watch-catchups", mvcc.DefaultCatchUpConcurrency,
@@ -52,6 +55,14 @@ func run() error {
 	perSession := flag.Int("max-watchers-per-session", 10000, "watchers one session may hold, both protocols together (0: no cap)")
 	perClient := flag.Int("max-watchers-per-client", 2000, "watchers one client (remote address) may hold across all sessions (0: no cap)")
 	perStream := flag.Int("max-watchers-per-stream", 1000, "watches one etcd /v3/watch stream may hold (0: no cap)")
+	maxSessions := flag.Int("max-sessions", classroom.DefaultMaxSessions,
+		"most sessions this server holds, loaded or not; POST /sessions beyond it is refused")
+	maxLoaded := flag.Int("max-loaded-sessions", classroom.DefaultMaxLoaded,
+		"most sessions loaded (index in memory) at once; an idle one is unloaded to load another")
+	unloadAfter := flag.Duration("session-unload-after", classroom.DefaultUnloadAfter,
+		"how long a session without requests or watches stays loaded")
+	expireAfter := flag.Duration("session-expire-after", classroom.DefaultExpireAfter,
+		"how long a guarded session may go unused before it is ended and its data deleted (open sessions never expire)")
 	debugAddr := flag.String("debug-addr", "", "if set, serve Go's profiler (/debug/pprof/) on this address, apart from the sessions")
 	flag.Parse()
 
@@ -65,23 +76,32 @@ func run() error {
 		return err
 	}
 	defer db.Close()
-	reg, err := newRegistry(db)
+	opts := classroom.Options{
+		MaxSessions: *maxSessions,
+		MaxLoaded:   *maxLoaded,
+		UnloadAfter: *unloadAfter,
+		ExpireAfter: *expireAfter,
+	}
+	opts.Session.Gateway.ProgressInterval = *progress
+	opts.Session.Store.CatchUp = mvcc.NewCatchUpLimiter(*catchUps)
+	opts.Session.Store.MaxWatchers = *perSession
+	opts.Session.Gateway.MaxWatchersPerStream = *perStream
+	opts.HTTP.WatchLimiter = newClientWatchers(*perClient).limiter
+	if opts.Session.Lessons, err = lesson.Load(lessons.Definitions()); err != nil {
+		return fmt.Errorf("lessons: %w", err)
+	}
+	reg, err := classroom.New(db, opts)
 	if err != nil {
 		return err
 	}
-	reg.opts.Gateway.ProgressInterval = *progress
-	reg.opts.Store.CatchUp = mvcc.NewCatchUpLimiter(*catchUps)
-	reg.opts.Store.MaxWatchers = *perSession
-	reg.opts.Gateway.MaxWatchersPerStream = *perStream
-	reg.clients = newClientWatchers(*perClient)
-	if reg.opts.Lessons, err = lesson.Load(lessons.Definitions()); err != nil {
-		return fmt.Errorf("lessons: %w", err)
-	}
 	for _, n := range names {
-		if _, _, err := reg.create(n); err != nil {
+		if _, err := reg.CreateOpen(n); err != nil {
 			return fmt.Errorf("session %q: %w", n, err)
 		}
 	}
+	sweeping, stopSweeping := context.WithCancel(context.Background())
+	defer stopSweeping()
+	go reg.Run(sweeping)
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -91,7 +111,7 @@ func run() error {
 	// context ends them, so that Shutdown does not wait for them forever.
 	base, stopStreams := context.WithCancel(context.Background())
 	srv := &http.Server{
-		Handler:           &server{reg: reg, web: web.Handler()},
+		Handler:           routes(reg, web.Handler()),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return base },
@@ -109,7 +129,7 @@ func run() error {
 	select {
 	case err := <-served:
 		stopStreams()
-		reg.close()
+		reg.Close()
 		return err
 	case <-sig.Done():
 	}
@@ -122,7 +142,7 @@ func run() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	go func() { shutdown <- srv.Shutdown(ctx) }()
-	reg.close()
+	reg.Close()
 	grace := time.NewTimer(2 * time.Second)
 	defer grace.Stop()
 	select {

@@ -1,0 +1,121 @@
+package classroom
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/api/etcdgw"
+	"github.com/rvplay/rvplay/engine/kube"
+	"github.com/rvplay/rvplay/engine/mvcc"
+	"github.com/rvplay/rvplay/engine/session"
+)
+
+// The classroom's refusals, each in the protocol of the path it refuses:
+// etcd's error body on the etcd gateway's paths (/v3/...), a Kubernetes
+// Status everywhere else, as kube-apiserver words them.
+
+func statusResponse(se *kube.StatusError) *api.Response {
+	resp := &api.Response{Status: se.Code(), Header: api.Header{
+		"Content-Type":  {"application/json"},
+		"Cache-Control": {"no-cache, private"},
+	}, Body: append(se.JSON(), '\n')}
+	if d := se.Status.Details; d != nil && d.RetryAfterSeconds > 0 {
+		resp.Header.Set("Retry-After", strconv.Itoa(int(d.RetryAfterSeconds)))
+	}
+	return resp
+}
+
+func etcdError(e *mvcc.Error) *api.Response { return etcdgw.ErrorResponse(e.Code, e.Message) }
+
+// inProtocol answers path with the etcd error on the gateway's paths and
+// the Status elsewhere.
+func inProtocol(path string, etcd *mvcc.Error, status *kube.StatusError) *api.Response {
+	if session.IsEtcdPath(path) {
+		return etcdError(etcd)
+	}
+	return statusResponse(status)
+}
+
+// unauthorized answers a request to a guarded session without a valid
+// token: kube-apiserver's authentication filter's 401, or etcd's answer to
+// a token it does not know.
+func unauthorized(path string) *api.Response {
+	return inProtocol(path, mvcc.ErrInvalidAuthToken, kube.NewUnauthorized("Unauthorized"))
+}
+
+// forbiddenPath answers a principal whose role may not use method on path
+// (a path outside the Kubernetes resources, as kube-apiserver's authorizer
+// words a refusal of a non-resource URL).
+func forbiddenPath(p api.Principal, method, path string) *api.Response {
+	cause := fmt.Sprintf("User %q cannot %s path %q", p.ID, strings.ToLower(method), path)
+	return inProtocol(path, mvcc.ErrPermissionDenied, kube.NewForbidden("", "", "", cause))
+}
+
+func sessionNotFound(name string) *api.Response {
+	return statusResponse(kube.NewNotFound("", "sessions", name))
+}
+
+// registryError answers an error of the registry on path.
+func registryError(path, name string, err error) *api.Response {
+	switch err {
+	case ErrNotFound:
+		return sessionNotFound(name)
+	case ErrTooManyLoaded:
+		return inProtocol(path, mvcc.ErrTooManyRequests, kube.NewTooManyRequests())
+	case ErrClosed:
+		return inProtocol(path, mvcc.ErrStopped, kube.NewServiceUnavailable(ErrClosed.Error()))
+	}
+	return inProtocol(path, &mvcc.Error{Code: mvcc.CodeUnavailable, Message: err.Error()}, kube.NewInternalError(err))
+}
+
+// tooLarge answers a request body above the limit in the protocol of its
+// path.
+func tooLarge(path string, limit int64) *api.Response {
+	if session.IsEtcdPath(path) {
+		resp := etcdError(mvcc.ErrRequestTooLarge)
+		resp.Status = http.StatusRequestEntityTooLarge
+		return resp
+	}
+	return statusResponse(kube.NewRequestEntityTooLarge(int(limit)))
+}
+
+// webSocketMethod: etcd's gateway serves its WebSockets (watch) as POSTs;
+// Kubernetes watches are GETs, as the browser sends them.
+func webSocketMethod(path string) string {
+	if session.IsEtcdPath(path) {
+		return http.MethodPost
+	}
+	return http.MethodGet
+}
+
+// writeResponse writes a complete (not streaming) answer.
+func writeResponse(w http.ResponseWriter, resp *api.Response) {
+	h := w.Header()
+	for k, v := range resp.Header {
+		h[k] = v // api.Header keys are canonical; "Trailer:" keys are net/http's trailers
+	}
+	w.WriteHeader(resp.Status)
+	w.Write(resp.Body)
+}
+
+// writeJSON answers v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store") // it may carry credentials
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+func writeStatus(w http.ResponseWriter, se *kube.StatusError) { writeResponse(w, statusResponse(se)) }
+
+// success is kube-apiserver's Status for a completed operation that
+// returns no object.
+func success(name string) *kube.StatusError {
+	return &kube.StatusError{Status: kube.Status{Kind: "Status", APIVersion: "v1", Status: "Success",
+		Details: &kube.StatusDetails{Name: name, Kind: "sessions"}, Code: 200}}
+}

@@ -1,0 +1,26 @@
+// Package classroom is the server's session registry and the access rules
+// of a class: which sessions exist, which are loaded, and who may do what
+// in each.
+//
+// A session is open (named on the server's command line: everyone who
+// knows its name is its teacher) or guarded (created with POST /sessions:
+// its teacher holds the token the creation returned, and students join
+// with its join code and get tokens of their own). Every request to a
+// guarded session carries a token, as a bearer token or the session's
+// cookie; the person it names reaches the engine as the request's
+// api.Principal, and the protocols refuse what the person's role may not
+// do in their own words (engine/api/etcdgw for etcd's keys and compaction;
+// this package for the session's teacher-only control paths).
+//
+// Sessions are bounded: at most Options.MaxSessions exist, at most
+// Options.MaxLoaded are loaded at once, a session is loaded on first use
+// and unloaded when idle (it then holds no goroutine and no index, only a
+// few hundred bytes of access data), and a guarded session unused for
+// Options.ExpireAfter is ended and its data deleted. Random session ids,
+// tokens and join codes come from crypto/rand and only their hashes are
+// stored (credentials.go).
+//
+// The registry keeps its records in SQLite (engine/sqlite: session access
+// and students, migration 0002); Handler serves the HTTP API. Package main
+// only wires them to flags.
+package classroom

@@ -1,0 +1,71 @@
+package classroom
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The decoders of the classroom's own request bodies never panic, and what
+// they accept is what the rest of the package relies on.
+
+func FuzzDecodeCreate(f *testing.F) {
+	for _, s := range []string{``, ` `, `{}`, `{"name":"class-1"}`, `{"name":""}`, `{"name":5}`, `null`, `[]`,
+		`{"name":"a"}{}`, `{}}`, `{"name":"\u00e9"}`, `{"other":1,"name":"x"}`, "\xff"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := decodeCreate(body)
+		if err != nil && req.Name != "" {
+			t.Fatalf("an error with a name: %q", req.Name)
+		}
+	})
+}
+
+func FuzzDecodeJoin(f *testing.F) {
+	for _, s := range []string{`{"code":"ABCD-EFGH","name":"Alice"}`, `{"code":"abcd efgh","name":"  Bob  "}`,
+		`{"code":"x","name":""}`, `{"code":"","name":"x"}`, `{"name":"` + strings.Repeat("é", 65) + `"}`,
+		`{"code":"x","name":"a\u0000b"}`, `{"code":"x","name":"\u202e"}`, `{}`, `[]`, ``, `{"code":1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := decodeJoin(body)
+		if err != nil {
+			return
+		}
+		if req.Code == "" || req.Name == "" || req.Name != strings.TrimSpace(req.Name) ||
+			!utf8.ValidString(req.Name) || utf8.RuneCountInString(req.Name) > maxDisplayName ||
+			strings.IndexFunc(req.Name, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+			t.Fatalf("accepted %q", req.Name)
+		}
+		// Every accepted name gives a student id that names a namespace.
+		if id := studentID(req.Name); CheckName(id) != nil || len(id) > 26 {
+			t.Fatalf("name %q gives id %q", req.Name, id)
+		}
+	})
+}
+
+// bearer reads the Authorization header of any request without panicking.
+func FuzzBearer(f *testing.F) {
+	for _, s := range []string{"", "Bearer abc", "bearer  abc ", "Basic xyz", "abc", "Bearer", " "} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, header string, etcd bool) {
+		r := newRequestWithAuthorization(header)
+		token, presented := bearer(r, etcd)
+		if !presented && token != "" {
+			t.Fatalf("a token %q without a header", token)
+		}
+	})
+}
+
+func newRequestWithAuthorization(v string) *http.Request {
+	r, _ := http.NewRequest("GET", "http://x/", nil)
+	if v != "" {
+		r.Header["Authorization"] = []string{v}
+	}
+	return r
+}

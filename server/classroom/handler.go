@@ -1,0 +1,329 @@
+package classroom
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/kube"
+	"github.com/rvplay/rvplay/engine/session"
+)
+
+// Handler serves the classroom's HTTP API and, under /s/<id>/, every
+// session's APIs:
+//
+//	GET    /sessions                   the sessions the caller may see (open ones; with a bearer token, its own)
+//	POST   /sessions                   create a guarded session ({"name": "<id>"} optional): 201 {"id", "joinCode", "url", "teacherToken"}
+//	DELETE /s/<id>                     end a guarded session and delete its data (teacher)
+//	GET    /s/<id>/                    the lab page (Web); without credentials, the landing page's join form
+//	POST   /s/<id>/join                {"code", "name"}: 201 {"token", ...} and the token as a cookie
+//	GET    /s/<id>/kubeconfig          a kubeconfig for the caller's token
+//	POST   /s/<id>/rvplay/v1/reset     a fresh store at revision 1 (teacher)
+//	       /s/<id>/<path>              the session: /v3/... the etcd gateway, the rest the Kubernetes API
+//
+// On a guarded session every request carries "Authorization: Bearer
+// <token>" (on etcd's paths also etcd's own "Authorization: <token>") or the
+// session's cookie; the person it names reaches the engine as the
+// api.Principal of the request's context.
+type Handler struct {
+	Registry *Registry
+	// Web serves the lab page of a session (GET /s/<id>/); nil: none.
+	Web http.Handler
+}
+
+// CookieName is the cookie that carries a browser's token. Its path is
+// the session's, so a browser sends each session only its own token.
+const CookieName = "rvplay-token"
+
+// cookieMaxAge keeps a browser's token for a month of classes.
+const cookieMaxAge = 30 * 24 * 60 * 60
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch p := r.URL.Path; {
+	case p == "/sessions":
+		h.serveSessions(w, r)
+	case strings.HasPrefix(p, "/s/"):
+		h.serveSession(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (h *Handler) serveSessions(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		token, _ := bearer(r, false)
+		writeJSON(w, http.StatusOK, h.Registry.VisibleTo(token))
+	case http.MethodPost:
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
+		if err != nil {
+			writeStatus(w, kube.NewRequestEntityTooLarge(maxRequestBody))
+			return
+		}
+		req, err := decodeCreate(body)
+		if err != nil {
+			writeStatus(w, kube.NewBadRequest(err.Error()))
+			return
+		}
+		created, err := h.Registry.CreateGuarded(req.Name)
+		switch {
+		case err == nil:
+		case errors.Is(err, ErrExists):
+			writeStatus(w, kube.NewAlreadyExists("", "sessions", req.Name))
+			return
+		case errors.Is(err, ErrTooMany):
+			writeStatus(w, kube.NewForbidden("", "sessions", "", err.Error()+": this server holds at most "+
+				strconv.Itoa(h.Registry.opts.MaxSessions)+" sessions; idle sessions expire"))
+			return
+		case errors.Is(err, ErrClosed):
+			writeStatus(w, kube.NewServiceUnavailable(err.Error()))
+			return
+		case CheckName(req.Name) != nil:
+			writeStatus(w, kube.NewInvalid("", "Session", req.Name, []kube.FieldError{
+				{Type: kube.CauseFieldValueInvalid, Field: "name", Value: req.Name, Detail: err.Error()}}))
+			return
+		default:
+			writeStatus(w, kube.NewInternalError(err))
+			return
+		}
+		setCookie(w, r, created.ID, created.TeacherToken)
+		w.Header().Set("Location", created.URL)
+		writeJSON(w, http.StatusCreated, created)
+	default:
+		w.Header().Set("Allow", "GET, HEAD, POST")
+		writeStatus(w, kube.NewMethodNotSupported("", "sessions", strings.ToLower(r.Method)))
+	}
+}
+
+func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
+	name, sub, hasSlash := strings.Cut(strings.TrimPrefix(r.URL.Path, "/s/"), "/")
+	sub = "/" + sub
+	info, ok := h.Registry.Lookup(name)
+	if !ok {
+		writeResponse(w, sessionNotFound(name))
+		return
+	}
+	if !hasSlash {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead:
+			http.Redirect(w, r, URL(name), http.StatusMovedPermanently)
+		case http.MethodDelete:
+			h.end(w, r, info)
+		default:
+			w.Header().Set("Allow", "GET, HEAD, DELETE")
+			writeStatus(w, kube.NewMethodNotSupported("", "sessions", strings.ToLower(r.Method)))
+		}
+		return
+	}
+	if sub == "/join" {
+		h.join(w, r, info)
+		return
+	}
+	p, token, authed := h.authenticate(r, info, sub)
+	if sub == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead) && h.Web != nil {
+		if !authed {
+			// A person without the session's credentials (a student who
+			// has not joined yet) gets the join form.
+			http.Redirect(w, r, "/?join="+name, http.StatusSeeOther)
+			return
+		}
+		h.Web.ServeHTTP(w, r)
+		return
+	}
+	if !authed {
+		writeResponse(w, unauthorized(sub))
+		return
+	}
+	if teacherOnly(r.Method, sub) && p.Role < api.RoleTeacher {
+		writeResponse(w, forbiddenPath(p, r.Method, sub))
+		return
+	}
+	switch sub {
+	case "/kubeconfig":
+		h.kubeconfig(w, r, info, p, token)
+		return
+	case resetPath:
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", "POST")
+			writeStatus(w, kube.NewMethodNotSupported("", "sessions", strings.ToLower(r.Method)))
+			return
+		}
+		if err := h.Registry.Reset(r.Context(), name); err != nil {
+			writeResponse(w, registryError(sub, name, err))
+			return
+		}
+		writeStatus(w, success(name))
+		return
+	}
+	l, release, err := h.Registry.Acquire(r.Context(), name)
+	if err != nil {
+		writeResponse(w, registryError(sub, name, err))
+		return
+	}
+	defer release()
+	// The session sees paths relative to its base URL. A shallow copy with
+	// its own URL, as http.StripPrefix makes: the handler reads the request
+	// and never changes it, so a deep Clone (headers and all, on every
+	// request) would buy nothing.
+	r2 := r.WithContext(api.WithPrincipal(r.Context(), p))
+	u := *r.URL
+	u.Path = sub
+	u.RawPath = ""
+	r2.URL = &u
+	l.HTTP.ServeHTTP(w, r2)
+}
+
+// authenticate finds who makes r on session info: on an open session
+// everyone is its teacher; on a guarded one, the holder of the token the
+// request carries, or nobody (authed false).
+func (h *Handler) authenticate(r *http.Request, info Session, sub string) (p api.Principal, token string, authed bool) {
+	token, presented := bearer(r, session.IsEtcdPath(sub))
+	if !presented {
+		if c, err := r.Cookie(CookieName); err == nil {
+			token = c.Value
+		}
+	}
+	p, authed = h.Registry.Authenticate(info.Name, token)
+	if !info.Guarded {
+		token = ""
+	}
+	return p, token, authed
+}
+
+// bearer returns the token of r's Authorization header, and whether the
+// request has one at all (then a cookie is not consulted). etcd's gateway
+// takes the token bare, without a scheme; etcd paths accept that too.
+func bearer(r *http.Request, etcd bool) (token string, presented bool) {
+	v := r.Header.Get("Authorization")
+	if v == "" {
+		return "", false
+	}
+	scheme, rest, ok := strings.Cut(v, " ")
+	if ok && strings.EqualFold(scheme, "Bearer") {
+		return strings.TrimSpace(rest), true
+	}
+	if etcd && !strings.Contains(v, " ") {
+		return v, true
+	}
+	return "", true
+}
+
+// resetPath is the teacher's reset of a session's store.
+const resetPath = "/rvplay/v1/reset"
+
+// teacherOnlyPrefixes are the session's control paths whose changes are
+// the teacher's: settings, fault injection and pushing the class to a
+// lesson step (package session serves them; reading them is free).
+var teacherOnlyPrefixes = []string{"/rvplay/v1/settings", "/rvplay/v1/faults", "/rvplay/v1/push"}
+
+// teacherOnly reports whether method on path (relative to the session) is
+// the teacher's alone. Compaction is, too, but the etcd gateway refuses it
+// itself, in etcd's words, as it refuses a student's writes under
+// /registry/.
+func teacherOnly(method, path string) bool {
+	if path == resetPath {
+		return true
+	}
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	for _, p := range teacherOnlyPrefixes {
+		if path == p || strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *Handler) end(w http.ResponseWriter, r *http.Request, info Session) {
+	path := "/s/" + info.Name
+	p, _, authed := h.authenticate(r, info, path)
+	switch {
+	case !authed:
+		writeResponse(w, unauthorized(path))
+		return
+	case p.Role < api.RoleTeacher:
+		writeResponse(w, forbiddenPath(p, r.Method, path))
+		return
+	}
+	switch err := h.Registry.End(r.Context(), info.Name); {
+	case errors.Is(err, ErrOpenSession):
+		writeStatus(w, kube.NewForbidden("", "sessions", info.Name,
+			"an open session (named on the server's command line) lives as long as its server serves it"))
+	case err != nil:
+		writeResponse(w, registryError(path, info.Name, err))
+	default:
+		// The browser's token for the session is of no use any more.
+		http.SetCookie(w, &http.Cookie{Name: CookieName, Path: "/s/" + info.Name, MaxAge: -1,
+			HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+		writeStatus(w, success(info.Name))
+	}
+}
+
+func (h *Handler) join(w http.ResponseWriter, r *http.Request, info Session) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		writeStatus(w, kube.NewMethodNotSupported("", "sessions", strings.ToLower(r.Method)))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	if err != nil {
+		writeStatus(w, kube.NewRequestEntityTooLarge(maxRequestBody))
+		return
+	}
+	req, err := decodeJoin(body)
+	if err != nil {
+		writeStatus(w, kube.NewBadRequest(err.Error()))
+		return
+	}
+	joined, err := h.Registry.Join(r.Context(), info.Name, req.Code, req.Name)
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrWrongCode):
+		writeStatus(w, kube.NewForbidden("", "sessions", info.Name, err.Error()))
+		return
+	case errors.Is(err, ErrOpenSession):
+		writeStatus(w, kube.NewBadRequest(`session "`+info.Name+`" is open: everyone may use it without joining`))
+		return
+	default:
+		writeResponse(w, registryError("/join", info.Name, err))
+		return
+	}
+	setCookie(w, r, info.Name, joined.Token)
+	writeJSON(w, http.StatusCreated, joined)
+}
+
+// setCookie hands a browser its token for session name: HttpOnly (no
+// script reads it), SameSite=Strict (no other site's page sends it) and
+// scoped to the session's path (no other session sees it).
+func setCookie(w http.ResponseWriter, r *http.Request, name, token string) {
+	http.SetCookie(w, &http.Cookie{
+		Name: CookieName, Value: token, Path: "/s/" + name, MaxAge: cookieMaxAge,
+		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode,
+	})
+}
+
+func (h *Handler) kubeconfig(w http.ResponseWriter, r *http.Request, info Session, p api.Principal, token string) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeStatus(w, kube.NewMethodNotSupported("", "sessions", strings.ToLower(r.Method)))
+		return
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	own := ""
+	if p.Role == api.RoleStudent {
+		own = p.ID
+	}
+	cfg := kubeconfig(info.Name, scheme+"://"+r.Host+"/s/"+info.Name, p.ID, token, own)
+	w.Header().Set("Content-Type", "application/yaml; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="kubeconfig-`+info.Name+`.yaml"`)
+	w.Header().Set("Cache-Control", "no-store")
+	io.WriteString(w, cfg)
+}

@@ -1,0 +1,785 @@
+package classroom
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"regexp"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/mvcc"
+	"github.com/rvplay/rvplay/engine/session"
+	"github.com/rvplay/rvplay/engine/sqlite"
+	"github.com/rvplay/rvplay/server/httpapi"
+)
+
+// Storage keeps the sessions: their data (one mvcc.Backend each) and the
+// classroom's records about them. *sqlite.DB is the one implementation.
+type Storage interface {
+	// Session opens the Backend of session name, creating the session if
+	// needed; at most one Backend of a session is open at a time.
+	Session(name string) (mvcc.Backend, error)
+	SessionInfos() ([]sqlite.SessionInfo, error)
+	CreateSession(info sqlite.SessionInfo) error
+	AddStudent(session string, st sqlite.Student) error
+	Touch(lastUsed map[string]time.Time) error
+	DeleteSession(name string) error
+	ResetSession(name string) error
+	PurgeDeleted() error
+}
+
+// Clock is the registry's time source; tests move a fake one by hand.
+type Clock interface{ Now() time.Time }
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+// Defaults of Options.
+const (
+	DefaultMaxSessions   = 1000
+	DefaultMaxLoaded     = 64
+	DefaultUnloadAfter   = 5 * time.Minute
+	DefaultExpireAfter   = 7 * 24 * time.Hour
+	defaultSweepInterval = time.Minute
+)
+
+// Options configure a Registry. Zero values take the defaults.
+type Options struct {
+	// Session configures every session the registry loads.
+	Session session.Options
+	// HTTP configures the net/http adapter of every loaded session. Its
+	// TooLarge and WebSocketMethod default to the answers of this package.
+	HTTP httpapi.Options
+	// MaxSessions caps how many sessions exist (loaded or not); creating
+	// one more is refused.
+	MaxSessions int
+	// MaxLoaded caps how many sessions are loaded (a store, its index and
+	// its goroutines in memory) at once. Loading one more unloads the
+	// session idle the longest, or, when every loaded session is in use, is
+	// refused with 429 until one is idle.
+	MaxLoaded int
+	// UnloadAfter is how long a loaded session without requests or
+	// streams stays loaded.
+	UnloadAfter time.Duration
+	// ExpireAfter is how long a guarded session may go unused before it is
+	// ended and its data deleted. Open sessions never expire.
+	ExpireAfter time.Duration
+	// Clock is the time source; nil: the wall clock.
+	Clock Clock
+}
+
+func (o *Options) defaults() {
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.MaxLoaded <= 0 {
+		o.MaxLoaded = DefaultMaxLoaded
+	}
+	if o.UnloadAfter <= 0 {
+		o.UnloadAfter = DefaultUnloadAfter
+	}
+	if o.ExpireAfter <= 0 {
+		o.ExpireAfter = DefaultExpireAfter
+	}
+	if o.Clock == nil {
+		o.Clock = realClock{}
+	}
+	if o.HTTP.TooLarge == nil {
+		o.HTTP.TooLarge = tooLarge
+	}
+	if o.HTTP.WebSocketMethod == nil {
+		o.HTTP.WebSocketMethod = webSocketMethod
+	}
+}
+
+// Errors of the registry; the HTTP layer answers each in the protocol of
+// the request's path.
+var (
+	ErrClosed        = errors.New("server is shutting down")
+	ErrNotFound      = errors.New("no such session")
+	ErrExists        = errors.New("session already exists")
+	ErrTooMany       = errors.New("too many sessions")
+	ErrTooManyLoaded = errors.New("too many sessions in use")
+	ErrOpenSession   = errors.New("an open session has no join code and is not ended over HTTP")
+	ErrWrongCode     = errors.New("invalid join code")
+)
+
+// Registry holds the sessions this server serves. Every session is known
+// (its name and access, a few hundred bytes), but only those in use are
+// loaded: a session is opened on first use (its index rebuilt from
+// storage), and unloaded when it has had neither a request nor a stream for
+// UnloadAfter, so that an idle session holds no goroutine and no index.
+type Registry struct {
+	store Storage
+	opts  Options
+
+	mu       sync.Mutex
+	sessions map[string]*entry
+	loaded   map[*entry]bool // loading, loaded or unloading: each holds a slot of MaxLoaded
+	closed   bool
+}
+
+// loadState is where an entry is in its life.
+type loadState int
+
+const (
+	unloaded loadState = iota
+	loading
+	isLoaded
+	unloading // closing its store: for unload, reset or end
+	ended
+)
+
+// entry is one known session.
+type entry struct {
+	name    string
+	guarded bool
+	// teacher and joinCode are hashes; students are keyed by token hash.
+	teacher, joinCode []byte
+	students          map[string]api.Principal
+	created           time.Time
+	lastUsed, saved   time.Time // saved: the last use written to storage
+
+	state   loadState
+	changed chan struct{} // closed at every state change
+	live    *live
+}
+
+// live is a loaded session.
+type live struct {
+	sess *session.Session
+	http *httpapi.Adapter
+	// refs counts requests and streams in progress; idleSince is when it
+	// last dropped to zero.
+	refs      int
+	idleSince time.Time
+}
+
+func (e *entry) setState(s loadState) {
+	e.state = s
+	close(e.changed)
+	e.changed = make(chan struct{})
+}
+
+// New returns the registry of the sessions store holds. It loads none.
+func New(store Storage, opts Options) (*Registry, error) {
+	opts.defaults()
+	infos, err := store.SessionInfos()
+	if err != nil {
+		return nil, err
+	}
+	r := &Registry{store: store, opts: opts, sessions: map[string]*entry{}, loaded: map[*entry]bool{}}
+	for _, info := range infos {
+		r.sessions[info.Name] = newEntry(info)
+	}
+	return r, nil
+}
+
+func newEntry(info sqlite.SessionInfo) *entry {
+	e := &entry{name: info.Name, guarded: info.Guarded, teacher: info.TeacherTokenHash, joinCode: info.JoinCodeHash,
+		created: info.CreatedAt, lastUsed: info.LastUsedAt, saved: info.LastUsedAt, changed: make(chan struct{})}
+	for _, st := range info.Students {
+		e.addStudent(st)
+	}
+	return e
+}
+
+func (e *entry) addStudent(st sqlite.Student) {
+	if e.students == nil {
+		e.students = map[string]api.Principal{}
+	}
+	e.students[string(st.TokenHash)] = api.Principal{ID: st.ID, Name: st.Name, Role: api.RoleStudent}
+}
+
+// validName accepts DNS labels (RFC 1123), like Kubernetes object names:
+// they are safe in URLs, file names and SQL without quoting.
+var validName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+// CheckName says why name cannot name a session, or nil.
+func CheckName(name string) error {
+	if len(name) > 63 || !validName.MatchString(name) {
+		return fmt.Errorf("invalid session name %q: a session name must consist of at most 63 lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", name)
+	}
+	return nil
+}
+
+// Created is what creating a guarded session hands its teacher, once: the
+// credentials are not kept anywhere in clear.
+type Created struct {
+	ID           string `json:"id"`
+	JoinCode     string `json:"joinCode"`
+	URL          string `json:"url"`
+	TeacherToken string `json:"teacherToken"`
+}
+
+// URL is the base URL path of session name.
+func URL(name string) string { return "/s/" + name + "/" }
+
+// CreateOpen makes sure the open session name exists (the server's
+// --session): everyone may use it as its teacher. An existing session is
+// kept as it is, guarded or not; created reports whether it is new.
+func (r *Registry) CreateOpen(name string) (created bool, err error) {
+	if err := CheckName(name); err != nil {
+		return false, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return false, ErrClosed
+	}
+	if r.sessions[name] != nil {
+		return false, nil
+	}
+	info := sqlite.SessionInfo{Name: name, CreatedAt: r.opts.Clock.Now()}
+	if err := r.store.CreateSession(info); err != nil && !errors.Is(err, sqlite.ErrSessionExists) {
+		return false, err
+	}
+	r.sessions[name] = newEntry(info)
+	return true, nil
+}
+
+// CreateGuarded creates a guarded session called name, or with a random
+// id when name is empty.
+func (r *Registry) CreateGuarded(name string) (Created, error) {
+	random := name == ""
+	if !random {
+		if err := CheckName(name); err != nil {
+			return Created{}, err
+		}
+	}
+	token := newToken()
+	now := r.opts.Clock.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return Created{}, ErrClosed
+	}
+	if len(r.sessions) >= r.opts.MaxSessions {
+		return Created{}, ErrTooMany
+	}
+	for {
+		if random {
+			name = newSessionID()
+		}
+		if r.sessions[name] == nil {
+			break
+		}
+		if !random {
+			return Created{}, ErrExists
+		}
+	}
+	code := newJoinCode()
+	info := sqlite.SessionInfo{Name: name, Guarded: true, TeacherTokenHash: hashToken(token),
+		JoinCodeHash: hashJoinCode(name, code), CreatedAt: now, LastUsedAt: now}
+	// Under r.mu: the registry and storage agree on which names exist. It
+	// is one small insert through the group committer.
+	if err := r.store.CreateSession(info); err != nil {
+		if errors.Is(err, sqlite.ErrSessionExists) {
+			return Created{}, ErrExists
+		}
+		return Created{}, err
+	}
+	r.sessions[name] = newEntry(info)
+	return Created{ID: name, JoinCode: code, URL: URL(name), TeacherToken: token}, nil
+}
+
+// Session is what a request learns about a session before using it.
+type Session struct {
+	Name    string
+	Guarded bool
+}
+
+// Lookup says whether session name exists.
+func (r *Registry) Lookup(name string) (Session, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.sessions[name]
+	if e == nil {
+		return Session{}, false
+	}
+	return Session{Name: name, Guarded: e.guarded}, true
+}
+
+// Authenticate returns who holds token in session name: its teacher or one
+// of its students. ok is false for an unknown token (a token of another
+// session is unknown here). In an open session everyone is its teacher.
+func (r *Registry) Authenticate(name, token string) (p api.Principal, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.sessions[name]
+	if e == nil {
+		return api.Principal{}, false
+	}
+	if !e.guarded {
+		return teacher, true
+	}
+	return e.principal(token)
+}
+
+// teacher is the principal of a session's teacher.
+var teacher = api.Principal{ID: "teacher", Name: "teacher", Role: api.RoleTeacher}
+
+func (e *entry) principal(token string) (api.Principal, bool) {
+	if token == "" {
+		return api.Principal{}, false
+	}
+	h := hashToken(token)
+	if sameHash(h, e.teacher) {
+		return teacher, true
+	}
+	// A map lookup by hash: the time it takes depends on the hash of the
+	// guess, which tells nothing about any student's token.
+	p, ok := e.students[string(h)]
+	return p, ok
+}
+
+// Visible is one session in the answer to GET /sessions.
+type Visible struct {
+	ID      string `json:"id"`
+	URL     string `json:"url"`
+	Guarded bool   `json:"guarded"`
+	// Role is the caller's role in the session: "teacher" or "student".
+	Role string `json:"role"`
+}
+
+// VisibleTo lists what the holder of token may see: the open sessions,
+// where everyone is the teacher, and the guarded session token belongs to.
+// Nobody learns the names of guarded sessions they hold no token of.
+func (r *Registry) VisibleTo(token string) []Visible {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := []Visible{}
+	for name, e := range r.sessions {
+		if !e.guarded {
+			out = append(out, Visible{ID: name, URL: URL(name), Role: api.RoleTeacher.String()})
+			continue
+		}
+		if p, ok := e.principal(token); ok {
+			out = append(out, Visible{ID: name, URL: URL(name), Guarded: true, Role: p.Role.String()})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Joined is what a student gets from joining.
+type Joined struct {
+	Token     string `json:"token"`
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
+}
+
+// Join admits a student with the session's join code: a token of their own
+// and a namespace named after their id for private experiments.
+func (r *Registry) Join(ctx context.Context, name, code, displayName string) (Joined, error) {
+	r.mu.Lock()
+	e := r.sessions[name]
+	switch {
+	case e == nil:
+		r.mu.Unlock()
+		return Joined{}, ErrNotFound
+	case !e.guarded:
+		r.mu.Unlock()
+		return Joined{}, ErrOpenSession
+	case !sameHash(hashJoinCode(name, code), e.joinCode):
+		r.mu.Unlock()
+		return Joined{}, ErrWrongCode
+	}
+	r.mu.Unlock()
+
+	l, release, err := r.Acquire(ctx, name)
+	if err != nil {
+		return Joined{}, err
+	}
+	defer release()
+	var id string
+	for attempt := 0; ; attempt++ {
+		id = studentID(displayName)
+		err := createNamespace(ctx, l.sess, id, displayName)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, errNamespaceExists) || attempt == 5 {
+			return Joined{}, err
+		}
+	}
+	token := newToken()
+	st := sqlite.Student{ID: id, Name: displayName, TokenHash: hashToken(token), JoinedAt: r.opts.Clock.Now()}
+	if err := r.store.AddStudent(name, st); err != nil {
+		return Joined{}, err
+	}
+	r.mu.Lock()
+	if r.sessions[name] == e {
+		e.addStudent(st)
+	}
+	r.mu.Unlock()
+	return Joined{Token: token, ID: id, Name: displayName, Namespace: id}, nil
+}
+
+// Loaded is a session ready to serve: its engine and its net/http adapter.
+type Loaded struct {
+	sess *session.Session
+	HTTP *httpapi.Adapter
+}
+
+// Session is the loaded session's engine.
+func (l *Loaded) Session() *session.Session { return l.sess }
+
+// Acquire returns session name loaded, loading it if needed, and a release
+// to call when the request (or stream) using it ends. While any acquire is
+// unreleased the session stays loaded.
+func (r *Registry) Acquire(ctx context.Context, name string) (*Loaded, func(), error) {
+	for {
+		r.mu.Lock()
+		if r.closed {
+			r.mu.Unlock()
+			return nil, nil, ErrClosed
+		}
+		e := r.sessions[name]
+		if e == nil {
+			r.mu.Unlock()
+			return nil, nil, ErrNotFound
+		}
+		now := r.opts.Clock.Now()
+		switch e.state {
+		case isLoaded:
+			l := e.live
+			l.refs++
+			e.lastUsed = now
+			r.mu.Unlock()
+			return &Loaded{sess: l.sess, HTTP: l.http}, r.releaser(e, l), nil
+		case unloaded:
+			if len(r.loaded) >= r.opts.MaxLoaded {
+				victim := r.idlestLocked()
+				if victim == nil {
+					r.mu.Unlock()
+					return nil, nil, ErrTooManyLoaded
+				}
+				l := r.beginUnloadLocked(victim)
+				r.mu.Unlock()
+				r.finishUnload(victim, l)
+				continue
+			}
+			r.loaded[e] = true
+			e.setState(loading)
+			r.mu.Unlock()
+			l, err := r.open(name)
+			r.mu.Lock()
+			if err == nil && r.closed {
+				// Close ran meanwhile and did not see this store.
+				l.sess.Close()
+				err = ErrClosed
+			}
+			if err != nil {
+				delete(r.loaded, e)
+				if e.state == loading {
+					e.setState(unloaded)
+				}
+				r.mu.Unlock()
+				return nil, nil, err
+			}
+			l.refs = 1
+			e.live = l
+			e.lastUsed = now
+			e.setState(isLoaded)
+			r.mu.Unlock()
+			return &Loaded{sess: l.sess, HTTP: l.http}, r.releaser(e, l), nil
+		default: // loading, unloading, ended: wait for the next state
+			ch := e.changed
+			r.mu.Unlock()
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
+		}
+	}
+}
+
+func (r *Registry) releaser(e *entry, l *live) func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			l.refs--
+			now := r.opts.Clock.Now()
+			if l.refs == 0 {
+				l.idleSince = now
+			}
+			if e.live == l {
+				e.lastUsed = now
+			}
+		})
+	}
+}
+
+func (r *Registry) open(name string) (*live, error) {
+	b, err := r.store.Session(name)
+	if err != nil {
+		return nil, err
+	}
+	s, err := session.New(name, b, r.opts.Session)
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	return &live{sess: s, http: httpapi.Handler(s, r.opts.HTTP)}, nil
+}
+
+// idlestLocked is the loaded session without requests that has been idle
+// the longest, or nil.
+func (r *Registry) idlestLocked() *entry {
+	var best *entry
+	for e := range r.loaded {
+		if e.state != isLoaded || e.live.refs > 0 {
+			continue
+		}
+		if best == nil || e.live.idleSince.Before(best.live.idleSince) {
+			best = e
+		}
+	}
+	return best
+}
+
+// beginUnloadLocked takes e's store out of service; finishUnload closes it
+// outside the lock and frees its slot.
+func (r *Registry) beginUnloadLocked(e *entry) *live {
+	l := e.live
+	e.live = nil
+	e.setState(unloading)
+	return l
+}
+
+func (r *Registry) finishUnload(e *entry, l *live) {
+	if err := l.sess.Close(); err != nil {
+		log.Printf("session %s: unload: %v", e.name, err)
+	}
+	r.mu.Lock()
+	delete(r.loaded, e)
+	if e.state == unloading {
+		e.setState(unloaded)
+	}
+	r.mu.Unlock()
+}
+
+// quiesce waits until e is neither loading nor unloading and then takes it
+// out of service (state unloading, its store returned for closing), so that
+// reset and end have it to themselves. Acquires wait meanwhile. If check is
+// not nil and refuses the entry once it is quiet, quiesce returns
+// errSkipped and leaves it alone.
+func (r *Registry) quiesce(ctx context.Context, name string, check func(*entry) bool) (*entry, *live, error) {
+	for {
+		r.mu.Lock()
+		if r.closed {
+			r.mu.Unlock()
+			return nil, nil, ErrClosed
+		}
+		e := r.sessions[name]
+		if e == nil {
+			r.mu.Unlock()
+			return nil, nil, ErrNotFound
+		}
+		if (e.state == isLoaded || e.state == unloaded) && check != nil && !check(e) {
+			r.mu.Unlock()
+			return nil, nil, errSkipped
+		}
+		switch e.state {
+		case isLoaded:
+			l := r.beginUnloadLocked(e)
+			r.mu.Unlock()
+			return e, l, nil
+		case unloaded:
+			r.loaded[e] = true // held until the caller is done
+			e.setState(unloading)
+			r.mu.Unlock()
+			return e, nil, nil
+		}
+		ch := e.changed
+		r.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+	}
+}
+
+// Reset gives session name a fresh store at revision 1, keeping who may
+// use it. Its watches end as etcd's do when a member stops; requests in
+// flight fail.
+func (r *Registry) Reset(ctx context.Context, name string) error {
+	e, l, err := r.quiesce(ctx, name, nil)
+	if err != nil {
+		return err
+	}
+	if l != nil {
+		if err := l.sess.Close(); err != nil {
+			log.Printf("session %s: reset: %v", name, err)
+		}
+	}
+	err = r.store.ResetSession(name)
+	r.mu.Lock()
+	delete(r.loaded, e)
+	e.setState(unloaded)
+	r.mu.Unlock()
+	return err
+}
+
+// End ends guarded session name: it disappears at once (404 from now on),
+// its streams end, and its data is deleted. Open sessions are not ended
+// this way (ErrOpenSession).
+func (r *Registry) End(ctx context.Context, name string) error {
+	r.mu.Lock()
+	if e := r.sessions[name]; e != nil && !e.guarded {
+		r.mu.Unlock()
+		return ErrOpenSession
+	}
+	r.mu.Unlock()
+	return r.end(ctx, name, nil)
+}
+
+// errSkipped: end's check found the session no longer due.
+var errSkipped = errors.New("skipped")
+
+func (r *Registry) end(ctx context.Context, name string, check func(*entry) bool) error {
+	e, l, err := r.quiesce(ctx, name, check)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	delete(r.sessions, name)
+	r.mu.Unlock()
+	if l != nil {
+		if err := l.sess.Close(); err != nil {
+			log.Printf("session %s: end: %v", name, err)
+		}
+	}
+	err = r.store.DeleteSession(name)
+	r.mu.Lock()
+	delete(r.loaded, e)
+	e.setState(ended)
+	r.mu.Unlock()
+	return err
+}
+
+// Stats says how many sessions the registry knows and how many are loaded.
+type Stats struct{ Sessions, Loaded int }
+
+// Stats returns the registry's counts.
+func (r *Registry) Stats() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return Stats{Sessions: len(r.sessions), Loaded: len(r.loaded)}
+}
+
+// Sweep does the registry's periodic work at the clock's current time:
+// it unloads sessions idle for UnloadAfter, ends guarded sessions unused
+// for ExpireAfter, and records when each session was last used. Run calls
+// it every minute; tests call it after moving a fake clock.
+func (r *Registry) Sweep(ctx context.Context) {
+	now := r.opts.Clock.Now()
+	type unload struct {
+		e *entry
+		l *live
+	}
+	var unloads []unload
+	var expired []string
+	touched := map[string]time.Time{}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	for name, e := range r.sessions {
+		if e.state == isLoaded && e.live.refs == 0 && now.Sub(e.live.idleSince) >= r.opts.UnloadAfter {
+			unloads = append(unloads, unload{e, r.beginUnloadLocked(e)})
+		}
+		inUse := e.state == isLoaded && e.live.refs > 0
+		if e.guarded && !inUse && now.Sub(e.lastUsed) >= r.opts.ExpireAfter {
+			expired = append(expired, name)
+		}
+		if e.guarded && e.lastUsed.After(e.saved) {
+			touched[name] = e.lastUsed
+		}
+	}
+	r.mu.Unlock()
+	for _, u := range unloads {
+		r.finishUnload(u.e, u.l)
+	}
+	if err := r.store.Touch(touched); err != nil {
+		log.Printf("sessions: recording last use: %v", err)
+	} else {
+		r.mu.Lock()
+		for name, t := range touched {
+			if e := r.sessions[name]; e != nil && e.saved.Before(t) {
+				e.saved = t
+			}
+		}
+		r.mu.Unlock()
+	}
+	// Used again since it was found expired: not expired.
+	stillExpired := func(e *entry) bool {
+		inUse := e.state == isLoaded && e.live.refs > 0
+		return !inUse && now.Sub(e.lastUsed) >= r.opts.ExpireAfter
+	}
+	for _, name := range expired {
+		if err := r.end(ctx, name, stillExpired); err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, errSkipped) {
+			log.Printf("session %s: expiry: %v", name, err)
+		}
+	}
+}
+
+// Run finishes deletions a crash interrupted, then sweeps every minute (or
+// more often when UnloadAfter is short) until ctx ends.
+func (r *Registry) Run(ctx context.Context) {
+	if err := r.store.PurgeDeleted(); err != nil {
+		log.Printf("sessions: finishing interrupted deletions: %v", err)
+	}
+	every := min(defaultSweepInterval, max(r.opts.UnloadAfter/4, time.Second))
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			r.Sweep(ctx)
+		}
+	}
+}
+
+// Close closes every loaded session (their watches end) and records when
+// each session was last used. The registry refuses everything afterwards.
+func (r *Registry) Close() {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	r.closed = true
+	var open []*live
+	touched := map[string]time.Time{}
+	for name, e := range r.sessions {
+		if e.state == isLoaded {
+			open = append(open, e.live)
+		}
+		if e.guarded && e.lastUsed.After(e.saved) {
+			touched[name] = e.lastUsed
+		}
+		e.setState(ended) // wakes waiters, who then see closed
+	}
+	r.mu.Unlock()
+	for _, l := range open {
+		l.sess.Close()
+	}
+	if err := r.store.Touch(touched); err != nil {
+		log.Printf("sessions: recording last use: %v", err)
+	}
+}
