@@ -8,8 +8,9 @@ package web
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-// Landing is the front page: start an offline lab, or open (create) a
-// session on this server.
+// Landing is the front page: start an offline lab; on a server, create a
+// guarded session for a class (its join code for the projector), join one
+// with its code, and find the sessions this browser created or joined.
 func Landing(p PageConfig) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -50,7 +51,7 @@ func Landing(p PageConfig) templ.Component {
 			var templ_7745c5c3_Var3 templ.SafeURL
 			templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(p.LabHref))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `landing.templ`, Line: 17, Col: 61}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `landing.templ`, Line: 18, Col: 61}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 			if templ_7745c5c3_Err != nil {
@@ -61,14 +62,14 @@ func Landing(p PageConfig) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if !p.Standalone {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<section class=\"choice\" aria-labelledby=\"session-h\"><h2 id=\"session-h\">Shared session on this server</h2><p>Everyone who opens the same session sees the same store: writes, conflicts and watch events, live.</p><form id=\"session-form\" data-testid=\"session-form\"><label for=\"session-name\">Session name</label> <input id=\"session-name\" name=\"name\" data-testid=\"session-name\" placeholder=\"leave empty for a new name\" size=\"28\" autocomplete=\"off\" pattern=\"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\"> <button type=\"submit\" class=\"button primary\" data-testid=\"session-open\">Open session</button></form><p class=\"error\" role=\"alert\" data-testid=\"session-error\"></p><h3>Sessions on this server</h3><ul id=\"session-list\" data-testid=\"session-list\" aria-live=\"polite\"></ul></section><script type=\"module\" src=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<section class=\"choice\" aria-labelledby=\"join-h\" data-testid=\"join\"><h2 id=\"join-h\">Join a class</h2><p>Your teacher shows the session and its join code. Everyone in the session sees the same store: writes, conflicts and watch events, live.</p><form id=\"join-form\" data-testid=\"join-form\"><label>Session <input name=\"session\" data-testid=\"join-session\" required size=\"18\" autocomplete=\"off\" pattern=\"[a-z0-9]([a-z0-9\\-]{0,61}[a-z0-9])?\"></label> <label>Join code <input name=\"code\" data-testid=\"join-code\" required size=\"10\" autocomplete=\"off\" autocapitalize=\"characters\"></label> <label>Your name <input name=\"name\" data-testid=\"join-name\" required size=\"16\" maxlength=\"64\" autocomplete=\"nickname\"></label> <button type=\"submit\" class=\"button primary\" data-testid=\"join-submit\">Join</button></form><p class=\"error\" role=\"alert\" data-testid=\"join-error\"></p></section><section class=\"choice\" aria-labelledby=\"session-h\"><h2 id=\"session-h\">Teach a class</h2><p>A new session is guarded: only you (this browser) and the students who join with its code may use it. It expires after a time without use.</p><form id=\"session-form\" data-testid=\"session-form\"><label for=\"session-name\">Session name</label> <input id=\"session-name\" name=\"name\" data-testid=\"session-name\" placeholder=\"leave empty for a random one\" size=\"28\" autocomplete=\"off\" pattern=\"[a-z0-9]([a-z0-9\\-]{0,61}[a-z0-9])?\"> <button type=\"submit\" class=\"button primary\" data-testid=\"session-open\">Create session</button></form><p class=\"error\" role=\"alert\" data-testid=\"session-error\"></p><div class=\"created\" data-testid=\"session-created\" hidden><p>Students join at <b data-testid=\"created-where\"></b> with the code</p><p class=\"join-code\" data-testid=\"created-code\"></p><p><a class=\"button primary\" data-testid=\"created-open\">Open the lab</a> <a class=\"button\" data-testid=\"created-kubeconfig\" download>kubeconfig</a></p><details><summary>Teacher token (for curl and scripts; this browser keeps it)</summary> <code data-testid=\"created-token\"></code></details></div><h3>Your sessions</h3><ul id=\"session-list\" class=\"session-list\" data-testid=\"session-list\" aria-live=\"polite\"></ul></section><script type=\"module\" src=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var4 string
 				templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(p.Static + "js/landing.js")
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `landing.templ`, Line: 32, Col: 58}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `landing.templ`, Line: 59, Col: 58}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 				if templ_7745c5c3_Err != nil {

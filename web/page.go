@@ -42,6 +42,10 @@ type LabConfig struct {
 	CanReset bool `json:"canReset,omitempty"`
 	// Languages are the UI languages embedded (static/i18n/*.json).
 	Languages []Language `json:"languages"`
+	// Kubeconfig is the URL of a kubeconfig for kubectl (server sessions
+	// only): the session's URL and the token of whoever downloads it, so
+	// the lab can offer it as a download.
+	Kubeconfig string `json:"kubeconfig,omitempty"`
 }
 
 // OfflineLab and serverLab are the lab's configuration in each mode.
@@ -51,7 +55,7 @@ func OfflineLab(p PageConfig) LabConfig {
 
 func serverLab(p PageConfig, session string) LabConfig {
 	return LabConfig{Mode: "server", Session: session, APIBase: "/s/" + session, Static: p.Static, Home: p.Home,
-		LabHref: p.LabHref, Health: "/healthz", Languages: Languages()}
+		LabHref: p.LabHref, Health: "/healthz", Languages: Languages(), Kubeconfig: "/s/" + session + "/kubeconfig"}
 }
 
 func serverPage() PageConfig {

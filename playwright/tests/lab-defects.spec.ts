@@ -16,10 +16,17 @@ async function openLab(page: Page, path = '/lab') {
   await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true');
 }
 
-async function newSession(request: APIRequestContext): Promise<string> {
+// A new guarded session whose teacher is the browser context of request
+// (page.request or context.request): the answer's cookie carries the
+// teacher's token to that context's pages and requests.
+async function newClass(request: APIRequestContext): Promise<{ id: string; joinCode: string }> {
   const r = await request.post('/sessions', { data: {} });
-  expect(r.ok()).toBeTruthy();
-  return (await r.json()).name;
+  expect(r.status()).toBe(201);
+  return r.json();
+}
+
+async function newSession(request: APIRequestContext): Promise<string> {
+  return (await newClass(request)).id;
 }
 
 async function run(page: Page, command: string) {
@@ -138,8 +145,8 @@ test('the page has an h1 and plain words: no transport jargon, no Stop on an end
   await expect(page.getByTestId('stream')).toHaveCount(0);
 });
 
-test('a server session that cannot reach its server says so, retries, and never throws', async ({ page, request }, testInfo) => {
-  const name = await newSession(request);
+test('a server session that cannot reach its server says so, retries, and never throws', async ({ page }, testInfo) => {
+  const name = await newSession(page.request);
   const errors = watchErrors(page);
   await openLab(page, `/s/${name}/`);
   await expect(page.getByTestId('conn-status')).toHaveAttribute('data-state', 'ready');
@@ -163,21 +170,21 @@ test('a server session that cannot reach its server says so, retries, and never 
   expect(errors).toEqual([]);
 });
 
-test('another browser\'s compaction shows without a write; Reset is not offered on a server session', async ({ page, request }) => {
-  const name = await newSession(request);
+test('another browser\'s compaction shows without a write; Reset is not offered on a server session', async ({ page }) => {
+  const name = await newSession(page.request);
   await openLab(page, `/s/${name}/`);
   await page.getByTestId('lab-menu').click();
   await expect(page.getByTestId('reset')).toBeHidden();
   await expect(page.getByTestId('export')).toBeVisible();
   const head = (await page.getByTestId('store-revision').textContent())!;
-  const r = await request.post(`/s/${name}/v3/kv/compaction`, { data: { revision: head } });
+  const r = await page.request.post(`/s/${name}/v3/kv/compaction`, { data: { revision: head } });
   expect(r.status()).toBe(200);
   await expect(page.getByTestId('compact-revision')).toHaveText(head, { timeout: 10_000 });
   await expect(page.getByTestId('notice')).toContainText(`compacted the store at revision ${head}`);
 });
 
-test('a share link or a lab file opened on a server session opens the offline lab and leaves the session alone', async ({ page, request }) => {
-  const name = await newSession(request);
+test('a share link or a lab file opened on a server session opens the offline lab and leaves the session alone', async ({ page }) => {
+  const name = await newSession(page.request);
   await openLab(page, `/s/${name}/`);
   const before = (await page.getByTestId('store-revision').textContent())!;
   await run(page, 'etcdctl put shared-here v');
@@ -201,19 +208,19 @@ test('a share link or a lab file opened on a server session opens the offline la
   await expect(page.getByTestId('lab')).toHaveAttribute('data-replayed', '1');
 
   // The session has the one write made in it, nothing replayed.
-  const keys = await request.post(`/s/${name}/v3/kv/range`, { data: { key: 'AA==', range_end: 'AA==', keys_only: true } });
+  const keys = await page.request.post(`/s/${name}/v3/kv/range`, { data: { key: 'AA==', range_end: 'AA==', keys_only: true } });
   const names = ((await keys.json()).kvs || []).map((kv: { key: string }) => Buffer.from(kv.key, 'base64').toString());
   expect(names).toContain('shared-here');
   expect(names).not.toContain('from-file');
   expect(Number(before)).toBeGreaterThan(1);
 });
 
-test('on a busy server session the lab watches the recent keyspace, not from revision 1', async ({ page, request }) => {
+test('on a busy server session the lab watches the recent keyspace, not from revision 1', async ({ page }) => {
   test.setTimeout(60_000);
-  const name = await newSession(request);
+  const name = await newSession(page.request);
   for (let i = 0; i < 30; i++) {
     await Promise.all(Array.from({ length: 10 }, (_, k) =>
-      request.post(`/s/${name}/v3/kv/put`, { data: { key: Buffer.from(`busy/${k}`).toString('base64'), value: Buffer.from(String(i)).toString('base64') } })));
+      page.request.post(`/s/${name}/v3/kv/put`, { data: { key: Buffer.from(`busy/${k}`).toString('base64'), value: Buffer.from(String(i)).toString('base64') } })));
   }
   const starts: number[] = [];
   page.on('request', (r) => {

@@ -4,10 +4,17 @@
 // with Playwright's WebSocket routing.
 import { expect, test, type APIRequestContext, type Page, type TestInfo, type WebSocketRoute } from '@playwright/test';
 
-async function newSession(request: APIRequestContext): Promise<string> {
+// A new guarded session whose teacher is the browser context of request
+// (page.request or context.request): the answer's cookie carries the
+// teacher's token to that context's pages and requests.
+async function newClass(request: APIRequestContext): Promise<{ id: string; joinCode: string }> {
   const r = await request.post('/sessions', { data: {} });
-  expect(r.ok()).toBeTruthy();
-  return (await r.json()).name;
+  expect(r.status()).toBe(201);
+  return r.json();
+}
+
+async function newSession(request: APIRequestContext): Promise<string> {
+  return (await newClass(request)).id;
 }
 
 async function openSession(page: Page, name: string) {
@@ -37,22 +44,47 @@ async function exchange(page: Page, client: string, action: 'get' | 'put') {
 
 const configmaps = (name: string) => `/s/${name}/api/v1/namespaces/default/configmaps`;
 
-test('the landing page opens a new session on this server', async ({ page }) => {
+test('the landing page creates a guarded session, and a student joins it with its code', async ({ page, browser }) => {
   await page.goto('/');
   const name = `landing-${Date.now().toString(36)}`;
   await page.getByTestId('session-name').fill(name);
   await page.getByTestId('session-open').click();
+  const code = page.getByTestId('created-code');
+  await expect(code).toHaveText(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+  const joinCode = (await code.textContent())!;
+  await page.getByTestId('created-open').click();
   await expect(page).toHaveURL(new RegExp(`/s/${name}/$`));
   await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true');
   await page.goto('/');
   await expect(page.getByTestId('session-list').getByRole('link', { name })).toBeVisible();
+
+  // A student's browser, without the session's token, is sent to the join
+  // form; a wrong code is refused, the right one opens the lab.
+  const student = await (await browser.newContext()).newPage();
+  await student.goto(`/s/${name}/`);
+  await expect(student).toHaveURL(new RegExp(`/\\?join=${name}$`));
+  await expect(student.getByTestId('join-session')).toHaveValue(name);
+  await student.getByTestId('join-code').fill('AAAA-AAAA');
+  await student.getByTestId('join-name').fill('Ada');
+  await student.getByTestId('join-submit').click();
+  await expect(student.getByTestId('join-error')).toContainText('invalid join code');
+  await student.getByTestId('join-code').fill(joinCode.toLowerCase());
+  await student.getByTestId('join-submit').click();
+  await expect(student).toHaveURL(new RegExp(`/s/${name}/$`));
+  await expect(student.getByTestId('lab')).toHaveAttribute('data-ready', 'true');
+  await student.context().close();
 });
 
-test('two browsers on one session: live writes, watch events, a conflict, and the relist after compaction', async ({ browser, request }, testInfo) => {
+test('two browsers on one session: live writes, watch events, a conflict, and the relist after compaction', async ({ browser }, testInfo) => {
   test.setTimeout(90_000);
-  const name = await newSession(request);
   const ctxA = await browser.newContext();
   const ctxB = await browser.newContext();
+  // A is the session's teacher (compaction is the teacher's); B joins it
+  // with its code, as a student.
+  const session = await newClass(ctxA.request);
+  const name = session.id;
+  const joined = await ctxB.request.post(`/s/${name}/join`, { data: { code: session.joinCode, name: 'B' } });
+  expect(joined.status()).toBe(201);
   const a = await ctxA.newPage();
   const b = await ctxB.newPage();
   await openSession(a, name);
@@ -109,8 +141,8 @@ test('two browsers on one session: live writes, watch events, a conflict, and th
   await ctxB.close();
 });
 
-test('a dropped WebSocket: the reflector re-watches from its last resourceVersion', async ({ page, request }) => {
-  const name = await newSession(request);
+test('a dropped WebSocket: the reflector re-watches from its last resourceVersion', async ({ page }) => {
+  const name = await newSession(page.request);
   const routes: WebSocketRoute[] = [];
   await page.routeWebSocket(/\/api\/v1\/namespaces\/default\/configmaps\?.*watch=true/, (ws) => {
     routes.push(ws);
@@ -122,7 +154,7 @@ test('a dropped WebSocket: the reflector re-watches from its last resourceVersio
   const stream = page.locator('[data-testid="stream"][data-stream="reflector"]');
   await expect(stream).toHaveAttribute('data-via', 'websocket');
 
-  const created = await request.post(configmaps(name), { data: { metadata: { name: 'before' }, data: { a: '1' } } });
+  const created = await page.request.post(configmaps(name), { data: { metadata: { name: 'before' }, data: { a: '1' } } });
   expect(created.status()).toBe(201);
   await expect(page.locator('[data-testid="reflector-item"][data-name="before"]')).toBeVisible();
   const rv = (await page.getByTestId('reflector-rv').textContent())!;
@@ -132,14 +164,14 @@ test('a dropped WebSocket: the reflector re-watches from its last resourceVersio
   await expect(stream.locator('[data-testid="watch-event"][data-type="WATCH"]').last()).toHaveText(`WATCH from rv=${rv}`);
   await expect(page.getByTestId('reflector-state')).toHaveText('watching');
   expect(routes.length).toBe(2);
-  const after = await request.post(configmaps(name), { data: { metadata: { name: 'after' }, data: { a: '2' } } });
+  const after = await page.request.post(configmaps(name), { data: { metadata: { name: 'after' }, data: { a: '2' } } });
   expect(after.status()).toBe(201);
   await expect(page.locator('[data-testid="reflector-item"][data-name="after"]')).toBeVisible();
   await expect(page.getByTestId('reflector-relists')).toHaveText('0'); // resumed, no relist needed
 });
 
-test('a slow consumer is disconnected by the server and the reflector re-watches', async ({ page, request }) => {
-  const name = await newSession(request);
+test('a slow consumer is disconnected by the server and the reflector re-watches', async ({ page }) => {
+  const name = await newSession(page.request);
   let first = true;
   await page.routeWebSocket(/\/api\/v1\/namespaces\/default\/configmaps\?.*watch=true/, (ws) => {
     const server = ws.connectToServer();
@@ -152,7 +184,7 @@ test('a slow consumer is disconnected by the server and the reflector re-watches
   await openSession(page, name);
   await page.getByTestId('reflector-start').click();
   await expect(page.getByTestId('reflector-state')).toHaveText('watching');
-  const created = await request.post(configmaps(name), { data: { metadata: { name: 'burst' }, data: { a: '1' } } });
+  const created = await page.request.post(configmaps(name), { data: { metadata: { name: 'burst' }, data: { a: '1' } } });
   expect(created.status()).toBe(201);
   const stream = page.locator('[data-testid="stream"][data-stream="reflector"]');
   await expect(stream.locator('[data-testid="watch-event"][data-type="CLOSED"]')).toContainText('client too slow, code 1013');
@@ -164,15 +196,15 @@ test('a slow consumer is disconnected by the server and the reflector re-watches
 // 200 events a second from another client, over the session's WebSocket
 // watch: the page keeps every event (rows batched per frame) and answers
 // clicks at once while they stream in.
-test('the lab stays responsive while 200 events a second stream in', async ({ page, request }, testInfo) => {
+test('the lab stays responsive while 200 events a second stream in', async ({ page }, testInfo) => {
   test.setTimeout(90_000);
-  const name = await newSession(request);
+  const name = await newSession(page.request);
   await openSession(page, name);
   await page.getByTestId('watch-start').click();
   const stream = page.locator('[data-testid="stream"][data-stream="watch configmaps"]');
   await expect(stream).toHaveAttribute('data-via', 'websocket');
   const url = `${configmaps(name)}/load`;
-  expect((await request.post(configmaps(name), { data: { metadata: { name: 'load' }, data: { i: '0' } } })).status()).toBe(201);
+  expect((await page.request.post(configmaps(name), { data: { metadata: { name: 'load' }, data: { i: '0' } } })).status()).toBe(201);
 
   // Writer: 10 updates every 50 ms (200/s) for 3 s, paced by the clock.
   const total = 600;
@@ -184,7 +216,7 @@ test('the lab stays responsive while 200 events a second stream in', async ({ pa
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       // Updates without resourceVersion: last write wins, no conflicts.
       await Promise.all(Array.from({ length: 10 }, (_, k) =>
-        request.put(url, { data: { metadata: { name: 'load' }, data: { i: String(i + k) } } })));
+        page.request.put(url, { data: { metadata: { name: 'load' }, data: { i: String(i + k) } } })));
     }
     return (Date.now() - started) / 1000;
   })();

@@ -1,48 +1,157 @@
-// The landing page's server part: list the sessions and open or create one.
+// The landing page's server part: create a guarded session, join one with
+// its code, and list the sessions this browser created or joined.
+//
+// The server hands a session's teacher token once, at creation; this
+// browser keeps it (with the join code, for the projector) in localStorage,
+// and proves it to GET /sessions to find which of its sessions still
+// exist. A student's token is an HttpOnly cookie no script can read: the
+// browser keeps only the session's name.
 
-const form = document.getElementById('session-form');
-const list = document.getElementById('session-list');
-const errorEl = document.querySelector('[data-testid="session-error"]');
+const STORE = 'rvplay.sessions';
 
-function sessionURL(name) { return `/s/${encodeURIComponent(name)}/`; }
+const $ = (id) => document.querySelector(`[data-testid="${id}"]`);
+const list = $('session-list');
 
-async function refresh() {
+function sessionURL(id) { return `/s/${encodeURIComponent(id)}/`; }
+
+function remembered() {
   try {
-    const r = await fetch('/sessions');
-    if (!r.ok) return;
-    const j = await r.json();
-    const items = Array.isArray(j) ? j : j.sessions || j.items || [];
-    list.replaceChildren(...items.map((s) => {
-      const name = typeof s === 'string' ? s : s.name;
-      const li = document.createElement('li');
-      const a = document.createElement('a');
-      a.href = sessionURL(name);
-      a.textContent = name;
-      a.dataset.testid = 'session-link';
-      li.append(a);
-      return li;
-    }));
-  } catch { /* no server sessions here */ }
+    const v = JSON.parse(localStorage.getItem(STORE) || '[]');
+    return Array.isArray(v) ? v.filter((s) => s && typeof s.id === 'string') : [];
+  } catch { return []; }
 }
 
-form.addEventListener('submit', async (e) => {
-  e.preventDefault();
-  errorEl.textContent = '';
-  const name = form.elements.name.value.trim();
-  try {
-    const r = await fetch('/sessions', {
-      method: 'POST', headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(name ? { name } : {}),
+function remember(entry) {
+  const all = remembered().filter((s) => s.id !== entry.id);
+  all.unshift(entry);
+  localStorage.setItem(STORE, JSON.stringify(all));
+}
+
+function forget(id) {
+  localStorage.setItem(STORE, JSON.stringify(remembered().filter((s) => s.id !== id)));
+}
+
+// api sends a JSON request and returns the decoded answer; a refusal
+// throws with the server's message (a Kubernetes Status).
+async function api(method, path, body, token) {
+  const headers = {};
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  let j = {};
+  try { j = JSON.parse(text); } catch { /* not JSON */ }
+  if (!r.ok) {
+    const err = new Error(j.message || text || `HTTP ${r.status}`);
+    err.status = r.status;
+    throw err;
+  }
+  return j;
+}
+
+function item(s, role) {
+  const li = document.createElement('li');
+  li.dataset.testid = 'session-item';
+  li.dataset.session = s.id;
+  const a = document.createElement('a');
+  a.href = s.url || sessionURL(s.id);
+  a.textContent = s.id;
+  a.dataset.testid = 'session-link';
+  const what = document.createElement('span');
+  what.className = 'muted';
+  what.textContent = ` ${role}`;
+  li.append(a, what);
+  if (s.joinCode) {
+    const code = document.createElement('code');
+    code.textContent = s.joinCode;
+    code.dataset.testid = 'session-code';
+    code.title = 'join code';
+    li.append(' ', code);
+  }
+  if (s.teacherToken) {
+    const end = document.createElement('button');
+    end.textContent = 'End';
+    end.title = 'End the session and delete its data';
+    end.dataset.testid = 'session-end';
+    end.addEventListener('click', async () => {
+      if (!confirm(`End session ${s.id}? Its data is deleted for everyone.`)) return;
+      try {
+        await api('DELETE', `/s/${encodeURIComponent(s.id)}`, undefined, s.teacherToken);
+      } catch (err) {
+        if (err.status !== 404) { $('session-error').textContent = `could not end ${s.id}: ${err.message}`; return; }
+      }
+      forget(s.id);
+      refresh();
     });
-    const text = await r.text();
-    let j = {};
-    try { j = JSON.parse(text); } catch { /* not JSON */ }
-    // An existing session is fine: open it.
-    if (!r.ok && !(r.status === 409 && name)) throw new Error(j.message || text || `HTTP ${r.status}`);
-    location.href = sessionURL(j.name || name);
+    li.append(' ', end);
+  }
+  return li;
+}
+
+// refresh lists the sessions this browser created (checked against the
+// server: an ended or expired one is forgotten), those it joined, and the
+// server's open sessions.
+async function refresh() {
+  const items = [];
+  const shown = new Set();
+  for (const s of remembered()) {
+    if (s.teacherToken) {
+      let visible;
+      try { visible = await api('GET', '/sessions', undefined, s.teacherToken); } catch { continue; }
+      if (!visible.some((v) => v.id === s.id && v.role === 'teacher')) { forget(s.id); continue; }
+      items.push(item(s, 'teacher'));
+    } else {
+      items.push(item(s, 'joined'));
+    }
+    shown.add(s.id);
+  }
+  try {
+    for (const s of await api('GET', '/sessions')) {
+      if (!shown.has(s.id)) items.push(item(s, 'open session'));
+    }
+  } catch { /* no server sessions here */ }
+  list.replaceChildren(...items);
+}
+
+$('session-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  $('session-error').textContent = '';
+  const name = e.target.elements.name.value.trim();
+  try {
+    const s = await api('POST', '/sessions', name ? { name } : {});
+    remember({ id: s.id, url: s.url, joinCode: s.joinCode, teacherToken: s.teacherToken });
+    $('created-where').textContent = `${location.origin}/?join=${s.id}`;
+    $('created-code').textContent = s.joinCode;
+    $('created-open').href = s.url;
+    $('created-kubeconfig').href = `${s.url}kubeconfig`;
+    $('created-token').textContent = s.teacherToken;
+    $('session-created').hidden = false;
+    refresh();
   } catch (err) {
-    errorEl.textContent = `could not open the session: ${err.message}`;
+    $('session-error').textContent = `could not create the session: ${err.message}`;
   }
 });
+
+$('join-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  $('join-error').textContent = '';
+  const f = e.target.elements;
+  const id = f.session.value.trim();
+  try {
+    const j = await api('POST', `/s/${encodeURIComponent(id)}/join`, { code: f.code.value, name: f.name.value });
+    remember({ id, url: sessionURL(id), student: j.id });
+    location.href = sessionURL(id);
+  } catch (err) {
+    $('join-error').textContent = `could not join: ${err.message}`;
+  }
+});
+
+// A guarded session's page sends a visitor without its token here, with
+// ?join=<session>.
+const joining = new URLSearchParams(location.search).get('join');
+if (joining) {
+  $('join-session').value = joining;
+  $('join-code').focus();
+}
 
 refresh();
