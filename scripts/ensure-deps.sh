@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond Go, and only what is missing:
 #   - etcd-server, etcd-client: the real etcd the differential tests compare against;
+#   - jq: the real jq 1.6 the console's jq is compared with (test/consolediff);
 #   - chromium: the browser Playwright drives (/usr/bin/chromium; Playwright's
 #     own browser download is impossible on these machines);
 #   - nodejs/npm (Node >= 20, which @playwright/test requires);
@@ -17,6 +18,7 @@ log() { echo "ensure-deps: $*" >&2; }
 declare -A package_for=(
 	[/usr/bin/etcd]=etcd-server
 	[/usr/bin/etcdctl]=etcd-client
+	[/usr/bin/jq]=jq
 	[/usr/bin/chromium]=chromium
 )
 

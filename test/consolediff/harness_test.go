@@ -1,0 +1,219 @@
+// Package consolediff compares the lab's console (engine/console) with the
+// real tools, byte for byte: the same command lines run through Debian's
+// etcdctl against a real etcd and through the console against an rvplay
+// session, and through the real kubectl against an rvplay server session
+// and through the console against a twin session (same clock, same UIDs).
+// Outputs, error lines and exit codes must be equal.
+package consolediff
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/console"
+)
+
+// step is one command line (or a few, run as one shell script on the real
+// side and one after another in the console).
+type step struct {
+	line string
+	// real replaces line on the real side where the line names things only
+	// the lab has (the articles' endpoints and certificate paths).
+	real string
+	// normalize rewrites both outputs before comparing, for the few fields
+	// that differ by nature (etcd's db size, its raft index).
+	normalize func(string) string
+	// watch: the command streams; both sides run until their output
+	// reaches want (a substring) and are then interrupted.
+	watch string
+	// after runs (on both sides) once the watch's output has reached
+	// watch, before it is interrupted.
+	after []string
+}
+
+// result is what a command printed and how it ended.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\n--- stdout\n%s--- stderr\n%s", r.code, r.stdout, r.stderr)
+}
+
+// realShell runs lines through bash with the given environment.
+type realShell struct {
+	env []string
+	// filterStderr drops noise the real tool logs (etcdctl's client
+	// retry warnings, JSON lines from its logger).
+	filterStderr func(string) string
+}
+
+func (s realShell) run(t *testing.T, script string) result {
+	t.Helper()
+	return s.runIn(t, "", script)
+}
+
+// runIn runs a script in dir ("" for the current directory).
+func (s realShell) runIn(t *testing.T, dir, script string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-c", "shopt -s expand_aliases\n"+script)
+	cmd.Env = s.env
+	cmd.Dir = dir
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("bash -c %q: %v", script, err)
+	}
+	r := result{out.String(), errOut.String(), code}
+	if s.filterStderr != nil {
+		r.stderr = s.filterStderr(r.stderr)
+	}
+	return r
+}
+
+// watchUntil runs script and interrupts it (SIGINT, as Ctrl+C) once its
+// stdout contains want; after runs in between.
+func (s realShell) watchUntil(t *testing.T, script, want string, after func()) result {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", "exec "+script)
+	cmd.Env = s.env
+	out := &signalBuffer{want: want, reached: make(chan struct{})}
+	var errOut syncBuffer
+	cmd.Stdout, cmd.Stderr = out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	if after != nil {
+		after()
+	}
+	select {
+	case <-out.reached:
+	case err := <-exited:
+		t.Fatalf("%s ended before printing %q: %v\n%s\n%s", script, want, err, out.String(), errOut.String())
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("%s did not print %q; printed:\n%s\n%s", script, want, out.String(), errOut.String())
+	}
+	_ = cmd.Process.Signal(os.Interrupt)
+	<-exited
+	r := result{out.String(), errOut.String(), 130}
+	if s.filterStderr != nil {
+		r.stderr = s.filterStderr(r.stderr)
+	}
+	return r
+}
+
+// runConsole runs each line of script through the console, as a learner
+// types them one after another.
+func runConsole(t *testing.T, c *console.Console, script string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := 0
+	for _, line := range splitScript(script) {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		code = c.Run(ctx, line, console.Output{Stdout: &out, Stderr: &errOut})
+		cancel()
+	}
+	return result{out.String(), errOut.String(), code}
+}
+
+// splitScript cuts a script into console inputs: one per line, except
+// that a heredoc stays with its command.
+func splitScript(script string) []string {
+	var inputs []string
+	lines := strings.Split(strings.TrimRight(script, "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		in := lines[i]
+		if j := strings.Index(in, "<<"); j >= 0 {
+			delim := strings.Trim(strings.Fields(in[j+2:])[0], `'"-`)
+			for i+1 < len(lines) {
+				i++
+				in += "\n" + lines[i]
+				if strings.TrimSpace(lines[i]) == delim {
+					break
+				}
+			}
+		}
+		inputs = append(inputs, in)
+	}
+	return inputs
+}
+
+func consoleWatchUntil(t *testing.T, c *console.Console, line, want string, after func()) result {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &signalBuffer{want: want, reached: make(chan struct{})}
+	var errOut syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- c.Run(ctx, line, console.Output{Stdout: out, Stderr: &errOut}) }()
+	if after != nil {
+		after()
+	}
+	select {
+	case <-out.reached:
+	case code := <-done:
+		t.Fatalf("console %s ended (%d) before printing %q:\n%s\n%s", line, code, want, out.String(), errOut.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("console %s did not print %q; printed:\n%s\n%s", line, want, out.String(), errOut.String())
+	}
+	cancel()
+	code := <-done
+	return result{out.String(), errOut.String(), code}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// signalBuffer closes reached once what was written contains want.
+type signalBuffer struct {
+	syncBuffer
+	want    string
+	once    sync.Once
+	reached chan struct{}
+}
+
+func (s *signalBuffer) Write(p []byte) (int, error) {
+	n, err := s.syncBuffer.Write(p)
+	if strings.Contains(s.String(), s.want) {
+		s.once.Do(func() { close(s.reached) })
+	}
+	return n, err
+}
+
+func compare(t *testing.T, name string, real, got result) {
+	t.Helper()
+	if real != got {
+		t.Errorf("%s:\nreal tool:\n%s\nconsole:\n%s", name, real, got)
+	}
+}
