@@ -133,6 +133,14 @@ func dump(r *lessontest.Runner, since int64) string {
 		}
 		out += "  " + strconv.FormatInt(e.Seq, 10) + " " + line + "\n"
 	}
+	for _, name := range r.ClientNames() {
+		if refl := r.Client(name).Reflector(); refl != nil {
+			out += "reflector " + name + ":\n"
+			for _, s := range refl.Steps() {
+				out += "  " + s.String() + "\n"
+			}
+		}
+	}
 	return out
 }
 
@@ -169,3 +177,34 @@ func TestLesson03LostUpdate(t *testing.T) {
 }
 
 func TestLesson04RetryOnConflict(t *testing.T) { replay(t, "retry-on-conflict") }
+
+func TestLesson05ListThenWatch(t *testing.T) {
+	r := replay(t, "list-then-watch")
+	// The text: from a's resourceVersion 6, the watch replays b's and c's
+	// creation (7, 8), a's and b's changes (9, 10) and c's delete (11).
+	waitFor(t, r, "R's watch from an item delivers 5 events", func(record []lesson.Exchange) bool {
+		last := record[len(record)-1]
+		return last.Client == "R" && last.Watch != nil && last.Watch.Events == 5 && last.Watch.LastResourceVersion == "11"
+	})
+}
+
+// waitFor waits until cond holds for the record, re-checking whenever it
+// changes, and fails the test after verifyWait.
+func waitFor(t *testing.T, r *lessontest.Runner, what string, cond func([]lesson.Exchange) bool) {
+	t.Helper()
+	deadline := time.NewTimer(verifyWait)
+	defer deadline.Stop()
+	for {
+		changed := r.Recorder.Changed()
+		if cond(r.Recorder.Exchanges()) {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			t.Fatalf("%s: not after %v\n%s", what, verifyWait, dump(r, 0))
+		}
+	}
+}
+
+func TestLesson06CompactionAnd410(t *testing.T) { replay(t, "compaction-and-410") }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/client"
+	"github.com/rvplay/rvplay/engine/kube"
 	"github.com/rvplay/rvplay/engine/lesson"
 )
 
@@ -90,6 +91,11 @@ type gatedStream struct {
 }
 
 func (s *gatedStream) Next(ctx context.Context) ([]byte, error) {
+	select {
+	case <-s.cut:
+		return nil, api.EOF
+	default:
+	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -100,12 +106,11 @@ func (s *gatedStream) Next(ctx context.Context) ([]byte, error) {
 		}
 	}()
 	frame, err := s.Stream.Next(cctx)
-	if err != nil {
-		select {
-		case <-s.cut:
-			return nil, api.EOF
-		default:
-		}
+	select {
+	case <-s.cut:
+		// the connection dropped: what was in flight is lost with it
+		return nil, api.EOF
+	default:
 	}
 	return frame, err
 }
@@ -175,6 +180,12 @@ func (lc *labClient) rv(a lesson.Action) (string, error) {
 		}
 		return lc.listRV, nil
 	case "last":
+		// what its last watch's stream delivered, as the record saw it:
+		// the frames reached the client even if its goroutine has not
+		// handled the last one yet
+		if rv := lc.r.Recorder.lastWatchRV(lc.name); rv != "" {
+			return rv, nil
+		}
 		if lc.lastRV == "" {
 			return "", fmt.Errorf("client %s has watched nothing yet", lc.name)
 		}
@@ -218,7 +229,7 @@ func (lc *labClient) do(ctx context.Context, a lesson.Action) error {
 			ns = "default"
 		}
 		dc := client.NewDeploymentController(lc.c, ns)
-		dc.Reflector.BackoffInit = time.Millisecond
+		dc.Reflector.Clock = stepClock{lc.r.Clock}
 		lc.startLoop(&lc.ctrl, dc.Run)
 		return nil
 	}
@@ -338,12 +349,28 @@ func (lc *labClient) do(ctx context.Context, a lesson.Action) error {
 		store := client.NewStore()
 		refl := client.NewReflector(rc, store)
 		refl.WatchList = a.WatchList
-		refl.BackoffInit = time.Millisecond
+		refl.Clock = stepClock{lc.r.Clock}
+		// Return once it is following a watch, as the lab shows it: a
+		// learner disconnects a reflector that is already watching.
+		watching := make(chan struct{})
+		var once sync.Once
+		refl.OnStep = func(s client.Step) {
+			if (s.Kind == client.StepWatch && !a.WatchList) || (s.Kind == client.StepReplace && a.WatchList) {
+				once.Do(func() { close(watching) })
+			}
+		}
 		lc.mu.Lock()
 		lc.refl = refl
 		lc.mu.Unlock()
 		lc.startLoop(&lc.reflector, refl.Run)
-		return nil
+		select {
+		case <-watching:
+			return nil
+		case <-time.After(10 * time.Second):
+			return fmt.Errorf("client %s: the reflector is not watching after 10s", lc.name)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	return fmt.Errorf("client %s: operation %q", lc.name, a.Do)
 }
@@ -458,3 +485,12 @@ func (lc *labClient) Reflector() *client.Reflector {
 	defer lc.mu.Unlock()
 	return lc.refl
 }
+
+// stepClock is a reflector's clock in tests: the session's fake time (so a
+// watch lasts as long as the learner's clicks say), and backoff waits that
+// end at once (no test waits for a reflector's 800 ms).
+type stepClock struct{ fake *kube.FakeClock }
+
+func (c stepClock) Now() time.Time { return c.fake.Now() }
+
+func (c stepClock) Sleep(ctx context.Context, d time.Duration) error { return ctx.Err() }

@@ -294,3 +294,21 @@ func (s *recordedStream) Receive(msg []byte) error {
 	}
 	return nil
 }
+
+// lastWatchRV is where client's latest watch got to: the resourceVersion
+// of the last event or bookmark it delivered, else the one it started from.
+func (r *Recorder) lastWatchRV(client string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.record) - 1; i >= 0; i-- {
+		e := &r.record[i]
+		if e.Client != client || e.Verb() != "watch" {
+			continue
+		}
+		if w := r.watches[i]; w != nil && w.LastResourceVersion != "" {
+			return w.LastResourceVersion
+		}
+		return e.Query.Get("resourceVersion")
+	}
+	return ""
+}

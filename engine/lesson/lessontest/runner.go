@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -37,7 +38,8 @@ type Runner struct {
 	wg      sync.WaitGroup
 
 	compactEvery time.Duration
-	compactStop  context.CancelFunc
+	compactNext  time.Time
+	compactPrev  int64
 
 	// Pace is how far the fake clock moves before each action that is not
 	// a wait: a learner's click takes time, and a lagging watch cache or a
@@ -138,43 +140,41 @@ func (r *Runner) applySettings(s Settings) error {
 	return nil
 }
 
-// setCompaction compacts every d, as kube-apiserver does: each tick to
-// the revision seen at the previous tick.
+// setCompaction compacts every d of the fake clock, as kube-apiserver
+// does: each tick to the revision seen at the previous tick. The ticks run
+// in step, whenever the runner moves the clock.
 func (r *Runner) setCompaction(d time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.compactStop != nil {
-		r.compactStop()
-		r.compactStop = nil
-	}
 	r.compactEvery = d
-	if d <= 0 {
-		return
-	}
-	ctx, stop := context.WithCancel(r.ctx)
-	r.compactStop = stop
-	timer := r.Clock.NewTimer(d)
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		prev := r.Session.Store.Rev()
-		for {
-			select {
-			case <-ctx.Done():
-				timer.Stop()
-				return
-			case <-timer.C():
-			}
-			if prev > r.Session.Store.CompactRev() {
-				_, _ = r.Session.Store.Compact(ctx, &mvcc.CompactionRequest{Revision: prev})
-				r.Recorder.mu.Lock()
-				r.Recorder.notifyLocked()
-				r.Recorder.mu.Unlock()
-			}
-			prev = r.Session.Store.Rev()
-			timer = r.Clock.NewTimer(d)
+	r.compactNext = r.Clock.Now().Add(d)
+	r.compactPrev = r.Session.Store.Rev()
+}
+
+// step moves the fake clock by d, running the compaction ticks due.
+func (r *Runner) step(d time.Duration) {
+	end := r.Clock.Now().Add(d)
+	for {
+		r.mu.Lock()
+		every, next := r.compactEvery, r.compactNext
+		r.mu.Unlock()
+		if every <= 0 || next.After(end) {
+			break
 		}
-	}()
+		r.Clock.Set(next)
+		r.mu.Lock()
+		prev := r.compactPrev
+		r.compactPrev = r.Session.Store.Rev()
+		r.compactNext = next.Add(every)
+		r.mu.Unlock()
+		if prev > r.Session.Store.CompactRev() {
+			_, _ = r.Session.Store.Compact(r.ctx, &mvcc.CompactionRequest{Revision: prev})
+			r.Recorder.mu.Lock()
+			r.Recorder.notifyLocked()
+			r.Recorder.mu.Unlock()
+		}
+	}
+	r.Clock.Set(end)
 }
 
 // Setup prepares the session for l as the lab does.
@@ -194,7 +194,7 @@ func (r *Runner) Verify(l *lesson.Lesson, n int, since int64) (lesson.Result, er
 // Do performs one action and returns what the console printed, if anything.
 func (r *Runner) Do(ctx context.Context, a lesson.Action) (string, error) {
 	if a.Kind() != "wait" && r.Pace > 0 {
-		r.Clock.Step(r.Pace)
+		r.step(r.Pace)
 	}
 	switch a.Kind() {
 	case "run":
@@ -219,7 +219,7 @@ func (r *Runner) Do(ctx context.Context, a lesson.Action) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		r.Clock.Step(d)
+		r.step(d)
 		return "", nil
 	}
 	return "", fmt.Errorf("action %s: nothing to do", a.ID)
@@ -258,4 +258,16 @@ func (r *Runner) WaitVerified(l *lesson.Lesson, n int, since int64, timeout time
 			return res, nil
 		}
 	}
+}
+
+// ClientNames lists the lab clients used so far.
+func (r *Runner) ClientNames() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for n := range r.clients {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
 }
