@@ -207,4 +207,11 @@ func waitFor(t *testing.T, r *lessontest.Runner, what string, cond func([]lesson
 	}
 }
 
-func TestLesson06CompactionAnd410(t *testing.T) { replay(t, "compaction-and-410") }
+func TestLesson06CompactionAnd410(t *testing.T) {
+	r := replay(t, "compaction-and-410")
+	// The texts: the last writes are 15 and 16, and the second automatic
+	// tick compacts up to 16.
+	if rev, compacted := r.Session.Store.Rev(), r.Session.Store.CompactRev(); rev != 16 || compacted != 16 {
+		t.Errorf("the lesson ends at revision %d compacted at %d, the texts say 16 and 16", rev, compacted)
+	}
+}
