@@ -41,6 +41,13 @@ func startProcess(t *testing.T, bin, db string, sessions ...string) *serverProce
 	for _, s := range sessions {
 		args = append(args, "--session", s)
 	}
+	return startProcessArgs(t, bin, args...)
+}
+
+// startProcessArgs starts the server binary with args and reads its
+// address from its first line.
+func startProcessArgs(t *testing.T, bin string, args ...string) *serverProcess {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -27,6 +28,7 @@ import (
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/sqlite"
 	"github.com/rvplay/rvplay/server/classroom"
+	"github.com/rvplay/rvplay/server/tlscert"
 	"github.com/rvplay/rvplay/web"
 	"github.com/rvplay/rvplay/web/lessons"
 )
@@ -63,6 +65,10 @@ func run() error {
 		"how long a session without requests or watches stays loaded")
 	expireAfter := flag.Duration("session-expire-after", classroom.DefaultExpireAfter,
 		"how long a guarded session may go unused before it is ended and its data deleted (open sessions never expire)")
+	certFile := flag.String("tls-cert-file", "", "serve HTTPS with this certificate (PEM, the chain after the leaf); with --tls-private-key-file")
+	keyFile := flag.String("tls-private-key-file", "", "the private key of --tls-cert-file (PEM)")
+	certDir := flag.String("cert-dir", "", "without --tls-cert-file: serve HTTPS with a self-signed CA and certificate generated once in this directory (its ca.crt goes into every kubeconfig the server hands out)")
+	allowHTTP := flag.Bool("allow-insecure-http", false, "serve plain HTTP on an address other than loopback: tokens and join codes then cross the network in clear")
 	debugAddr := flag.String("debug-addr", "", "if set, serve Go's profiler (/debug/pprof/) on this address, apart from the sessions")
 	flag.Parse()
 
@@ -70,6 +76,10 @@ func run() error {
 		if err := serveDebug(*debugAddr); err != nil {
 			return err
 		}
+	}
+	serving, err := servingCertificate(*certFile, *keyFile, *certDir)
+	if err != nil {
+		return err
 	}
 	db, err := sqlite.Open(*dbPath)
 	if err != nil {
@@ -81,6 +91,9 @@ func run() error {
 		MaxLoaded:   *maxLoaded,
 		UnloadAfter: *unloadAfter,
 		ExpireAfter: *expireAfter,
+	}
+	if serving != nil {
+		opts.CA = serving.CA
 	}
 	opts.Session.Gateway.ProgressInterval = *progress
 	opts.Session.Store.CatchUp = mvcc.NewCatchUpLimiter(*catchUps)
@@ -107,6 +120,15 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	if ip := ln.Addr().(*net.TCPAddr).IP; serving == nil && !ip.IsLoopback() && !*allowHTTP {
+		ln.Close()
+		return fmt.Errorf("refusing plain HTTP on %s: tokens and join codes would cross the network in clear; serve HTTPS (--tls-cert-file and --tls-private-key-file, or --cert-dir for a self-signed certificate) or pass --allow-insecure-http", ln.Addr())
+	}
+	scheme := "http"
+	if serving != nil {
+		scheme = "https"
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{serving.Certificate}, MinVersion: tls.VersionTLS12})
+	}
 	// Streams (watches) live as long as their clients; on shutdown the base
 	// context ends them, so that Shutdown does not wait for them forever.
 	base, stopStreams := context.WithCancel(context.Background())
@@ -117,9 +139,9 @@ func run() error {
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}
 	// Tests and scripts read the address from this line.
-	fmt.Printf("rvplay listening on http://%s\n", ln.Addr())
+	fmt.Printf("rvplay listening on %s://%s\n", scheme, ln.Addr())
 	for _, n := range names {
-		fmt.Printf("session %s: http://%s/s/%s/\n", n, ln.Addr(), n)
+		fmt.Printf("session %s: %s://%s/s/%s/\n", n, scheme, ln.Addr(), n)
 	}
 
 	sig, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -156,6 +178,21 @@ func run() error {
 		err = nil
 	}
 	return err
+}
+
+// servingCertificate is the operator's certificate, a self-signed one in
+// certDir, or nil (plain HTTP).
+func servingCertificate(certFile, keyFile, certDir string) (*tlscert.Serving, error) {
+	switch {
+	case certFile != "" || keyFile != "":
+		if certFile == "" || keyFile == "" {
+			return nil, errors.New("--tls-cert-file and --tls-private-key-file go together")
+		}
+		return tlscert.Load(certFile, keyFile)
+	case certDir != "":
+		return tlscert.SelfSigned(certDir, tlscert.LocalHosts(), time.Now())
+	}
+	return nil, nil
 }
 
 // serveDebug serves net/http/pprof on its own listener, so that profiling a

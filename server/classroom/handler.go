@@ -321,7 +321,11 @@ func (h *Handler) kubeconfig(w http.ResponseWriter, r *http.Request, info Sessio
 	if p.Role == api.RoleStudent {
 		own = p.ID
 	}
-	cfg := kubeconfig(info.Name, scheme+"://"+r.Host+"/s/"+info.Name, p.ID, token, own)
+	var ca []byte
+	if r.TLS != nil {
+		ca = h.Registry.opts.CA
+	}
+	cfg := kubeconfig(info.Name, scheme+"://"+r.Host+"/s/"+info.Name, ca, p.ID, token, own)
 	w.Header().Set("Content-Type", "application/yaml; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="kubeconfig-`+info.Name+`.yaml"`)
 	w.Header().Set("Cache-Control", "no-store")

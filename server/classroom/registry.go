@@ -71,6 +71,10 @@ type Options struct {
 	ExpireAfter time.Duration
 	// Clock is the time source; nil: the wall clock.
 	Clock Clock
+	// CA is the PEM certificate a client must trust to reach this server
+	// over HTTPS when it is not in the system's roots; every kubeconfig
+	// carries it.
+	CA []byte
 }
 
 func (o *Options) defaults() {
