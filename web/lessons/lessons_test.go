@@ -215,3 +215,15 @@ func TestLesson06CompactionAnd410(t *testing.T) {
 		t.Errorf("the lesson ends at revision %d compacted at %d, the texts say 16 and 16", rev, compacted)
 	}
 }
+
+func TestLesson07Bookmarks(t *testing.T) { replay(t, "bookmarks") }
+
+func TestLesson08WatchList(t *testing.T) { replay(t, "watch-list") }
+
+func TestLesson09StatusAndGeneration(t *testing.T) { replay(t, "status-and-generation") }
+
+func TestLesson10PatchesAndApply(t *testing.T) { replay(t, "patches-and-apply") }
+
+func TestLesson11InsideUpdate(t *testing.T) { replay(t, "inside-update") }
+
+func TestLesson12GetAndList(t *testing.T) { replay(t, "get-and-list") }

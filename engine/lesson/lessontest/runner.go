@@ -219,8 +219,7 @@ func (r *Runner) Do(ctx context.Context, a lesson.Action) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		r.step(d)
-		return "", nil
+		return "", r.wait(d)
 	}
 	return "", fmt.Errorf("action %s: nothing to do", a.ID)
 }
@@ -270,4 +269,41 @@ func (r *Runner) ClientNames() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// wait lets d pass on the fake clock. When d covers the bookmark interval,
+// every open watch that asked for bookmarks gets one, as on a real
+// server; wait returns once they have arrived, so that the next action
+// (a stop, a resume) sees them, as a learner who waited would.
+func (r *Runner) wait(d time.Duration) error {
+	var expect map[int]int // record index -> bookmarks before
+	if d >= r.Kube.BookmarkInterval() {
+		expect = map[int]int{}
+		for i, e := range r.Recorder.Exchanges() {
+			if e.Watch != nil && !e.Watch.Ended && e.Query.Get("allowWatchBookmarks") == "true" {
+				expect[i] = e.Watch.Bookmarks
+			}
+		}
+	}
+	r.step(d)
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	for {
+		changed := r.Recorder.Changed()
+		record := r.Recorder.Exchanges()
+		done := true
+		for i, before := range expect {
+			if w := record[i].Watch; !w.Ended && w.Bookmarks <= before {
+				done = false
+			}
+		}
+		if done {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			return fmt.Errorf("wait %v: the bookmarks of open watches did not come", d)
+		}
+	}
 }
