@@ -58,9 +58,8 @@ func (h *Handler) serveSessions(w http.ResponseWriter, r *http.Request) {
 		token, _ := bearer(r, false)
 		writeJSON(w, http.StatusOK, h.Registry.VisibleTo(token))
 	case http.MethodPost:
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
-		if err != nil {
-			writeStatus(w, kube.NewRequestEntityTooLarge(maxRequestBody))
+		body, ok := readBody(w, r)
+		if !ok {
 			return
 		}
 		req, err := decodeCreate(body)
@@ -270,9 +269,8 @@ func (h *Handler) join(w http.ResponseWriter, r *http.Request, info Session) {
 		writeStatus(w, kube.NewMethodNotSupported("", "sessions", strings.ToLower(r.Method)))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
-	if err != nil {
-		writeStatus(w, kube.NewRequestEntityTooLarge(maxRequestBody))
+	body, ok := readBody(w, r)
+	if !ok {
 		return
 	}
 	req, err := decodeJoin(body)
@@ -295,6 +293,23 @@ func (h *Handler) join(w http.ResponseWriter, r *http.Request, info Session) {
 	}
 	setCookie(w, r, info.Name, joined.Token)
 	writeJSON(w, http.StatusCreated, joined)
+}
+
+// readBody reads the body of a classroom request, at most maxRequestBody
+// bytes. Beyond that it answers 413, for a broken body 400, and ok is
+// false.
+func readBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		writeStatus(w, kube.NewRequestEntityTooLarge(maxRequestBody))
+		return nil, false
+	case err != nil:
+		writeStatus(w, kube.NewBadRequest("reading the request body: "+err.Error()))
+		return nil, false
+	}
+	return body, true
 }
 
 // setCookie hands a browser its token for session name: HttpOnly (no

@@ -125,6 +125,7 @@ type Registry struct {
 	mu       sync.Mutex
 	sessions map[string]*entry
 	loaded   map[*entry]bool // loading, loaded or unloading: each holds a slot of MaxLoaded
+	creating map[string]bool // names being created, counted against MaxSessions
 	closed   bool
 }
 
@@ -177,7 +178,7 @@ func New(store Storage, opts Options) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Registry{store: store, opts: opts, sessions: map[string]*entry{}, loaded: map[*entry]bool{}}
+	r := &Registry{store: store, opts: opts, sessions: map[string]*entry{}, loaded: map[*entry]bool{}, creating: map[string]bool{}}
 	for _, info := range infos {
 		r.sessions[info.Name] = newEntry(info)
 	}
@@ -259,34 +260,44 @@ func (r *Registry) CreateGuarded(name string) (Created, error) {
 	token := newToken()
 	now := r.opts.Clock.Now()
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed {
+		r.mu.Unlock()
 		return Created{}, ErrClosed
 	}
-	if len(r.sessions) >= r.opts.MaxSessions {
+	if len(r.sessions)+len(r.creating) >= r.opts.MaxSessions {
+		r.mu.Unlock()
 		return Created{}, ErrTooMany
 	}
 	for {
 		if random {
 			name = newSessionID()
 		}
-		if r.sessions[name] == nil {
+		if r.sessions[name] == nil && !r.creating[name] {
 			break
 		}
 		if !random {
+			r.mu.Unlock()
 			return Created{}, ErrExists
 		}
 	}
+	// The name is reserved while storage creates the session, without
+	// holding up every other request behind the insert's commit.
+	r.creating[name] = true
+	r.mu.Unlock()
 	code := newJoinCode()
 	info := sqlite.SessionInfo{Name: name, Guarded: true, TeacherTokenHash: hashToken(token),
 		JoinCodeHash: hashJoinCode(name, code), CreatedAt: now, LastUsedAt: now}
-	// Under r.mu: the registry and storage agree on which names exist. It
-	// is one small insert through the group committer.
-	if err := r.store.CreateSession(info); err != nil {
-		if errors.Is(err, sqlite.ErrSessionExists) {
-			return Created{}, ErrExists
-		}
+	err := r.store.CreateSession(info)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.creating, name)
+	switch {
+	case errors.Is(err, sqlite.ErrSessionExists):
+		return Created{}, ErrExists
+	case err != nil:
 		return Created{}, err
+	case r.closed:
+		return Created{}, ErrClosed
 	}
 	r.sessions[name] = newEntry(info)
 	return Created{ID: name, JoinCode: code, URL: URL(name), TeacherToken: token}, nil
@@ -619,21 +630,7 @@ func (r *Registry) quiesce(ctx context.Context, name string, check func(*entry) 
 // use it. Its watches end as etcd's do when a member stops; requests in
 // flight fail.
 func (r *Registry) Reset(ctx context.Context, name string) error {
-	e, l, err := r.quiesce(ctx, name, nil)
-	if err != nil {
-		return err
-	}
-	if l != nil {
-		if err := l.sess.Close(); err != nil {
-			log.Printf("session %s: reset: %v", name, err)
-		}
-	}
-	err = r.store.ResetSession(name)
-	r.mu.Lock()
-	delete(r.loaded, e)
-	e.setState(unloaded)
-	r.mu.Unlock()
-	return err
+	return r.takeOffline(ctx, name, nil, false, "reset", func() error { return r.store.ResetSession(name) })
 }
 
 // End ends guarded session name: it disappears at once (404 from now on),
@@ -653,22 +650,35 @@ func (r *Registry) End(ctx context.Context, name string) error {
 var errSkipped = errors.New("skipped")
 
 func (r *Registry) end(ctx context.Context, name string, check func(*entry) bool) error {
+	return r.takeOffline(ctx, name, check, true, "end", func() error { return r.store.DeleteSession(name) })
+}
+
+// takeOffline has session name to itself (see quiesce) while op changes
+// its storage: its store is closed first (its streams end), and it is
+// forgotten at once if remove, or unloaded afterwards otherwise.
+func (r *Registry) takeOffline(ctx context.Context, name string, check func(*entry) bool, remove bool, what string, op func() error) error {
 	e, l, err := r.quiesce(ctx, name, check)
 	if err != nil {
 		return err
 	}
-	r.mu.Lock()
-	delete(r.sessions, name)
-	r.mu.Unlock()
+	if remove {
+		r.mu.Lock()
+		delete(r.sessions, name)
+		r.mu.Unlock()
+	}
 	if l != nil {
 		if err := l.sess.Close(); err != nil {
-			log.Printf("session %s: end: %v", name, err)
+			log.Printf("session %s: %s: %v", name, what, err)
 		}
 	}
-	err = r.store.DeleteSession(name)
+	err = op()
 	r.mu.Lock()
 	delete(r.loaded, e)
-	e.setState(ended)
+	if remove {
+		e.setState(ended)
+	} else {
+		e.setState(unloaded)
+	}
 	r.mu.Unlock()
 	return err
 }

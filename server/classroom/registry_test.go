@@ -253,3 +253,101 @@ func TestIdleSessionsCostLittleMemory(t *testing.T) {
 		t.Fatalf("%d bytes per idle session, want at most 64 KiB", per)
 	}
 }
+
+// Creations of one name at once make one session; the others are told it
+// exists. The cap counts sessions being created.
+func TestConcurrentCreationsOfOneNameMakeOneSession(t *testing.T) {
+	e := newEnv(t, Options{MaxSessions: 3})
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			_, err := e.reg.CreateGuarded("class")
+			errs <- err
+		}()
+	}
+	created := 0
+	for range 8 {
+		switch err := <-errs; {
+		case err == nil:
+			created++
+		case !errors.Is(err, ErrExists):
+			t.Fatalf("create: %v", err)
+		}
+	}
+	if created != 1 {
+		t.Fatalf("%d sessions created", created)
+	}
+	for range 4 {
+		go func() {
+			_, err := e.reg.CreateGuarded("")
+			errs <- err
+		}()
+	}
+	ok, tooMany := 0, 0
+	for range 4 {
+		switch err := <-errs; {
+		case err == nil:
+			ok++
+		case errors.Is(err, ErrTooMany):
+			tooMany++
+		default:
+			t.Fatal(err)
+		}
+	}
+	if ok != 2 || tooMany != 2 || e.reg.Stats().Sessions != 3 {
+		t.Fatalf("%d created, %d refused, stats %+v", ok, tooMany, e.reg.Stats())
+	}
+}
+
+// Requests, unloads, evictions and resets at once: every request gets a
+// loaded session or a clear error, and the registry's counts stay true
+// (run under -race, this checks the locking).
+func TestRequestsUnloadsAndResetsAtOnce(t *testing.T) {
+	e := newEnv(t, Options{UnloadAfter: time.Second, MaxLoaded: 2})
+	for _, n := range []string{"a", "b", "c"} {
+		e.reg.CreateOpen(n)
+	}
+	done := make(chan error, 4)
+	for w, name := range []string{"a", "b", "c"} {
+		go func() {
+			for i := range 50 {
+				l, release, err := e.reg.Acquire(ctx, name)
+				if errors.Is(err, ErrTooManyLoaded) {
+					continue
+				}
+				if err != nil {
+					done <- err
+					return
+				}
+				l.Session().Serve(ctx, &api.Request{Method: "POST", Path: "/v3/kv/put",
+					Body: []byte(fmt.Sprintf(`{"key":"%s","value":"%s"}`, b64(fmt.Sprint(w)), b64(fmt.Sprint(i))))})
+				release()
+			}
+			done <- nil
+		}()
+	}
+	go func() {
+		for range 50 {
+			e.clock.Step(time.Second)
+			e.reg.Sweep(ctx)
+			if err := e.reg.Reset(ctx, "a"); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := e.reg.Stats(); s.Loaded > 2 || s.Sessions != 3 {
+		t.Fatalf("stats %+v", s)
+	}
+	e.clock.Step(time.Minute)
+	e.reg.Sweep(ctx)
+	if s := e.reg.Stats(); s.Loaded != 0 {
+		t.Fatalf("after a sweep: %+v", s)
+	}
+}
