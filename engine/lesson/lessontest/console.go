@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/console"
 	"github.com/rvplay/rvplay/engine/lesson"
 	yaml "go.yaml.in/yaml/v2"
 )
@@ -20,10 +21,33 @@ const (
 	EtcdctlUserAgent = "etcdctl/v3.6.0 rvplay-console"
 )
 
-// runCommand performs a console command line with the requests the real
-// tool would send (the subset of etcdctl and kubectl the lessons use) and
-// returns the answer's body.
+// runCommand runs a console command line in the lab's console
+// (engine/console), with stdin as the editor's text that `-f -` reads,
+// and returns what it printed. Commands the console does not have yet
+// (it answers 127) are performed by translate with the requests the real
+// tool would send.
 func (r *Runner) runCommand(ctx context.Context, line, stdin string) (string, error) {
+	cons := console.New(r.front, console.Options{Editor: stdinEditor(stdin), Now: r.Clock.Now})
+	var out, errOut strings.Builder
+	if status := cons.Run(ctx, line, console.Output{Stdout: &out, Stderr: &errOut}); status != 127 {
+		return out.String() + errOut.String(), nil
+	}
+	return r.translate(ctx, line, stdin)
+}
+
+// stdinEditor is the lab's editor holding what a `-f -` command reads.
+type stdinEditor string
+
+func (e stdinEditor) Text(context.Context) (string, error) { return string(e), nil }
+
+func (e stdinEditor) Edit(context.Context, string) (string, error) {
+	return "", console.ErrEditCanceled
+}
+
+// translate performs a command line with the requests the real tool would
+// send (the subset of etcdctl and kubectl the lessons use) and returns the
+// answer's body.
+func (r *Runner) translate(ctx context.Context, line, stdin string) (string, error) {
 	if i := strings.Index(line, " | "); i >= 0 { // | jq ...: only the display changes
 		line = line[:i]
 	}
