@@ -97,7 +97,7 @@ func (r *Runner) Close() {
 type Settings struct {
 	BookmarkInterval   string `json:"bookmarkInterval,omitempty"`
 	CompactionInterval string `json:"compactionInterval,omitempty"`
-	WatchCacheLag      string `json:"watchCacheLag,omitempty"`
+	WatchCacheDelay      string `json:"watchCacheDelay,omitempty"`
 }
 
 func (r *Runner) settings(req *api.Request) *api.Response {
@@ -127,7 +127,7 @@ func (r *Runner) applySettings(s Settings) error {
 	} else if ok {
 		r.Kube.SetBookmarkInterval(d)
 	}
-	if d, ok, err := parse(s.WatchCacheLag); err != nil {
+	if d, ok, err := parse(s.WatchCacheDelay); err != nil {
 		return err
 	} else if ok {
 		r.Kube.SetWatchCacheDelay(d)
