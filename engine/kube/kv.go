@@ -17,10 +17,17 @@ type KV interface {
 	Rev() int64
 }
 
-// WatchStream is one etcd watcher.
+// WatchStream is one etcd watcher, whose consumer takes its responses (as
+// *mvcc.Watcher delivers them: the consumer's calls do the delivering).
 type WatchStream interface {
-	// Chan delivers responses until the watcher ends; then it is closed.
-	Chan() <-chan mvcc.WatchResponse
+	// Next waits for the next response; once the watcher has ended it
+	// returns why (mvcc.ErrCompacted after the compacted response).
+	Next(ctx context.Context) (mvcc.WatchResponse, error)
+	// TryNext takes the next response if there is one now (ok); err is
+	// set once the watcher has ended.
+	TryNext(ctx context.Context) (resp mvcc.WatchResponse, ok bool, err error)
+	// Ready receives when TryNext may have something.
+	Ready() <-chan struct{}
 	// Cancel stops the watcher.
 	Cancel()
 	// RequestProgress asks for a progress notification; it reports whether

@@ -574,7 +574,11 @@ func (s *Server) SetWatchCacheDelay(d time.Duration) {
 	rl := &revisionLog{base: base}
 	s.revLog, s.revStop = rl, cancel
 	go func() {
-		for resp := range ws.Chan() {
+		for {
+			resp, err := ws.Next(ctx)
+			if err != nil {
+				return
+			}
 			if len(resp.Events) == 0 {
 				continue
 			}

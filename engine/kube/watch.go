@@ -217,7 +217,8 @@ func (w *Watch) queueError(se *StatusError) {
 }
 
 // Next blocks until the next event, the end of the stream (io.EOF) or the
-// end of ctx.
+// end of ctx. The etcd watchers' responses are taken here, as the client
+// takes events: a watch costs no goroutine beyond its transport's.
 func (w *Watch) Next(ctx context.Context) ([]byte, error) {
 	for {
 		if len(w.queue) > 0 {
@@ -229,14 +230,41 @@ func (w *Watch) Next(ctx context.Context) ([]byte, error) {
 		if w.done {
 			return nil, io.EOF
 		}
+		if w.waitTimer != nil {
+			resp, ok, err := w.waitWS.TryNext(ctx)
+			if ok && err == nil {
+				w.reached(resp)
+				continue
+			}
+			if err != nil && !ok {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
+		} else if w.ws != nil {
+			resp, ok, err := w.ws.TryNext(ctx)
+			switch {
+			case ok && err == nil:
+				w.handle(resp)
+				continue
+			case err != nil:
+				if cerr := ctx.Err(); cerr != nil {
+					return nil, cerr
+				}
+				w.done = true // the watcher ended (the store closed)
+				continue
+			}
+		}
 		var bookmarkC, waitC <-chan time.Time
-		var reachC <-chan mvcc.WatchResponse
+		var ready <-chan struct{}
 		if w.bookmarkTimer != nil {
 			bookmarkC = w.bookmarkTimer.C()
 		}
 		if w.waitTimer != nil {
 			waitC = w.waitTimer.C()
-			reachC = w.waitWS.Chan()
+			ready = w.waitWS.Ready()
+		} else if w.ws != nil {
+			ready = w.ws.Ready()
 		}
 		select {
 		case <-ctx.Done():
@@ -245,26 +273,23 @@ func (w *Watch) Next(ctx context.Context) ([]byte, error) {
 			w.waitTimer = nil
 			w.queueError(NewTooLargeResourceVersion(w.waitFor, w.s.kv.Rev(), 1))
 			w.done = true
-		case resp, ok := <-reachC:
-			if ok {
-				for _, ev := range resp.Events {
-					if ev.Kv.ModRevision >= w.waitFor {
-						w.sendInitialState()
-						break
-					}
-				}
-			}
 		case <-w.timeout.C():
 			w.done = true
 		case <-bookmarkC:
 			w.ws.RequestProgress()
 			w.bookmarkTimer = w.s.clock.NewTimer(w.s.BookmarkInterval())
-		case resp, ok := <-w.ws.Chan():
-			if !ok {
-				w.done = true
-				continue
-			}
-			w.handle(resp)
+		case <-ready:
+		}
+	}
+}
+
+// reached sends the initial state of a watch-list that waited for a
+// future revision once the store has reached it.
+func (w *Watch) reached(resp mvcc.WatchResponse) {
+	for _, ev := range resp.Events {
+		if ev.Kv.ModRevision >= w.waitFor {
+			w.sendInitialState()
+			return
 		}
 	}
 }

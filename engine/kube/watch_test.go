@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"testing"
 	"time"
 
@@ -236,4 +237,29 @@ func TestWatchListOfAFutureRevisionTimesOut(t *testing.T) {
 		t.Fatalf("%v %v", e, e.Object)
 	}
 	wantEnd(t, w)
+}
+
+// A watch costs no goroutine of its own: its events are taken from the
+// store as its client takes them, in Next.
+func TestWatchesCostNoGoroutine(t *testing.T) {
+	f := newFixture(t)
+	f.create(t, configmaps, "default", cm("a", nil))
+	rv := fmt.Sprint(f.store.Rev())
+	before := runtime.NumGoroutine()
+	var ws []*Watch
+	for i := range 300 {
+		lo := ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true}
+		if i%3 == 1 {
+			lo = ListOptions{} // initial events, then changes
+		}
+		ws = append(ws, f.watch(t, "default", lo))
+	}
+	if after := runtime.NumGoroutine(); after > before+2 {
+		t.Fatalf("300 watches made %d goroutines", after-before)
+	}
+	f.create(t, configmaps, "default", cm("b", nil))
+	for _, w := range ws {
+		for e := next(t, w); e.Type != Added || e.name() != "b"; e = next(t, w) {
+		}
+	}
 }

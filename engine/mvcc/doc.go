@@ -19,13 +19,16 @@
 // a file with a wasm build tag says so and does it differently
 // (keycmp_wasm.go, keyhash_wasm.go, sync_wasm.go).
 //
-// Watches follow etcd's watchable store (watch.go): the committer hands
-// each revision's events to the watchers that are at the head of the store
-// without ever waiting for them, and a watcher that starts from an old
-// revision, or falls behind, reads the revisions it missed back from the
-// backend one bounded page at a time (Backend.Scan), while it holds a slot
-// of a CatchUpLimiter that a server shares between all its stores
-// (watch_catchup.go). What a watcher holds never grows with the history.
+// Watches follow etcd's watchable store (watch.go), but the consumer drives
+// delivery: the committer queues each revision's events on the watchers
+// that are at the head of the store, without ever waiting for them, and
+// the consumer's Next (a WatchStream's, shared by the watches of one etcd
+// stream, or a watcher's own) takes them; a watcher has no goroutine. A
+// watcher that starts from an old revision, or falls behind, reads the
+// revisions it missed back from the backend in those calls, one bounded
+// page at a time (Backend.Scan), while it holds a slot of a CatchUpLimiter
+// that a server shares between all its stores (watch_catchup.go). What a
+// watcher holds never grows with the history.
 //
 // This package must not import net/http, syscall/js, SQLite or a websocket
 // library: it is compiled to WebAssembly.

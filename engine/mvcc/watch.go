@@ -3,25 +3,30 @@ package mvcc
 import (
 	"bytes"
 	"context"
-	"sync"
+	"errors"
 )
 
-// Watch delivery follows etcd's watchable store, without its timers:
+// Watch delivery follows etcd's watchable store, without a goroutine per
+// watcher and without its timers. The consumer drives delivery: whoever
+// takes a watcher's responses (an etcd watch stream, a Kubernetes watch,
+// a test) calls Next, and the work of delivering happens in that call.
 //
 //   - A synced watcher is handed the events of each committed revision by
-//     the committer (publish), which never waits: when nothing is queued
-//     ahead it offers the response straight to the watcher's channel, and
-//     when that is full or responses are pending it appends to the
-//     watcher's queue, which the watcher's goroutine drains. A slow watcher
-//     cannot block writers.
+//     the committer (publish), which never waits: it appends them to the
+//     watcher's queue and, if the watcher's consumer is waiting, wakes it.
+//     A slow watcher cannot block writers.
 //   - When a watcher's queue is full, or it starts from an old revision, it
-//     is lagging: its own goroutine reads the missed revisions back from the
-//     backend one page at a time, under a limit on how many watchers read
-//     at once (watch_catchup.go), and delivers them in responses of whole
-//     revisions; then it rejoins the synced set under the publish lock so
-//     that no revision is missed or repeated.
+//     is lagging: its consumer's Next reads the missed revisions back from
+//     the backend one page at a time, under a limit on how many watchers
+//     read at once (watch_catchup.go), and delivers them in responses of
+//     whole revisions; then the watcher rejoins the synced set under the
+//     publish lock, so that no revision is missed or repeated.
 //   - A lagging watcher whose next revision has been compacted gets one
 //     response with CompactRevision set and ends.
+//
+// Watchers are grouped in a WatchStream (watch_stream.go), whose consumer
+// takes their responses in turn: one etcd watch stream with N watches is
+// one consumer, and Store.Watch makes a stream of one watcher.
 
 const (
 	// watchQueueLimit is how many undelivered revisions a synced watcher
@@ -32,6 +37,10 @@ const (
 	// splitting a revision (etcd's watchBatchMaxRevs).
 	watchBatchMaxRevs = 1000
 )
+
+// ErrWatcherCanceled is how Next reports the end of a watcher that was
+// cancelled, or whose context ended.
+var ErrWatcherCanceled = errors.New("mvcc: watcher canceled")
 
 type hub struct {
 	s  *Store
@@ -82,15 +91,17 @@ func (h *hub) remove(w *Watcher) {
 	w.slot = -1
 }
 
-// compacted wakes lagging watchers so they notice a compaction promptly.
+// compacted makes every lagging watcher ready, so that its consumer learns
+// promptly that its next revision may be gone.
 func (h *hub) compacted() {
 	h.mu.Lock()
 	for _, w := range h.watchers {
-		w.mu.Lock()
+		st := w.st
+		st.mu.Lock()
 		if w.lagging {
-			w.wake()
+			st.readyLocked(w)
 		}
-		w.mu.Unlock()
+		st.mu.Unlock()
 	}
 	h.mu.Unlock()
 }
@@ -101,40 +112,42 @@ func (h *hub) closeAll() {
 	ws := append([]*Watcher(nil), h.watchers...)
 	h.mu.Unlock()
 	for _, w := range ws {
-		w.Cancel()
+		w.finish(ErrStopped, true)
 	}
 }
 
-// Watcher delivers WatchResponses on Chan until it is cancelled, the store
-// closes, the context given to Watch ends, or its next revision is compacted
-// (after a final response with CompactRevision set); then Chan is closed.
+// Watcher is one watch of a range of keys from a revision. Its responses
+// are taken by its stream's consumer (WatchStream.Next, or Next for a
+// watcher made by Store.Watch) until it ends: cancelled, the store closed,
+// the context given to Watch ended, or its next revision compacted (after
+// a final response with CompactRevision set).
 type Watcher struct {
+	// What the publisher and the consumer both touch comes first.
 	s            *Store
-	key, end     []byte // end: nil for one key, empty for every key >= key
+	st           *WatchStream
+	minRev       int64 // events below it are not wanted (future start)
 	prevKV       bool
 	noPut, noDel bool
-	minRev       int64 // events below it are not wanted (future start)
+	// Guarded by st.mu.
+	lagging bool
+	ended   bool  // no response will follow
+	queue   queue // undelivered responses
 
-	ch       chan WatchResponse
-	stop     chan struct{}
-	stopOnce sync.Once
-	signal   chan struct{}
+	key, end []byte // end: nil for one key, empty for every key >= key
 
 	slot int // index in the hub's watchers, -1 once out (guarded by the hub's mu)
 
-	mu      mutex
-	queue   []queued
-	spare   []queued // the buffer of the items run took last, for the next queue
-	lagging bool
+	// Guarded by st.mu.
 	nextRev int64 // with lagging: the first revision not yet delivered
-	// busy is set while run holds responses it has not sent yet. A
-	// publisher may hand a response straight to ch only when the watcher
-	// is synced, nothing is queued and run holds nothing: order is kept.
-	busy bool
-
-	// Guarded by the store's CatchUpLimiter.
-	holdsSlot    bool // may read history now
-	waitsForSlot bool // in the limiter's line
+	// owedProgress counts the progress notifications the watcher accepted
+	// and dropped when it fell behind; they are delivered once it is synced
+	// again, so that each accepted request is answered once.
+	owedProgress int
+	listed       bool  // in st's ready list
+	member       int   // index in st's watchers, -1 once out
+	endErr       error // why it ended
+	endReported  bool  // Next reported endErr
+	stopCtx      func() bool
 }
 
 type queued struct {
@@ -143,31 +156,104 @@ type queued struct {
 	progress bool
 }
 
-// Watch starts a watcher. StartRevision is inclusive; 0 means after the
-// current revision; a revision beyond the current one waits for it. An
-// empty range is refused with an *Error whose Message is
-// ReasonEmptyWatchRange; a negative start with ErrCompacted; a watcher
-// beyond Options.MaxWatchers with ErrTooManyRequests.
+// queue is a watcher's undelivered responses, oldest first. The oldest
+// sits in the watcher itself: most of the time it is the only one, and the
+// publisher and the consumer then touch no memory but the watcher's.
+type queue struct {
+	first queued
+	rest  []queued // after first, from rest[head] on
+	head  int
+	n     int
+}
+
+func (q *queue) push(it queued) {
+	if q.n == 0 {
+		q.first = it
+	} else {
+		q.rest = append(q.rest, it)
+	}
+	q.n++
+}
+
+// drop1 removes the oldest response.
+func (q *queue) drop1() {
+	q.n--
+	if q.n == 0 {
+		q.first = queued{}
+		return
+	}
+	q.first = q.rest[q.head]
+	q.rest[q.head] = queued{}
+	q.head++
+	if q.head == len(q.rest) {
+		q.rest, q.head = q.rest[:0], 0
+	}
+}
+
+// drop empties the queue and returns the revision of its oldest events
+// (0 when it holds none) and how many progress notifications it held.
+func (q *queue) drop() (firstRev int64, progress int) {
+	for i := 0; i < q.n; i++ {
+		it := q.first
+		if i > 0 {
+			it = q.rest[q.head+i-1]
+		}
+		if it.progress {
+			progress++
+		} else if firstRev == 0 {
+			firstRev = it.rev
+		}
+	}
+	clear(q.rest)
+	*q = queue{rest: q.rest[:0]}
+	return firstRev, progress
+}
+
+// Watch starts a watcher in a stream of its own, whose responses its own
+// Next delivers; see WatchStream.Watch.
 func (s *Store) Watch(ctx context.Context, r *WatchRequest) (*Watcher, error) {
+	sw := &soloWatch{st: WatchStream{s: s, signal: make(chan struct{}, 1)}}
+	sw.st.solo = &sw.w
+	if err := sw.st.watch(ctx, r, &sw.w); err != nil {
+		return nil, err
+	}
+	return &sw.w, nil
+}
+
+// Watch starts a watcher whose responses st's Next delivers. StartRevision
+// is inclusive; 0 means after the current revision; a revision beyond the
+// current one waits for it. An empty range is refused with an *Error whose
+// Message is ReasonEmptyWatchRange; a negative start with ErrCompacted; a
+// watcher beyond Options.MaxWatchers with ErrTooManyRequests. The watcher
+// ends when ctx does (a context that is never done costs nothing).
+func (st *WatchStream) Watch(ctx context.Context, r *WatchRequest) (*Watcher, error) {
+	w := new(Watcher)
+	if err := st.watch(ctx, r, w); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func (st *WatchStream) watch(ctx context.Context, r *WatchRequest, w *Watcher) error {
+	s := st.s
 	key := r.Key
 	if len(key) == 0 {
 		key = []byte{0}
 	}
 	end := rangeEnd(r.RangeEnd)
 	if len(end) > 0 && bytes.Compare(key, end) >= 0 {
-		return nil, &Error{CodeInvalidArgument, ReasonEmptyWatchRange}
+		return &Error{CodeInvalidArgument, ReasonEmptyWatchRange}
 	}
 	if r.StartRevision < 0 {
-		return nil, ErrCompacted
+		return ErrCompacted
 	}
-	w := &Watcher{
+	*w = Watcher{
 		s:      s,
+		st:     st,
 		key:    append([]byte(nil), key...),
 		end:    end,
 		prevKV: r.PrevKv,
-		ch:     make(chan WatchResponse, 16),
-		stop:   make(chan struct{}),
-		signal: make(chan struct{}, 1),
+		member: -1,
 	}
 	if end != nil {
 		w.end = append([]byte{}, end...)
@@ -184,74 +270,127 @@ func (s *Store) Watch(ctx context.Context, r *WatchRequest) (*Watcher, error) {
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
-		return nil, ErrStopped
+		return ErrStopped
 	}
 	if max := s.opts.MaxWatchers; max > 0 && len(h.watchers) >= max {
 		h.mu.Unlock()
-		return nil, ErrTooManyRequests
+		return ErrTooManyRequests
 	}
 	cur := s.visibleRev.Load()
+	st.mu.Lock()
 	if r.StartRevision == 0 || r.StartRevision > cur {
 		w.minRev = max(r.StartRevision, cur+1)
 	} else {
 		w.lagging = true
 		w.nextRev = r.StartRevision
-		w.wake()
+		st.readyLocked(w)
 	}
+	st.joinLocked(w)
+	st.mu.Unlock()
 	w.slot = len(h.watchers)
 	h.watchers = append(h.watchers, w)
 	h.mu.Unlock()
-	go w.run(ctx)
-	return w, nil
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, w.Cancel)
+		st.mu.Lock()
+		ended := w.ended
+		if !ended {
+			w.stopCtx = stop
+		}
+		st.mu.Unlock()
+		if ended {
+			stop()
+		}
+	}
+	return nil
 }
 
-// Chan is where the watcher's responses arrive.
-func (w *Watcher) Chan() <-chan WatchResponse { return w.ch }
+// Cancel ends the watcher: its stream delivers nothing more of it but the
+// report of its end, and it no longer counts against Options.MaxWatchers.
+func (w *Watcher) Cancel() { w.finish(ErrWatcherCanceled, true) }
 
-// Cancel stops the watcher; Chan is closed soon after. It no longer
-// counts against Options.MaxWatchers once Cancel returns.
-func (w *Watcher) Cancel() {
-	w.stopOnce.Do(func() {
-		close(w.stop)
-		h := &w.s.hub
-		h.mu.Lock()
-		h.remove(w)
-		h.mu.Unlock()
-	})
+// finish ends the watcher with err, reported by Next when report is set
+// (a compacted watcher's final response is its report).
+func (w *Watcher) finish(err error, report bool) {
+	h := &w.s.hub
+	h.mu.Lock()
+	h.remove(w)
+	h.mu.Unlock()
+	st := w.st
+	st.mu.Lock()
+	if w.ended {
+		st.mu.Unlock()
+		return
+	}
+	w.ended, w.endErr, w.endReported = true, err, !report
+	w.queue = queue{}
+	stop := w.stopCtx
+	w.stopCtx = nil
+	st.leaveLocked(w)
+	if report {
+		st.readyLocked(w)
+	}
+	st.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
 }
 
 // Synced reports whether the watcher is at the head of the store (not
 // catching up from history).
 func (w *Watcher) Synced() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.st.mu.Lock()
+	defer w.st.mu.Unlock()
 	return !w.lagging
 }
 
 // RequestProgress queues a progress notification (no events, header
-// revision = current revision) if the watcher is synced, and reports
-// whether it did. Queued behind pending events, it never overtakes them.
+// revision = current revision) if the watcher is synced and has room, and
+// reports whether it did. Queued behind pending events, it never overtakes
+// them.
 func (w *Watcher) RequestProgress() bool {
 	h := &w.s.hub
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.lagging {
+	st := w.st
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if w.lagging || w.ended || w.pending() >= watchQueueLimit {
 		return false
 	}
-	w.queue = append(w.queue, queued{rev: w.s.visibleRev.Load(), progress: true})
-	w.wake()
+	w.queue.push(queued{rev: w.s.visibleRev.Load(), progress: true})
+	st.readyLocked(w)
 	return true
 }
 
-// slotGranted wakes a watcher that waited for a catch-up slot.
-func (w *Watcher) slotGranted() { w.wake() }
+// pending is how many responses are queued (the caller holds st.mu).
+func (w *Watcher) pending() int { return w.queue.n }
 
-func (w *Watcher) wake() {
-	select {
-	case w.signal <- struct{}{}:
-	default:
+// hasWorkLocked reports whether TryNext has something to do for w: a
+// queued response, history to read, or its end to report (the caller
+// holds st.mu).
+func (w *Watcher) hasWorkLocked() bool {
+	if w.ended {
+		return !w.endReported
+	}
+	return w.lagging || w.pending() > 0
+}
+
+// takeLocked moves the oldest queued response into resp, field by field
+// (copying the queued item whole costs more than the rest of delivery);
+// finishResponse completes it once st.mu is released. The caller holds
+// st.mu.
+func (w *Watcher) takeLocked(resp *WatchResponse) {
+	q := &w.queue
+	resp.Header.Revision, resp.Events, resp.ProgressNotify = q.first.rev, q.first.events, q.first.progress
+	q.drop1()
+}
+
+// finishResponse attaches the previous key-values to a response taken by
+// takeLocked, when the watcher asked for them.
+func (w *Watcher) finishResponse(resp *WatchResponse) {
+	if w.prevKV && !resp.ProgressNotify {
+		resp.Events = w.withPrevKV(resp.Events)
 	}
 }
 
@@ -309,159 +448,61 @@ func (w *Watcher) offer(rev int64, events []*Event) {
 	if len(evs) == 0 {
 		return
 	}
-	w.mu.Lock()
-	if !w.lagging && !w.busy && len(w.queue) == 0 && !w.prevKV {
-		// Nothing is ahead of this response, and it needs no read (prevKV
-		// would), so the publisher delivers it itself if ch has room: no
-		// wake-up of the watcher's goroutine, which in the browser's
-		// single-threaded WebAssembly is most of a fan-out's cost.
-		select {
-		case w.ch <- WatchResponse{Header: ResponseHeader{Revision: rev}, Events: evs}:
-			w.mu.Unlock()
-			return
-		default:
-		}
-	}
+	st := w.st
+	st.mu.Lock()
 	w.enqueueLocked(rev, evs)
-	w.mu.Unlock()
+	st.mu.Unlock()
 }
 
-// enqueueLocked queues a response for the watcher's goroutine and wakes
-// it; a watcher whose queue is full falls back to catching up from the
-// backend. The caller holds w.mu.
+// enqueueLocked queues the events of revision rev for the consumer and
+// wakes it; a watcher whose queue is full falls back to catching up from
+// the backend. The caller holds st.mu.
 func (w *Watcher) enqueueLocked(rev int64, evs []*Event) {
-	if w.lagging {
+	if w.lagging || w.ended {
 		return
 	}
-	if len(w.queue) >= watchQueueLimit {
+	if w.pending() >= watchQueueLimit {
+		first, progress := w.queue.drop()
 		w.lagging = true
 		w.nextRev = rev
-		for _, q := range w.queue {
-			if !q.progress {
-				w.nextRev = q.rev
-				break
-			}
+		if first != 0 {
+			w.nextRev = first
 		}
-		w.queue = nil
+		w.owedProgress += progress
 	} else {
-		w.queue = append(w.queue, queued{rev: rev, events: evs})
+		w.queue.push(queued{rev: rev, events: evs})
 	}
-	w.wake()
+	w.st.readyLocked(w)
 }
 
-func (w *Watcher) run(ctx context.Context) {
-	defer func() {
-		h := &w.s.hub
-		h.catchUp.forget(w)
-		h.mu.Lock()
-		h.remove(w)
-		h.mu.Unlock()
-		close(w.ch)
-	}()
-	for {
-		select {
-		case <-w.signal:
-		case <-w.stop:
-			return
-		case <-ctx.Done():
-			return
-		}
-		for {
-			w.mu.Lock()
-			if w.lagging {
-				from := w.nextRev
-				w.mu.Unlock()
-				if !w.catchUp(ctx, from) {
-					return
-				}
-				continue
-			}
-			items := w.queue
-			w.queue, w.spare = w.spare[:0], nil
-			w.busy = len(items) > 0
-			w.mu.Unlock()
-			if len(items) == 0 {
-				break
-			}
-			for _, it := range items {
-				resp := WatchResponse{Header: ResponseHeader{Revision: it.rev}, ProgressNotify: it.progress}
-				if !it.progress {
-					resp.Events = w.withPrevKV(it.events)
-				}
-				if !w.send(ctx, resp) {
-					return
-				}
-			}
-			clear(items)
-			w.mu.Lock()
-			if w.spare == nil {
-				w.spare = items[:0]
-			}
-			w.mu.Unlock()
-		}
+// take is the consumer's share of delivery: it takes w's next response,
+// reading history if w is lagging. got is false when w had nothing after
+// all (the page of history it read held no event for it).
+func (w *Watcher) take(ctx context.Context) (resp WatchResponse, got bool, err error) {
+	st := w.st
+	st.mu.Lock()
+	switch {
+	case w.ended:
+		got = !w.endReported
+		w.endReported = true
+		err = w.endErr
+		st.mu.Unlock()
+		return WatchResponse{}, got, err
+	case w.lagging:
+		from := w.nextRev
+		st.mu.Unlock()
+		return w.catchUp(ctx, from)
+	case w.pending() == 0:
+		st.mu.Unlock()
+		return WatchResponse{}, false, nil
 	}
-}
-
-func (w *Watcher) send(ctx context.Context, resp WatchResponse) bool {
-	select {
-	case w.ch <- resp:
-		return true
-	case <-w.stop:
-	case <-ctx.Done():
+	w.takeLocked(&resp)
+	if w.pending() > 0 {
+		st.readyLocked(w)
 	}
-	return false
-}
-
-// catchUp delivers the history from `from` to the visible revision, page
-// by page, then rejoins the synced set. It returns false when the watcher
-// has ended.
-func (w *Watcher) catchUp(ctx context.Context, from int64) bool {
-	s := w.s
-	for {
-		resp, next, step := w.readHistory(from)
-		switch step {
-		case historyCompacted:
-			w.send(ctx, resp)
-			return false
-		case historyFailed:
-			// The backend failed; the watcher cannot continue reliably.
-			return false
-		case historyEvents:
-			resp.Events = w.withPrevKV(resp.Events)
-			if !w.send(ctx, resp) {
-				return false
-			}
-		case historyWaiting:
-			// In line for a slot: release hands it over with a wake-up.
-			select {
-			case <-w.signal:
-			case <-w.stop:
-				return false
-			case <-ctx.Done():
-				return false
-			}
-			continue
-		case historyCaughtUp:
-			h := &s.hub
-			h.mu.Lock()
-			if s.visibleRev.Load() == from-1 {
-				w.mu.Lock()
-				w.lagging = false
-				w.mu.Unlock()
-				h.mu.Unlock()
-				return true
-			}
-			h.mu.Unlock()
-		}
-		from = next
-		select {
-		case <-w.stop:
-			return false
-		case <-ctx.Done():
-			return false
-		default:
-		}
-	}
+	st.mu.Unlock()
+	w.finishResponse(&resp)
+	return resp, true, nil
 }
 
 // withPrevKV attaches, when asked for, the key-value each event replaced,

@@ -1,13 +1,17 @@
 package mvcc
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // Catch-up: a watcher that starts from an old revision, or fell behind,
 // reads the revisions it missed back from the backend one page at a time
-// (Options.CatchUpPage), and only while it holds one of the slots of its
-// CatchUpLimiter, which every store of a server may share. A watcher holds
-// at most one page of history, whatever the history's size, and a watcher
-// that finds no free slot waits in line without reading anything.
+// (Options.CatchUpPage), in its consumer's Next, and only while it holds
+// one of the slots of its CatchUpLimiter, which every store of a server
+// may share. A watcher holds at most one page of history, whatever the
+// history's size, and a consumer that finds every slot taken waits for one
+// without reading anything.
 
 // DefaultCatchUpPage is the page a watcher catching up reads at a time
 // when Options.CatchUpPage is zero: about etcd's largest watch response.
@@ -20,79 +24,30 @@ const DefaultCatchUpConcurrency = 4
 // CatchUpLimiter bounds how many watchers read history from a backend at
 // once. One limiter may serve every store of a process (the server gives
 // the same one to every session), so that the pages being read are bounded
-// across all of them. A watcher that finds every slot taken joins a queue
-// and is woken, holding a slot, when one is released.
+// across all of them. A slot is held only for the read of one page, so a
+// consumer that stops reading holds none.
 type CatchUpLimiter struct {
-	mu      mutex
-	free    int
-	waiting []*Watcher
+	slots chan struct{}
 }
 
 // NewCatchUpLimiter returns a limiter letting n watchers (at least one)
 // read history at once.
 func NewCatchUpLimiter(n int) *CatchUpLimiter {
-	return &CatchUpLimiter{free: max(n, 1)}
+	return &CatchUpLimiter{slots: make(chan struct{}, max(n, 1))}
 }
 
-// acquire takes a slot for w, or queues w for the next free one and
-// reports false.
-func (l *CatchUpLimiter) acquire(w *Watcher) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	switch {
-	case w.holdsSlot: // handed over by release
-		return true
-	case l.free > 0:
-		l.free--
-		w.holdsSlot = true
-		return true
-	case !w.waitsForSlot:
-		w.waitsForSlot = true
-		l.waiting = append(l.waiting, w)
-	}
-	return false
-}
-
-// release gives w's slot to the first watcher in line, and wakes it, or
-// frees it.
-func (l *CatchUpLimiter) release(w *Watcher) {
-	l.mu.Lock()
-	if !w.holdsSlot {
-		l.mu.Unlock()
-		return
-	}
-	w.holdsSlot = false
-	var next *Watcher
-	if len(l.waiting) > 0 {
-		next = l.waiting[0]
-		l.waiting[0] = nil
-		l.waiting = l.waiting[1:]
-		next.waitsForSlot = false
-		next.holdsSlot = true
-	} else {
-		l.free++
-	}
-	l.mu.Unlock()
-	if next != nil {
-		next.slotGranted()
+// acquire waits for a slot, in turn with the others waiting, or for the
+// end of ctx.
+func (l *CatchUpLimiter) acquire(ctx context.Context) error {
+	select {
+	case l.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
-// forget takes an ended watcher out of line and passes on its slot.
-func (l *CatchUpLimiter) forget(w *Watcher) {
-	l.mu.Lock()
-	if w.waitsForSlot {
-		w.waitsForSlot = false
-		for i, x := range l.waiting {
-			if x == w {
-				l.waiting = append(l.waiting[:i], l.waiting[i+1:]...)
-				break
-			}
-		}
-	}
-	l.mu.Unlock()
-	l.release(w)
-}
+func (l *CatchUpLimiter) release() { <-l.slots }
 
 // pagePool keeps page buffers between catch-up reads; a buffer is cleared
 // before it goes back, so that it keeps no history alive.
@@ -106,31 +61,86 @@ const (
 	historyNone                         // the page held no event for the watcher
 	historyCaughtUp                     // nothing left up to the visible revision
 	historyCompacted                    // resp is the final, compacted response
-	historyWaiting                      // no slot was free: w waits in line
 	historyFailed                       // the backend failed
 )
+
+// catchUp is the consumer's step for a lagging watcher: it reads the next
+// page of history from revision from and returns the response it makes,
+// or rejoins the synced set once nothing is left. got is false when there
+// is nothing to deliver yet: the page held no event for the watcher (it
+// stays ready, for the next page). err is set when ctx ended while it
+// waited for a slot.
+func (w *Watcher) catchUp(ctx context.Context, from int64) (resp WatchResponse, got bool, err error) {
+	resp, next, step, err := w.readHistory(ctx, from)
+	st := w.st
+	if err != nil && step != historyFailed {
+		st.mu.Lock()
+		if !w.ended {
+			st.readyLocked(w) // to go on with at the next call
+		}
+		st.mu.Unlock()
+		return WatchResponse{}, false, err
+	}
+	switch step {
+	case historyCompacted:
+		w.finish(ErrCompacted, false)
+		return resp, true, nil
+	case historyFailed:
+		w.finish(&Error{CodeInternal, "etcdserver: " + err.Error()}, true)
+		return WatchResponse{}, false, nil
+	case historyEvents:
+		resp.Events = w.withPrevKV(resp.Events)
+		got = true
+	}
+	h := &w.s.hub
+	if step == historyCaughtUp {
+		// Rejoining is checked under the publish lock: no revision is
+		// published between the check and the change.
+		h.mu.Lock()
+	}
+	st.mu.Lock()
+	if !w.ended {
+		w.nextRev = next
+		if step == historyCaughtUp && w.s.visibleRev.Load() == from-1 {
+			w.lagging = false
+			for ; w.owedProgress > 0; w.owedProgress-- {
+				w.queue.push(queued{rev: from - 1, progress: true})
+			}
+			if w.pending() > 0 {
+				st.readyLocked(w)
+			}
+		} else {
+			st.readyLocked(w)
+		}
+	}
+	st.mu.Unlock()
+	if step == historyCaughtUp {
+		h.mu.Unlock()
+	}
+	return resp, got, nil
+}
 
 // readHistory reads the next page of w's history from revision from, and
 // returns the response it makes and the revision to continue from. A
 // response holds whole revisions, never more than watchBatchMaxRevs of
 // them, as etcd's do; its header is the visible revision the page was read
 // up to.
-func (w *Watcher) readHistory(from int64) (WatchResponse, int64, historyStep) {
+func (w *Watcher) readHistory(ctx context.Context, from int64) (WatchResponse, int64, historyStep, error) {
 	s := w.s
 	if cr := s.compactRev.Load(); from < cr {
-		return WatchResponse{CompactRevision: cr}, from, historyCompacted
+		return WatchResponse{CompactRevision: cr}, from, historyCompacted, nil
 	}
 	to := s.visibleRev.Load()
 	if from > to {
-		return WatchResponse{}, from, historyCaughtUp
+		return WatchResponse{}, from, historyCaughtUp, nil
 	}
 	lim := s.hub.catchUp
-	if !lim.acquire(w) {
-		return WatchResponse{}, from, historyWaiting
+	if err := lim.acquire(ctx); err != nil {
+		return WatchResponse{}, from, historyNone, err
 	}
 	buf := pagePool.Get().(*[]Record)
 	recs, next, err := s.readPage(from, to, (*buf)[:0])
-	lim.release(w)
+	lim.release()
 	defer func() {
 		clear(recs)
 		*buf = recs[:0]
@@ -141,16 +151,16 @@ func (w *Watcher) readHistory(from int64) (WatchResponse, int64, historyStep) {
 	// complete.
 	cr := s.compactRev.Load()
 	if from < cr {
-		return WatchResponse{CompactRevision: cr}, from, historyCompacted
+		return WatchResponse{CompactRevision: cr}, from, historyCompacted, nil
 	}
 	if err != nil {
-		return WatchResponse{}, from, historyFailed
+		return WatchResponse{}, from, historyFailed, err
 	}
 	evs, next := w.historyEvents(recs, next, cr)
 	if len(evs) == 0 {
-		return WatchResponse{}, next, historyNone
+		return WatchResponse{}, next, historyNone, nil
 	}
-	return WatchResponse{Header: ResponseHeader{Revision: to}, Events: evs}, next, historyEvents
+	return WatchResponse{Header: ResponseHeader{Revision: to}, Events: evs}, next, historyEvents, nil
 }
 
 // readPage reads the records of whole revisions from revision from on, at

@@ -56,7 +56,10 @@ func BenchmarkCatchUpMemory(b *testing.B) {
 				if reached[i] == last {
 					continue
 				}
-				resp := <-w.Chan()
+				resp, err := w.Next(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
 				if n := len(resp.Events); n > 0 {
 					reached[i] = resp.Events[n-1].Kv.ModRevision
 				}

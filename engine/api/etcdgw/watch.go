@@ -50,35 +50,40 @@ import (
 //
 // fragment is accepted and ignored: responses are never split (etcd only
 // splits a response above 2 MiB, for clients that ask).
+//
+// The stream's watches are one mvcc.WatchStream, and the stream's Next,
+// called by the transport that writes to the client, is the consumer that
+// drives their delivery: a stream with any number of watches costs no
+// goroutine of its own (but one to tick progress_notify watches, while it
+// has any), events are turned into frames only as the client takes them,
+// and a client that does not read lets its watches fall behind, to catch
+// up from history later, without ever holding writers up.
 
 // streamClosingError is grpc-gateway v1's stream error line for a gRPC
 // stream broken by the server shutting down, as etcd 3.4 sends it.
 const streamClosingError = `{"error":{"grpc_code":14,"http_code":503,"message":"transport is closing","http_status":"Service Unavailable"}}` + "\n"
 
-// maxQueuedFrames bounds the frames waiting for the client. When it is
-// reached the watchers' forwarders stop taking responses from their
-// mvcc.Watcher, which then falls behind and later catches up from history:
-// a slow client never holds writers up, and nothing is lost.
-const maxQueuedFrames = 256
-
 type watchStream struct {
 	g      *Gateway
-	ctx    context.Context // the stream's life; watchers are bound to it
+	ws     *mvcc.WatchStream
+	ctx    context.Context // the stream's life
 	cancel context.CancelFunc
 	client api.Limiter // the client's watchers, across its streams
 
-	mu       sync.Mutex
-	queue    [][]byte
-	wake     chan struct{} // a frame was queued (one reader: Next)
-	space    chan struct{} // closed when a frame leaves a full queue
-	full     bool
-	ended    bool // no more frames will come (the store stopped)
-	watchers map[int64]*watchEntry
-	nextID   int64
-	noInput  bool // a malformed request ended the reading of requests
-	started  bool // a request was read (so a malformed one is not the first)
-	ticking  bool
-	ticker   Ticker
+	mu sync.Mutex
+	// queue holds the frames that are not a watch's events (created,
+	// canceled, progress answers, errors) and, for as long as it takes to
+	// hand them out in order, the event frames Next made.
+	queue     [][]byte
+	wake      chan struct{} // a frame was queued (one reader: Next)
+	ended     bool          // no more frames will come (the store stopped)
+	watchers  map[int64]*watchEntry
+	byWatcher map[*mvcc.Watcher]*watchEntry
+	nextID    int64
+	noInput   bool // a malformed request ended the reading of requests
+	started   bool // a request was read (so a malformed one is not the first)
+	ticking   bool
+	ticker    Ticker
 }
 
 type watchEntry struct {
@@ -123,10 +128,10 @@ func (g *Gateway) serveWatch(rctx context.Context, body []byte) *api.Response {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &watchStream{
-		g: g, ctx: ctx, cancel: cancel, client: api.WatchLimiter(rctx),
-		wake:     make(chan struct{}, 1),
-		space:    make(chan struct{}),
-		watchers: map[int64]*watchEntry{},
+		g: g, ws: g.store.NewWatchStream(), ctx: ctx, cancel: cancel, client: api.WatchLimiter(rctx),
+		wake:      make(chan struct{}, 1),
+		watchers:  map[int64]*watchEntry{},
+		byWatcher: map[*mvcc.Watcher]*watchEntry{},
 	}
 	if haveFirst {
 		s.started = true
@@ -271,33 +276,28 @@ func (s *watchStream) create(c *watchCreate) {
 		}
 	}
 	wr.Filters = filters
+	defer s.mu.Unlock()
 	if !s.client.Acquire() {
 		s.refuseLocked(rev, mvcc.ErrTooManyRequests)
-		s.mu.Unlock()
 		return
 	}
-	// Reserve the ID before leaving the lock.
-	e := &watchEntry{id: id, progressNotify: c.ProgressNotify, counted: true}
-	s.watchers[id] = e
-	s.mu.Unlock()
-
-	w, err := s.g.store.Watch(s.ctx, &wr)
-
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	// The watcher is made under the lock, so that its created frame is
+	// queued before Next can make a frame of its events.
+	w, err := s.ws.Watch(context.Background(), &wr)
 	if err != nil {
-		s.dropLocked(e)
+		s.client.Release()
 		s.refuseLocked(rev, err)
 		return
 	}
-	e.w = w
+	e := &watchEntry{id: id, w: w, progressNotify: c.ProgressNotify, counted: true}
+	s.watchers[id] = e
+	s.byWatcher[w] = e
 	s.pushLocked(&watchResult{header: s.header(rev), watchID: id, created: true})
 	if e.progressNotify && !s.ticking {
 		s.ticking = true
 		s.ticker = s.g.opts.Clock.NewTicker(s.g.opts.ProgressInterval)
 		go s.tick(s.ticker)
 	}
-	go s.forward(e)
 }
 
 // refuseLocked answers a create_request that made no watch, as etcd does:
@@ -309,7 +309,7 @@ func (s *watchStream) refuseLocked(rev int64, err error) {
 func (s *watchStream) cancelWatch(id int64) {
 	s.mu.Lock()
 	e := s.watchers[id]
-	if e == nil || e.w == nil {
+	if e == nil {
 		s.mu.Unlock()
 		return // etcd: "mvcc: watcher does not exist", nothing is sent
 	}
@@ -327,6 +327,7 @@ func (s *watchStream) dropLocked(e *watchEntry) {
 	if s.watchers[e.id] == e {
 		delete(s.watchers, e.id)
 	}
+	delete(s.byWatcher, e.w)
 	for _, r := range e.pending {
 		if !r.periodic() {
 			r.failed = true
@@ -347,11 +348,9 @@ func (s *watchStream) uncountLocked(e *watchEntry) {
 // progressAll answers a progress_request.
 func (s *watchStream) progressAll() {
 	s.mu.Lock()
-	var entries []*watchEntry
+	entries := make([]*watchEntry, 0, len(s.watchers))
 	for _, e := range s.watchers {
-		if e.w != nil {
-			entries = append(entries, e)
-		}
+		entries = append(entries, e)
 	}
 	if len(entries) == 0 {
 		s.pushLocked(&watchResult{header: s.header(s.g.store.Rev()), watchID: -1})
@@ -402,7 +401,7 @@ func (s *watchStream) tick(t Ticker) {
 		var asks []ask
 		s.mu.Lock()
 		for _, e := range s.watchers {
-			if e.w == nil || !e.progressNotify {
+			if !e.progressNotify {
 				continue
 			}
 			if !e.sawEvents {
@@ -423,48 +422,26 @@ func (s *watchStream) tick(t Ticker) {
 	}
 }
 
-// forward moves one watcher's responses into the stream's queue.
-func (s *watchStream) forward(e *watchEntry) {
-	for {
-		var resp mvcc.WatchResponse
-		var ok bool
-		select {
-		case resp, ok = <-e.w.Chan():
-		case <-s.ctx.Done():
-			return
-		}
-		if !ok {
-			s.mu.Lock()
-			if !e.gone && s.ctx.Err() == nil && !s.ended {
-				// The store stopped under a live watch: the stream ends with
-				// the error line etcd's gateway sends when its server goes away.
-				s.dropLocked(e)
-				s.queue = append(s.queue, []byte(streamClosingError))
-				s.ended = true
-				s.signalLocked()
-			}
-			s.mu.Unlock()
-			return
-		}
-		if !s.deliver(e, &resp) {
-			return
-		}
-	}
-}
-
-// deliver turns one mvcc response into a frame; false ends the forwarder.
-func (s *watchStream) deliver(e *watchEntry, resp *mvcc.WatchResponse) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if e.gone {
-		return false
+// deliver turns a response of the stream's mvcc watchers into a frame, or
+// reports the end of one (the caller holds mu).
+func (s *watchStream) deliverLocked(w *mvcc.Watcher, resp *mvcc.WatchResponse, err error) {
+	e := s.byWatcher[w]
+	if e == nil || e.gone {
+		return // cancelled by the client: nothing more is sent for it
 	}
 	switch {
+	case err != nil:
+		// The store stopped under a live watch (or failed): the stream ends
+		// with the error line etcd's gateway sends when its server goes away.
+		s.dropLocked(e)
+		if !s.ended && s.ctx.Err() == nil {
+			s.queue = append(s.queue, []byte(streamClosingError))
+			s.ended = true
+		}
 	case resp.CompactRevision != 0:
 		s.dropLocked(e)
 		s.pushLocked(&watchResult{header: s.header(0), watchID: e.id, canceled: true,
 			compactRevision: resp.CompactRevision})
-		return false
 	case resp.ProgressNotify && len(resp.Events) == 0:
 		var p *progressRound
 		if len(e.pending) > 0 {
@@ -473,41 +450,17 @@ func (s *watchStream) deliver(e *watchEntry, resp *mvcc.WatchResponse) bool {
 		}
 		if p == nil || p.periodic() {
 			s.pushLocked(&watchResult{header: s.header(resp.Header.Revision), watchID: e.id})
-			return true
+			return
 		}
 		p.waiting--
 		p.rev = min(p.rev, resp.Header.Revision)
 		if p.waiting == 0 && !p.failed {
 			s.pushLocked(&watchResult{header: s.header(p.rev), watchID: -1})
 		}
-		return true
-	case len(resp.Events) == 0:
-		return true
+	case len(resp.Events) > 0:
+		e.sawEvents = true
+		s.pushLocked(&watchResult{header: s.header(resp.Header.Revision), watchID: e.id, events: resp.Events})
 	}
-	if !s.waitSpaceLocked(e) {
-		return false
-	}
-	e.sawEvents = true
-	s.pushLocked(&watchResult{header: s.header(resp.Header.Revision), watchID: e.id, events: resp.Events})
-	return true
-}
-
-// waitSpaceLocked blocks (releasing the lock) while the queue is full.
-func (s *watchStream) waitSpaceLocked(e *watchEntry) bool {
-	for len(s.queue) >= maxQueuedFrames {
-		s.full = true
-		ch := s.space
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-s.ctx.Done():
-		}
-		s.mu.Lock()
-		if s.ctx.Err() != nil || e.gone {
-			return false
-		}
-	}
-	return true
 }
 
 func (s *watchStream) pushLocked(r *watchResult) {
@@ -522,7 +475,9 @@ func (s *watchStream) signalLocked() {
 	}
 }
 
-// Next returns the next frame: one {"result":...} line.
+// Next returns the next frame: one {"result":...} line. Frames queued
+// first (a watch's created frame among them) come first; then it takes
+// the next response of the stream's watches, in turn, and makes its frame.
 func (s *watchStream) Next(ctx context.Context) ([]byte, error) {
 	for {
 		s.mu.Lock()
@@ -530,10 +485,8 @@ func (s *watchStream) Next(ctx context.Context) ([]byte, error) {
 			f := s.queue[0]
 			s.queue[0] = nil
 			s.queue = s.queue[1:]
-			if s.full {
-				s.full = false
-				close(s.space)
-				s.space = make(chan struct{})
+			if len(s.queue) == 0 {
+				s.queue = nil // let a burst's array go
 			}
 			s.mu.Unlock()
 			return f, nil
@@ -543,8 +496,19 @@ func (s *watchStream) Next(ctx context.Context) ([]byte, error) {
 			return nil, io.EOF
 		}
 		s.mu.Unlock()
+		w, resp, ok, err := s.ws.TryNext(ctx)
+		if ok {
+			s.mu.Lock()
+			s.deliverLocked(w, &resp, err)
+			s.mu.Unlock()
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
 		select {
 		case <-s.wake:
+		case <-s.ws.Ready():
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-s.ctx.Done():
@@ -556,17 +520,12 @@ func (s *watchStream) Next(ctx context.Context) ([]byte, error) {
 func (s *watchStream) Close() {
 	s.cancel()
 	s.mu.Lock()
-	var ws []*mvcc.Watcher
 	for _, e := range s.watchers {
-		if e.w != nil {
-			ws = append(ws, e.w)
-		}
 		e.gone = true
 		s.uncountLocked(e)
 	}
 	s.watchers = map[int64]*watchEntry{}
+	s.byWatcher = map[*mvcc.Watcher]*watchEntry{}
 	s.mu.Unlock()
-	for _, w := range ws {
-		w.Cancel()
-	}
+	s.ws.Close()
 }

@@ -3,6 +3,7 @@ package etcdgw
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -132,5 +133,41 @@ func TestAWatchBeyondTheSessionsCapIsCreatedAndCanceled(t *testing.T) {
 	}
 	if client.Held() != 1 {
 		t.Fatalf("a refused watch kept the client's unit: held %d", client.Held())
+	}
+}
+
+// One body of many create_requests (the issue's attack sent 58,000): the
+// stream holds as many watches as its cap allows, refuses the rest, and
+// its watches cost no goroutine: the stream's Next delivers for all.
+func TestManyWatchesOnOneStreamCostNoGoroutines(t *testing.T) {
+	e := newEnv(t)
+	e.gw.opts.MaxWatchersPerStream = 1000
+	e.put("k", "1")
+	before := runtime.NumGoroutine()
+	body := creates(1500, "k") + strings.Repeat(fmt.Sprintf(`{"create_request":{"key":%q,"start_revision":"1"}} `, b64("k")), 1500)
+	s := e.watch(body)
+	if after := runtime.NumGoroutine(); after > before+2 {
+		t.Fatalf("1000 watches made %d goroutines", after-before)
+	}
+	created, refused := 0, 0
+	for created+refused < 3000 {
+		f := next(t, s)
+		switch {
+		case f.Result.Canceled && f.Result.CancelReason == "etcdserver: too many requests":
+			refused++
+		case f.Result.Created:
+			created++
+		default:
+			t.Fatalf("frame %d: %+v", created+refused, f.Result)
+		}
+	}
+	if created != 1000 || refused != 2000 {
+		t.Fatalf("created %d, refused %d", created, refused)
+	}
+	// Every watch delivers.
+	e.put("k", "2")
+	events := 0
+	for events < 1000 {
+		events += len(next(t, s).Result.Events)
 	}
 }

@@ -326,8 +326,8 @@ func TestMalformedFirstWebSocketRequestAnswersTheErrorAndEnds(t *testing.T) {
 	}
 }
 
-// Closing a stream releases everything it started: its forwarders, its
-// progress ticker and its mvcc watchers.
+// Closing a stream releases everything it started: its progress ticker
+// and its mvcc watchers.
 func TestClosedStreamsLeaveNoGoroutines(t *testing.T) {
 	e := newEnv(t)
 	e.put("k", "1")

@@ -143,7 +143,9 @@ func Bench(b *testing.B, f BenchFactory) {
 				b.Fatal(err)
 			}
 			for _, w := range ws {
-				<-w.Chan()
+				if _, err := w.Next(ctx); err != nil {
+					b.Fatal(err)
+				}
 			}
 		}
 	})

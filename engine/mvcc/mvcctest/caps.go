@@ -1,6 +1,12 @@
 package mvcctest
 
-import "github.com/rvplay/rvplay/engine/mvcc"
+import (
+	"context"
+	"runtime"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
 
 func init() {
 	cases = append(cases, testCase{"WatchersBeyondTheStoresCapAreRefusedUntilOneEnds", func(h *harness) {
@@ -27,6 +33,55 @@ func init() {
 		for _, w := range append(ws[1:], w) {
 			h.equal("event", events(next(h.t, w).Events), []string{"PUT a@2"})
 			w.Cancel()
+		}
+	}})
+}
+
+func init() {
+	cases = append(cases, testCase{"WatchersCostNoGoroutineOfTheirOwn", func(h *harness) {
+		// A thousand watchers, synced and catching up, bound to contexts
+		// or not, in streams of their own and in one shared stream: the
+		// consumers that call Next do the delivering, so making them
+		// starts no goroutine.
+		h.put("a", "1")
+		c, cancel := context.WithCancel(ctx)
+		defer cancel()
+		before := runtime.NumGoroutine()
+		shared := h.s.NewWatchStream()
+		defer shared.Close()
+		for i := range 1000 {
+			r := &mvcc.WatchRequest{Key: b("a"), StartRevision: int64(i % 3)}
+			var err error
+			switch i % 4 {
+			case 0:
+				_, err = h.s.Watch(ctx, r)
+			case 1:
+				_, err = h.s.Watch(c, r)
+			default:
+				_, err = shared.Watch(c, r)
+			}
+			if err != nil {
+				h.t.Fatal(err)
+			}
+		}
+		if after := runtime.NumGoroutine(); after > before+2 {
+			h.t.Fatalf("1000 watchers made %d goroutines", after-before)
+		}
+		// They work: the shared stream delivers each of its watchers' events.
+		h.put("a", "2")
+		seen := 0
+		for seen < 500 {
+			c, cancel := context.WithTimeout(ctx, 10*time.Second)
+			_, resp, err := shared.Next(c)
+			cancel()
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			for _, ev := range resp.Events {
+				if ev.Kv.ModRevision == 3 {
+					seen++
+				}
+			}
 		}
 	}})
 }

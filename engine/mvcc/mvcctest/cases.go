@@ -395,9 +395,7 @@ var cases = []testCase{
 		}
 		resp := next(h.t, w)
 		h.equal("compact revision", resp.CompactRevision, int64(3))
-		if _, ok := <-w.Chan(); ok {
-			h.t.Fatal("watcher not ended")
-		}
+		ended(h.t, w, mvcc.ErrCompacted)
 		w2, err := h.s.Watch(ctx, &mvcc.WatchRequest{Key: b("a"), StartRevision: 3})
 		if err != nil {
 			h.t.Fatal(err)
@@ -512,8 +510,8 @@ var cases = []testCase{
 		go func() {
 			var marks []mark
 			for events := 0; events < n; {
-				resp, ok := <-w.Chan()
-				if !ok {
+				resp, err := w.Next(ctx)
+				if err != nil {
 					break
 				}
 				if resp.ProgressNotify {
@@ -567,8 +565,7 @@ var cases = []testCase{
 			h.t.Fatal(err)
 		}
 		cancel()
-		for range w.Chan() {
-		}
+		ended(h.t, w, mvcc.ErrWatcherCanceled)
 	}},
 }
 

@@ -136,9 +136,9 @@ func init() {
 					defer w.Cancel()
 					want := int64(2)
 					for want <= history+1 {
-						resp, ok := <-w.Chan()
-						if !ok {
-							errs <- fmt.Errorf("watcher ended at revision %d", want)
+						resp, err := w.Next(ctx)
+						if err != nil {
+							errs <- fmt.Errorf("watcher ended at revision %d: %v", want, err)
 							return
 						}
 						for _, ev := range resp.Events {
@@ -249,9 +249,7 @@ func init() {
 			if want >= 150 {
 				h.t.Fatalf("the watcher got to %d, past the compaction: nothing was compacted under it", want)
 			}
-			if _, ok := <-w.Chan(); ok {
-				h.t.Fatal("watcher not ended")
-			}
+			ended(h.t, w, mvcc.ErrCompacted)
 		}},
 	)
 }

@@ -146,16 +146,23 @@ func (h *harness) wantErr(what string, err, want error) {
 // bound (the bound only turns a hang into a failure; it is not a sleep).
 func next(t *testing.T, w *mvcc.Watcher) mvcc.WatchResponse {
 	t.Helper()
-	select {
-	case resp, ok := <-w.Chan():
-		if !ok {
-			t.Fatalf("watch channel closed")
-		}
-		return resp
-	case <-time.After(10 * time.Second):
-		t.Fatalf("no watch response within 10s")
+	c, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	resp, err := w.Next(c)
+	if err != nil {
+		t.Fatalf("no watch response: %v", err)
 	}
-	return mvcc.WatchResponse{}
+	return resp
+}
+
+// ended checks that w has ended, with the given reason.
+func ended(t *testing.T, w *mvcc.Watcher, want error) {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if resp, err := w.Next(c); err != want {
+		t.Fatalf("after the end: %+v, %v; want %v", resp, err, want)
+	}
 }
 
 // events renders watch events as TYPE key@mod[/prev=value].

@@ -208,7 +208,9 @@ func watchFanOut(n int) (time.Duration, error) {
 			return 0, err
 		}
 		for _, w := range ws {
-			<-w.Chan()
+			if _, err := w.Next(ctx); err != nil {
+				return 0, err
+			}
 		}
 	}
 	return time.Since(start), nil
