@@ -37,6 +37,8 @@ type Runner struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 
+	ctrlStop func()
+
 	compactEvery time.Duration
 	compactNext  time.Time
 	compactPrev  int64
@@ -64,6 +66,7 @@ func New(catalog *lesson.Catalog) (*Runner, error) {
 	r.front = api.HandlerFunc(r.serve)
 	r.console = &client.Client{Handler: r.front}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
+	r.startController()
 	return r, nil
 }
 
@@ -97,7 +100,9 @@ func (r *Runner) Close() {
 type Settings struct {
 	BookmarkInterval   string `json:"bookmarkInterval,omitempty"`
 	CompactionInterval string `json:"compactionInterval,omitempty"`
-	WatchCacheDelay      string `json:"watchCacheDelay,omitempty"`
+	WatchCacheDelay    string `json:"watchCacheDelay,omitempty"`
+	// Controllers is "running" (a session's default) or "paused".
+	Controllers string `json:"controllers,omitempty"`
 }
 
 func (r *Runner) settings(req *api.Request) *api.Response {
@@ -137,7 +142,52 @@ func (r *Runner) applySettings(s Settings) error {
 	} else if ok {
 		r.setCompaction(d)
 	}
+	switch s.Controllers {
+	case "":
+	case "running":
+		r.startController()
+	case "paused":
+		r.stopController()
+	default:
+		return fmt.Errorf("controllers: %q (running, paused)", s.Controllers)
+	}
 	return nil
+}
+
+// ControllerUserAgent is the session's deployment controller's, as
+// kube-controller-manager's.
+const ControllerUserAgent = "kube-controller-manager/v1.35.0 (linux/amd64) kubernetes/rvplay/system:serviceaccount:kube-system:deployment-controller"
+
+// startController runs the session's deployment controller, as a session
+// does unless its settings pause it.
+func (r *Runner) startController() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ctrlStop != nil {
+		return
+	}
+	c := &client.Client{Handler: r.front, UserAgent: ControllerUserAgent}
+	dc := client.NewDeploymentController(c, "")
+	dc.Reflector.Clock = stepClock{r.Clock}
+	ctx, stop := context.WithCancel(r.ctx)
+	done := make(chan struct{})
+	r.ctrlStop = func() { stop(); <-done }
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer close(done)
+		dc.Run(ctx)
+	}()
+}
+
+func (r *Runner) stopController() {
+	r.mu.Lock()
+	stop := r.ctrlStop
+	r.ctrlStop = nil
+	r.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
 }
 
 // setCompaction compacts every d of the fake clock, as kube-apiserver
@@ -272,15 +322,15 @@ func (r *Runner) ClientNames() []string {
 }
 
 // wait lets d pass on the fake clock. When d covers the bookmark interval,
-// every open watch that asked for bookmarks gets one, as on a real
-// server; wait returns once they have arrived, so that the next action
+// every open watch of the lab's clients that asked for bookmarks gets one,
+// as on a real server; wait returns once they have arrived, so that the next action
 // (a stop, a resume) sees them, as a learner who waited would.
 func (r *Runner) wait(d time.Duration) error {
 	var expect map[int]int // record index -> bookmarks before
 	if d >= r.Kube.BookmarkInterval() {
 		expect = map[int]int{}
 		for i, e := range r.Recorder.Exchanges() {
-			if e.Watch != nil && !e.Watch.Ended && e.Query.Get("allowWatchBookmarks") == "true" {
+			if e.Client != "" && e.Watch != nil && !e.Watch.Ended && e.Query.Get("allowWatchBookmarks") == "true" {
 				expect[i] = e.Watch.Bookmarks
 			}
 		}
