@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+	"github.com/rvplay/rvplay/web/lessons"
 )
 
 // static holds the assets. "all:" keeps web/static/wasm (written by
@@ -22,6 +23,11 @@ import (
 //
 //go:embed all:static
 var static embed.FS
+
+// LessonFiles are the lessons' definitions and texts
+// (<nn>-<slug>/lesson.json, <nn>-<slug>/<lang>/<nn>.md), served under
+// static/lessons/ for the lab to fetch as data.
+func LessonFiles() fs.FS { return lessons.Files() }
 
 // Static returns the static assets (css/, js/, vendor/, wasm/).
 func Static() fs.FS {
@@ -38,6 +44,7 @@ func Static() fs.FS {
 //	GET /lab            the offline lab (engine in the page)
 //	GET /s/<session>/   the lab on a server session
 //	GET /static/...     assets; the .wasm precompressed (br, gzip) by negotiation
+//	GET /static/lessons/...  the lessons' definitions and texts
 func Handler() http.Handler {
 	mux := http.NewServeMux()
 	p := serverPage()
@@ -48,6 +55,7 @@ func Handler() http.Handler {
 	})
 	assets := &assetServer{fsys: Static()}
 	mux.Handle("GET /static/", http.StripPrefix("/static/", assets))
+	mux.Handle("GET /static/lessons/", http.StripPrefix("/static/lessons/", &assetServer{fsys: LessonFiles()}))
 	return mux
 }
 
@@ -68,6 +76,7 @@ var contentTypes = map[string]string{
 	".json": "application/json",
 	".svg":  "image/svg+xml",
 	".txt":  "text/plain; charset=utf-8",
+	".md":   "text/markdown; charset=utf-8",
 	".html": "text/html; charset=utf-8",
 }
 

@@ -57,8 +57,10 @@ func TestSessionLabTalksToTheServerSession(t *testing.T) {
 	if !strings.Contains(b, `"mode":"server","session":"demo","apiBase":"/s/demo"`) {
 		t.Errorf("session lab config missing: %s", b[:200])
 	}
-	if strings.Contains(b, "wasm_exec.js") {
-		t.Error("a server session must not load the WebAssembly engine")
+	// The engine loads on a server session too: the lab's Go clients run
+	// in it and talk to the server.
+	if !strings.Contains(b, "wasm_exec.js") {
+		t.Error("the lab's Go clients need the WebAssembly engine on a server session")
 	}
 }
 
@@ -131,5 +133,19 @@ func TestAssetsRevalidateWithETag(t *testing.T) {
 	}
 	if r2 := get(t, h, "/static/js/lab.js", "If-None-Match", tag); r2.StatusCode != 304 {
 		t.Fatalf("conditional GET: %d", r2.StatusCode)
+	}
+}
+
+// The lessons' texts are data the lab fetches, in every language.
+func TestLessonTextsAreServedAsStaticFiles(t *testing.T) {
+	r := get(t, Handler(), "/static/lessons/01-etcd-revisions/en/01.md")
+	if r.StatusCode != 200 || r.Header.Get("Content-Type") != "text/markdown; charset=utf-8" {
+		t.Fatalf("status %d, %q", r.StatusCode, r.Header.Get("Content-Type"))
+	}
+	if b := body(t, r); !strings.HasPrefix(b, "# ") {
+		t.Errorf("a step text starts with its title: %.40q", b)
+	}
+	if r := get(t, Handler(), "/static/lessons/01-etcd-revisions/lesson.json"); r.StatusCode != 200 {
+		t.Errorf("definition: %d", r.StatusCode)
 	}
 }

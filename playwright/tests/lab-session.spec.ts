@@ -160,7 +160,7 @@ test('a dropped WebSocket: the reflector re-watches from its last resourceVersio
   const rv = (await page.getByTestId('reflector-rv').textContent())!;
 
   await routes[0].close({ code: 4000, reason: 'dropped by test' });
-  await expect(stream.locator('[data-testid="watch-event"][data-type="CLOSED"]')).toContainText('dropped by test');
+  await expect(stream.locator('[data-testid="watch-event"][data-type="CLOSED"]')).toContainText(`resume from rv=${rv}`);
   await expect(stream.locator('[data-testid="watch-event"][data-type="WATCH"]').last()).toHaveText(`WATCH from rv=${rv}`);
   await expect(page.getByTestId('reflector-state')).toHaveText('watching');
   expect(routes.length).toBe(2);
@@ -187,9 +187,12 @@ test('a slow consumer is disconnected by the server and the reflector re-watches
   const created = await page.request.post(configmaps(name), { data: { metadata: { name: 'burst' }, data: { a: '1' } } });
   expect(created.status()).toBe(201);
   const stream = page.locator('[data-testid="stream"][data-stream="reflector"]');
-  await expect(stream.locator('[data-testid="watch-event"][data-type="CLOSED"]')).toContainText('client too slow, code 1013');
+  // client-go's reflector resumes a watch the server closed from its last
+  // resourceVersion; one that closed within a second, before any event,
+  // it takes for an error, backs off and lists again. Either way the event
+  // the slow stream lost arrives.
+  await expect(stream.locator('[data-testid="watch-event"][data-type="ERROR"], [data-testid="watch-event"][data-type="CLOSED"]').first()).toBeVisible();
   await expect(stream.locator('[data-testid="watch-event"][data-type="WATCH"]')).toHaveCount(2);
-  // The re-watch from the last resourceVersion delivers the event the slow stream lost.
   await expect(page.locator('[data-testid="reflector-item"][data-name="burst"]')).toBeVisible();
 });
 
@@ -237,8 +240,8 @@ test('the lab stays responsive while 200 events a second stream in', async ({ pa
   const line = `${total} updates in ${seconds.toFixed(2)} s (${(total / seconds).toFixed(0)}/s); help overlay answered in ${answeredMs} ms during the stream`;
   console.log(`session load: ${line}`);
   testInfo.annotations.push({ type: 'load', description: line });
-  // Every update arrives: ADDED demo (the clients' object) and load, the BOOKMARK, 600 MODIFIED.
-  await expect(stream).toHaveAttribute('data-count', String(total + 3), { timeout: 30_000 });
+  // Every update arrives: ADDED, the initial-events-end BOOKMARK, 600 MODIFIED.
+  await expect(stream).toHaveAttribute('data-count', String(total + 2), { timeout: 30_000 });
   expect(answeredMs).toBeLessThan(500);
   await shot(page, testInfo, 'session: 200 events a second');
 });

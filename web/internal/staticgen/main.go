@@ -55,15 +55,24 @@ func build(out string) error {
 			return err
 		}
 	}
-	return fs.WalkDir(assets, ".", func(path string, d fs.DirEntry, err error) error {
+	if err := copyTree(assets, filepath.Join(out, "static")); err != nil {
+		return err
+	}
+	// The lessons' definitions and texts, fetched by the lab as data.
+	return copyTree(web.LessonFiles(), filepath.Join(out, "static", "lessons"))
+}
+
+// copyTree writes every file of fsys under dir.
+func copyTree(fsys fs.FS, dir string) error {
+	return fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		dst := filepath.Join(out, "static", filepath.FromSlash(path))
+		dst := filepath.Join(dir, filepath.FromSlash(path))
 		if d.IsDir() {
 			return os.MkdirAll(dst, 0o755)
 		}
-		data, err := fs.ReadFile(assets, path)
+		data, err := fs.ReadFile(fsys, path)
 		if err != nil {
 			return err
 		}

@@ -3,11 +3,18 @@
 // retry on conflict). Each card shows its copy, its request log and, on
 // top, the outcome of its last request: a 409 says so at once and plainly.
 //
+// The clients are engine/client's Go clients in the WebAssembly engine
+// (goclients.js), offline and on a server session alike; a card shows
+// every step its client reports. A card's client is named by its label
+// ("A", "B", "controller"): the session's record, and so a lesson's
+// checks, know it by that name. The lesson panel's client actions run
+// here too (runAction), on the same clients and copies.
+//
 // The clients work on one object, the subject: a ConfigMap (they edit
 // data.value) or a Deployment (spec.replicas). The lab makes sure the
-// subject exists, so that the natural first try (A and B GET, A PUTs, B
-// PUTs) gives the conflict the lab teaches rather than a 404 or an
-// AlreadyExists.
+// subject exists before a card first reads it, so that the natural first
+// try (A and B GET, A PUTs, B PUTs) gives the conflict the lab teaches
+// rather than a 404 or an AlreadyExists.
 
 import { $ } from './dom.js';
 import { t } from './i18n.js';
@@ -17,7 +24,6 @@ import yaml from '../vendor/js-yaml-4.1.0.mjs';
 
 const NS = 'default';
 const JSONH = { 'Content-Type': 'application/json' };
-const MAX_RETRIES = 5; // client-go's retry.DefaultRetry.Steps
 
 // Each kind the clients can work on: the field an operator edits, how to
 // read and set it, the object the lab creates when there is none, and the
@@ -68,13 +74,32 @@ export function withoutManagedFields(o) {
 }
 export const kubectlYAML = (o) => yaml.dump(withoutManagedFields(o), { noRefs: true, lineWidth: -1, sortKeys: true, quotingType: '"' });
 
-export function mountClients(lab) {
-  const { frame } = lab;
-  const ids = ['a', 'b', 'controller'];
-  const cards = {};
-  for (const id of ids) {
-    cards[id] = { id, copy: null, log: new ExchangeLog($(`client-${id}-log`), frame) };
+
+// setPath sets a value at a dotted path ("spec.replicas"), making the
+// maps on the way: what a lesson's `set` means.
+export function setPath(obj, path, value) {
+  const keys = path.split('.');
+  let o = obj;
+  for (const k of keys.slice(0, -1)) {
+    if (!o[k] || typeof o[k] !== 'object') o[k] = {};
+    o = o[k];
   }
+  o[keys[keys.length - 1]] = value;
+  return obj;
+}
+
+// The cards and the names the session's record knows their clients by.
+export const CARDS = [
+  { id: 'a', label: 'A' },
+  { id: 'b', label: 'B' },
+  { id: 'controller', label: 'controller' },
+];
+
+export async function mountClients(lab) {
+  const { frame } = lab;
+  const cards = {};
+  const byLabel = new Map();
+  const ensured = new Set();
 
   const subject = {
     get kind() { return $('subject-kind').value; },
@@ -85,7 +110,36 @@ export function mountClients(lab) {
     get spec() { return KINDS[this.kind]; },
   };
 
+  // A lesson may use clients beyond the cards ("alice"); they get a
+  // client and a copy, and log into the console.
+  async function clientFor(label) {
+    if (byLabel.has(label)) return byLabel.get(label);
+    const card = CARDS.find((c) => c.label === label);
+    const c = { id: card?.id || label, label, copy: null, listRV: '', listItems: [], listCont: '', card: !!card };
+    c.log = card ? new ExchangeLog($(`client-${c.id}-log`), frame) : null;
+    byLabel.set(label, c);
+    if (card) cards[c.id] = c;
+    c.client = await lab.goclients.client(c.id, { label, onStep: (s) => onStep(c, s) });
+    return c;
+  }
+
+  function onStep(c, s) {
+    if (s.kind === 'exchange') {
+      const path = s.path + (s.query ? `?${s.query}` : '');
+      if (c.log) c.log.add({ method: s.method, path, status: s.status, reqBody: s.requestBody || '', respBody: s.watch ? t('reflector.log.watch') : s.body || '' });
+      else lab.console?.print(`# ${c.label}: ${s.method} ${path} → ${s.status}`, 'muted');
+      if (s.status === 0) lab.connection?.failed(s.body || 'no answer');
+      lab.revisions.see(s.rv);
+      if (s.method !== 'GET' && s.status > 0 && s.status < 300) lab.afterWrite();
+    } else if (s.kind === 'attempt' && s.error && c.log) {
+      c.log.note(t('clients.attempt', { n: s.attempt, reason: s.reason || s.error }));
+    } else if (s.kind === 'backoff' && !s.informer && c.log) {
+      c.log.note(t('clients.backoff', { ms: Math.round(s.waitMs) }));
+    }
+  }
+
   function showCopy(c) {
+    if (!c.card) return;
     frame.schedule('copy-' + c.id, () => {
       $(`client-${c.id}-copy`).textContent = c.copy ? kubectlYAML(c.copy) : t('clients.nothing');
       $(`client-${c.id}-rv`).textContent = c.copy?.metadata?.resourceVersion || '–';
@@ -93,9 +147,9 @@ export function mountClients(lab) {
   }
 
   function showOutcome(c, o) {
+    if (!c.card) return;
     frame.schedule('outcome-' + c.id, () => {
-      const box = $(`client-${c.id}-outcome`);
-      renderOutcome(box, o);
+      renderOutcome($(`client-${c.id}-outcome`), o);
       const card = $(`client-${c.id}`);
       card.dataset.status = String(o.status);
       // What the lab teaches is a failed write: bring that card into view.
@@ -108,119 +162,224 @@ export function mountClients(lab) {
     });
   }
 
-  // currentRV asks etcd (not the client) which revision the object has now.
-  async function currentRV() {
+  // currentRV asks etcd (not the client) which revision an object has now.
+  async function currentRV(resource, name) {
     try {
-      const r = await lab.etcd.range(subject.key);
+      const r = await lab.etcd.range(registryKey(resource, NS, name));
       return r.kvs[0] ? String(r.kvs[0].modRevision) : '';
     } catch { return ''; }
   }
 
-  // exchange performs one request for a card and logs it.
-  async function exchange(c, method, path, { body, note } = {}) {
-    let r;
-    try {
-      r = await lab.transport.request(method, path, body === undefined ? {} : { headers: JSONH, body });
-    } catch (e) {
-      r = { status: 0, body: e.message };
+  // report turns a client's answer into its card's outcome.
+  async function report(c, method, answer, { sent = '', ref = {}, extra = '' } = {}) {
+    const o = outcomeOf({ method, status: answer.status, reqBody: sent, respBody: answer.status ? answer.body : answer.message || answer.body });
+    if ((answer.status === 409 || (o.sentRV && !o.ok)) && ref.name) {
+      const m = lookupResource(ref.resource || subject.kind);
+      o.currentRV = await currentRV(m ? m.resource : ref.resource, ref.name);
     }
-    c.log.add({ method, path, status: r.status, reqBody: body || '', respBody: r.body, note });
-    lab.revisions.see(resourceVersionIn(r.body));
-    if (method !== 'GET' && r.status > 0 && r.status < 300) lab.afterWrite();
-    return r;
-  }
-
-  async function report(c, method, reqBody, r) {
-    const o = outcomeOf({ method, status: r.status, reqBody, respBody: r.body });
-    if (r.status === 409 || (o.sentRV && !o.ok)) o.currentRV = await currentRV();
+    if (extra) o.extra = extra;
     showOutcome(c, o);
     return o;
   }
 
-  function valueOf(id) { return $(`client-${id}-value`).value; }
+  // answer waits for a client's operation; one that could not reach the
+  // server (the Go client rejects: discovery failed) is an answer with
+  // status 0 and the reason, like a request that got no answer.
+  async function answer(op) {
+    try {
+      return await op;
+    } catch (e) {
+      const message = String(e?.message || e);
+      if (/fetch|network|connect/i.test(message)) lab.connection?.failed(message);
+      return { status: 0, body: '', message };
+    }
+  }
+
+  const keep = (c, answer) => {
+    if (answer.status >= 200 && answer.status < 300 && answer.object?.metadata) {
+      c.copy = answer.object;
+      showCopy(c);
+    }
+  };
+
+  function valueOf(id) {
+    const v = $(`client-${id}-value`).value;
+    return subject.kind === 'deployments' ? Number(v) : v;
+  }
+
+  // ensureSubject creates the subject when it does not exist yet (once per
+  // subject and lab), through the lab's own connection, not a card's.
+  async function ensureSubject() {
+    const k = `${subject.kind}/${subject.name}`;
+    if (ensured.has(k)) return false;
+    let r;
+    try {
+      r = await lab.transport.request('GET', subject.path);
+    } catch {
+      return false; // unreachable: the card's own request will say so
+    }
+    ensured.add(k);
+    if (r.status !== 404) return false;
+    const body = JSON.stringify(subject.spec.fresh(subject.name, subject.spec.initial));
+    const c = await lab.transport.request('POST', collectionPath(subject.resource, NS), { headers: JSONH, body });
+    if (c.status !== 201) return false;
+    lab.afterWrite();
+    lab.notice(t('clients.created', { ref: `${subject.resource.kind.toLowerCase()}/${subject.name}` }));
+    return true;
+  }
+
+  // ---- the cards' buttons ----------------------------------------------------
 
   async function get(id) {
     const c = cards[id];
     lab.record({ op: 'get', c: id, kind: subject.kind, name: subject.name });
-    const r = await exchange(c, 'GET', subject.path);
-    if (r.status === 200) c.copy = JSON.parse(r.body);
-    else if (r.status === 404) c.copy = null;
-    showCopy(c);
-    await report(c, 'GET', '', r);
-    return r;
+    await ensureSubject();
+    const ref = { resource: subject.kind, name: subject.name };
+    const a = await answer(c.client.get(ref));
+    if (a.status === 404) { c.copy = null; showCopy(c); }
+    keep(c, a);
+    await report(c, 'GET', a, { ref });
+    return a;
   }
 
   // put writes the card's copy back with the value set, with its
   // resourceVersion (a conditional update) or without (unconditional).
-  async function put(id, value = valueOf(id), sendRV = $(`client-${id}-send-rv`)?.checked ?? true) {
+  async function put(id, value = $(`client-${id}-value`).value, sendRV = $(`client-${id}-send-rv`)?.checked ?? true) {
     const c = cards[id];
     lab.record({ op: 'put', c: id, kind: subject.kind, name: subject.name, v: value, rv: sendRV });
     const spec = subject.spec;
+    const ref = { resource: subject.kind, name: subject.name };
+    const v = subject.kind === 'deployments' ? Number(value) : value;
     if (!c.copy || c.copy.metadata?.name !== subject.name || c.copy.kind !== subject.resource.kind) {
       // Nothing read yet: create the object (POST), as kubectl create would.
-      const body = JSON.stringify(spec.fresh(subject.name, value));
-      const r = await exchange(c, 'POST', collectionPath(subject.resource, NS), { body });
-      if (r.status === 201 || r.status === 200) { c.copy = JSON.parse(r.body); showCopy(c); }
-      const o = await report(c, 'POST', body, r);
-      if (!o.ok && r.status === 409) showOutcome(c, { ...o, extra: t('outcome.notread') });
-      return r;
+      const obj = spec.fresh(subject.name, v);
+      const a = await answer(c.client.create({ resource: subject.kind }, obj));
+      keep(c, a);
+      await report(c, 'POST', a, { sent: JSON.stringify(obj), ref, extra: a.status === 409 ? t('outcome.notread') : '' });
+      return a;
     }
-    const next = spec.set(structuredClone(c.copy), value);
+    const next = spec.set(structuredClone(c.copy), v);
     if (!sendRV) delete next.metadata.resourceVersion;
-    const body = JSON.stringify(next);
-    const r = await exchange(c, 'PUT', subject.path, { body });
-    if (r.status === 200) {
-      c.copy = JSON.parse(r.body);
-      showCopy(c);
-      bumpValue(id, value);
-    }
-    await report(c, 'PUT', body, r);
-    return r;
+    const a = await answer(c.client.update({ resource: subject.kind }, next, { withoutResourceVersion: !sendRV }));
+    keep(c, a);
+    if (a.status === 200) bumpValue(id, value);
+    await report(c, 'PUT', a, { sent: JSON.stringify(next), ref });
+    return a;
   }
 
   function bumpValue(id, value) {
     const input = $(`client-${id}-value`);
-    if (input.value === value) input.value = nextValue(value);
+    if (input.value === String(value)) input.value = nextValue(String(value));
   }
 
   // update is client-go's retry.RetryOnConflict(retry.DefaultRetry, ...):
   // read the latest version, apply the change, write it; on 409 read again
-  // and retry, at most five times.
-  async function update(value = valueOf('controller')) {
+  // and retry, up to five attempts 10 ms apart.
+  async function update(value = $('client-controller-value').value) {
     lab.record({ op: 'update', c: 'controller', kind: subject.kind, name: subject.name, v: value });
     const c = cards.controller;
-    const spec = subject.spec;
-    let last;
-    for (let attempt = 1; attempt <= MAX_RETRIES; attempt++) {
-      if (!c.copy || c.copy.metadata?.name !== subject.name) {
-        const g = await exchange(c, 'GET', subject.path);
-        if (g.status !== 200) { c.copy = null; showCopy(c); await report(c, 'GET', '', g); return g; }
-        c.copy = JSON.parse(g.body);
-      }
-      const body = JSON.stringify(spec.set(structuredClone(c.copy), value));
-      last = await exchange(c, 'PUT', subject.path, { body, note: attempt > 1 ? t('outcome.retry', { n: attempt, max: MAX_RETRIES }) : '' });
-      if (last.status === 200) { c.copy = JSON.parse(last.body); bumpValue('controller', value); break; }
-      if (last.status !== 409) break;
-      c.copy = null; // conflict: re-read and retry
-    }
-    showCopy(c);
-    await report(c, 'PUT', '', last);
-    return last;
+    await ensureSubject();
+    const ref = { resource: subject.kind, name: subject.name };
+    const a = await answer(c.client.retryOnConflict(ref, { set: { [subject.spec.field]: valueOf('controller') } }, { backoff: 'DefaultRetry' }));
+    keep(c, a);
+    if (a.status === 200) bumpValue('controller', value);
+    await report(c, 'PUT', a, { ref, extra: a.attempts > 1 ? t('clients.attempts', { n: a.attempts }) : '' });
+    return a;
   }
 
-  // ensureSubject creates the subject when it does not exist yet.
-  async function ensureSubject() {
-    const r = await lab.transport.request('GET', subject.path);
-    if (r.status !== 404) return false;
-    const body = JSON.stringify(subject.spec.fresh(subject.name, subject.spec.initial));
-    const c = await lab.transport.request('POST', collectionPath(subject.resource, NS), { headers: JSONH, body });
-    if (c.status === 201) lab.afterWrite();
-    return c.status === 201;
+  // ---- a lesson's client actions ---------------------------------------------
+
+  // runAction performs one client action of a lesson step
+  // (web/lessons/README.md) with the named client.
+  async function runAction(act) {
+    lab.record({ op: 'lesson-action', action: act });
+    if (act.client === 'R' || ['startReflector', 'stopReflector'].includes(act.do)) {
+      if (await lab.reflector.runAction(act)) return null;
+    }
+    const c = await clientFor(act.client);
+    const ref = { resource: act.resource, namespace: act.namespace, name: act.name, subresource: act.subresource };
+    let a;
+    let sent = '';
+    let method = 'GET';
+    switch (act.do) {
+      case 'get':
+        a = await answer(c.client.get(ref, { resourceVersion: rvFor(c, act) }));
+        keep(c, a);
+        break;
+      case 'list': {
+        a = await answer(c.client.list(ref, {
+          resourceVersion: rvFor(c, act), resourceVersionMatch: act.resourceVersionMatch, limit: act.limit,
+          continue: act.continue === 'last' ? c.listCont : act.continue,
+        }));
+        if (a.status === 200 && a.object) {
+          c.listRV = a.object.metadata?.resourceVersion || '';
+          c.listItems = a.object.items || [];
+          c.listCont = a.object.metadata?.continue || '';
+        }
+        break;
+      }
+      case 'update': {
+        if (!c.copy) throw new Error(t('clients.noread', { client: act.client }));
+        const obj = structuredClone(c.copy);
+        for (const [p, v] of Object.entries(act.set || {})) setPath(obj, p, v);
+        const drop = act.resourceVersion === 'drop';
+        if (drop) delete obj.metadata.resourceVersion;
+        method = 'PUT';
+        sent = JSON.stringify(obj);
+        a = await answer(c.client.update(ref, obj, { withoutResourceVersion: drop, fieldManager: act.fieldManager }));
+        keep(c, a);
+        break;
+      }
+      case 'create':
+        method = 'POST';
+        sent = JSON.stringify(act.object);
+        a = await answer(c.client.create(ref, act.object, { fieldManager: act.fieldManager }));
+        keep(c, a);
+        break;
+      case 'delete':
+        method = 'DELETE';
+        a = await answer(c.client.delete(ref));
+        break;
+      case 'patch':
+        method = 'PATCH';
+        a = await answer(c.client.patch(ref, act.patch, { type: act.patchType || 'merge', fieldManager: act.fieldManager }));
+        keep(c, a);
+        break;
+      case 'apply':
+        method = 'PATCH';
+        a = await answer(c.client.patch({ ...ref, name: act.object?.metadata?.name || act.name }, act.object, { type: 'apply', fieldManager: act.fieldManager, force: act.force }));
+        keep(c, a);
+        break;
+      case 'retryOnConflict':
+        method = 'PUT';
+        a = await answer(c.client.retryOnConflict(ref, { set: act.set || {} }, { backoff: act.backoff || 'DefaultRetry', read: act.read }));
+        keep(c, a);
+        break;
+      default:
+        if (await lab.reflector.runAction(act)) return null;
+        throw new Error(t('clients.unsupported', { do: act.do }));
+    }
+    await report(c, method, a, { sent, ref, extra: a.attempts > 1 ? t('clients.attempts', { n: a.attempts }) : '' });
+    return a;
   }
+
+  // rvFor resolves a lesson action's resourceVersion: a value, the
+  // client's last list's ("list"), the oldest listed item's ("item").
+  function rvFor(c, act) {
+    const rv = act.resourceVersion;
+    if (rv === 'list') return c.listRV;
+    if (rv === 'item') {
+      const rvs = c.listItems.map((o) => Number(o.metadata?.resourceVersion)).filter(Boolean).sort((x, y) => x - y);
+      return rvs.length ? String(rvs[0]) : '';
+    }
+    return rv || undefined;
+  }
+
+  // ---- the subject and the cards' values --------------------------------------
 
   function applyKind() {
     const spec = subject.spec;
-    for (const id of ids) {
+    for (const { id } of CARDS) {
       $(`client-${id}-field`).textContent = spec.field;
       $(`client-${id}-value`).value = spec.start[id];
     }
@@ -232,16 +391,23 @@ export function mountClients(lab) {
   }
 
   function reset() {
-    for (const c of Object.values(cards)) {
+    ensured.clear();
+    for (const c of byLabel.values()) {
       c.copy = null;
+      c.listRV = '';
+      c.listItems = [];
+      c.listCont = '';
+      if (!c.card) continue;
       c.log.clear();
       showCopy(c);
       const box = $(`client-${c.id}-outcome`);
       box.replaceChildren();
       delete box.dataset.status;
+      delete $(`client-${c.id}`).dataset.status;
     }
   }
 
+  for (const { label } of CARDS) await clientFor(label);
   for (const id of ['a', 'b']) {
     $(`client-${id}-get`).addEventListener('click', lab.guard(() => get(id)));
     $(`client-${id}-put`).addEventListener('click', lab.guard(() => put(id)));
@@ -251,13 +417,9 @@ export function mountClients(lab) {
   $('subject-kind').addEventListener('change', lab.guard(async () => {
     applyKind();
     lab.record({ op: 'subject', kind: subject.kind, name: subject.name });
-    if (await ensureSubject()) lab.notice(t('clients.created', { ref: `${subject.resource.kind.toLowerCase()}/${subject.name}` }));
+    await ensureSubject();
   }));
   for (const c of Object.values(cards)) showCopy(c);
 
-  return { subject, get, put, update, ensureSubject, setSubject, reset, cards };
-}
-
-function resourceVersionIn(body) {
-  try { return JSON.parse(body)?.metadata?.resourceVersion; } catch { return undefined; }
+  return { subject, get, put, update, runAction, ensureSubject, setSubject, reset, cards };
 }

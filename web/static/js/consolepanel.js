@@ -47,5 +47,5 @@ export function mountConsole(lab) {
     }
   });
 
-  return { run, print, con, stopWatches: () => con.stopWatches(), clear: () => out.replaceChildren(), focus: () => $('console-input').focus() };
+  return { run, print, con, idle: () => queue, stopWatches: () => con.stopWatches(), clear: () => out.replaceChildren(), focus: () => $('console-input').focus() };
 }

@@ -109,7 +109,9 @@ export function mountEditor(lab) {
   $('editor').addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); lab.guard(() => applyText())(); }
   });
-  return { object, set, load, apply, applyText, focus: () => $('editor').focus() };
+  // setText puts text in the editor as it is (a lesson's stdin).
+  const setText = (text) => { $('editor').value = text; };
+  return { object, set, setText, load, apply, applyText, focus: () => $('editor').focus() };
 }
 
 function resourceVersion(body) {

@@ -61,6 +61,11 @@ export class ExchangeLog {
 
   clear() { this.list.replaceChildren(); }
 
+  // note logs a step that is not a request (a retry's wait, a failed attempt).
+  note(text) {
+    this.rows.push(el('li', { class: 'note', 'data-testid': 'log-note', text }));
+  }
+
   // add logs one exchange: status first, so that a narrow card never cuts
   // it off, then method and path; the bodies fold out.
   add({ method, path, status, reqBody = '', respBody = '', note = '' }) {

@@ -6,6 +6,7 @@
 // piece of object content is inserted as text.
 
 import { loadEngine, wasmTransport, httpTransport } from './transport.js';
+import { Clients } from './goclients.js';
 import { Etcd } from './etcd.js';
 import { History } from './history.js';
 import { $, Frame } from './dom.js';
@@ -24,6 +25,7 @@ import { mountConsole } from './consolepanel.js';
 import { mountSettings } from './settings.js';
 import { mountLabFile } from './labfile.js';
 import { mountKeys } from './keys.js';
+import { mountLessons } from './lessons.js';
 
 const cfg = JSON.parse($('lab-config').textContent);
 const frame = new Frame();
@@ -37,8 +39,16 @@ const lab = {
   replaying: false,
   transport: null, etcd: null, connection: null,
   // record adds a learner's operation to the lab's history (not while
-  // the history itself is being replayed).
-  record(op) { if (!lab.replaying) lab.history.add(op); },
+  // the history itself is being replayed); the lesson step checks it.
+  record(op) {
+    if (lab.replaying) return;
+    lab.history.add(op);
+    lab.lessons?.verifySoon();
+  },
+  // settled resolves when the console has run what was queued.
+  settled() { return lab.console?.idle(); },
+  // cardFor finds the card of a lesson's client ("A", "B", "controller", "R").
+  cardFor(name) { return $({ A: 'client-a', B: 'client-b', controller: 'client-controller', R: 'client-reflector' }[name] || `client-${String(name).toLowerCase()}`); },
   // afterWrite: the store changed; the etcd view re-reads it.
   afterWrite() { lab.etcd_view?.refresh(); },
 };
@@ -56,6 +66,8 @@ const actions = {
   apply: (o) => lab.editor.applyText(o.text, o.fmt),
   cmd: (o) => (watchCommand(o.line) ? undefined : lab.console.run(o.line)),
   settings: (o) => lab.settings.save(o.set),
+  lesson: (o) => lab.transport.request('POST', `/rvplay/v1/lessons/${o.slug}/setup`),
+  'lesson-action': (o) => lab.clients.runAction(o.action),
 };
 
 async function withSubject(o, fn) {
@@ -76,19 +88,17 @@ lab.replay = async (ops) => {
 };
 
 // bootSession makes the first Kubernetes request, which creates the
-// system namespaces, and creates the clients' object, so that a replayed
-// history always starts from the same revision whatever its first
-// operation is, and the first GET finds something to conflict over.
+// system namespaces (revisions 2 to 5), so that a replayed history always
+// starts from the same revision whatever its first operation is.
 async function bootSession() {
   const r = await lab.transport.request('GET', '/api/v1/namespaces/default');
   if (r.status >= 500) notice(t('notice.error', { message: `the Kubernetes API answered ${r.status}` }), 'error');
-  await lab.clients.ensureSubject();
 }
 
 // resetLab starts over: offline a fresh store in the page; on a server
 // session the session's own reset (the server decides who may).
 lab.resetLab = async () => {
-  lab.reflector.reset();
+  await lab.reflector.reset();
   lab.console.stopWatches();
   lab.watches.reset();
   lab.clients.reset();
@@ -109,15 +119,22 @@ lab.resetLab = async () => {
   lab.etcd_view.startWatching();
 };
 
+// connect starts the engine (in both modes: on a server session it runs
+// the lab's Go clients, which talk to the server) and answers the
+// transport the panels use.
 async function connect() {
   if (server) {
     lab.connection = new Connection({ probe: async () => (await fetch(cfg.health || cfg.home, { cache: 'no-store' })).ok });
-    return httpTransport(cfg.apiBase, lab.connection);
+    const http = httpTransport(cfg.apiBase, lab.connection);
+    lab.engine = await loadEngine(cfg.static);
+    lab.goclients = new Clients(lab.engine, { base: cfg.apiBase });
+    return http;
   }
   lab.connection = new Connection();
-  const t0 = wasmTransport(await loadEngine(cfg.static));
+  lab.engine = await loadEngine(cfg.static);
+  lab.goclients = new Clients(lab.engine);
   lab.connection.set('ready');
-  return t0;
+  return wasmTransport(lab.engine);
 }
 
 async function start() {
@@ -146,9 +163,9 @@ async function start() {
     return;
   }
   lab.etcd = new Etcd(lab.transport);
-  lab.clients = mountClients(lab);
   lab.watches = mountWatches(lab);
-  lab.reflector = mountReflector(lab);
+  lab.clients = await mountClients(lab);
+  lab.reflector = await mountReflector(lab);
   lab.etcd_view = mountEtcd(lab);
   lab.timeline = mountTimeline(lab);
   lab.editor = mountEditor(lab);
@@ -175,8 +192,17 @@ async function start() {
   $('lab').dataset.ready = 'true';
   $('lab').dataset.readyMs = String(Math.round(performance.now()));
 
-  await lab.editor.load().catch(() => {});
-  await lab.labfile.restore();
+  // The lesson panel opens at once; restoring the saved lab (replaying its
+  // history) runs beside it, and a lesson's set-up waits for it.
+  lab.restored = (async () => {
+    await lab.editor.load().catch(() => {});
+    await lab.labfile.restore();
+  })();
+  lab.lessons = mountLessons(lab);
+  await lab.lessons.load().catch((e) => notice(errorText(e), 'error'));
+  performance.mark('lessons-loaded');
+  $('lab').dataset.lessonsReady = 'true';
+  await lab.restored;
 }
 
 start();

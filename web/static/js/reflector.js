@@ -1,23 +1,55 @@
-// The reflector card: what client-go's reflector does. LIST (the list's
-// resourceVersion), WATCH from there with bookmarks; a 410 (HTTP or an
-// ERROR event) means list again. A watch the server or the network ended
-// is re-opened from the last resourceVersion after a back-off that grows
-// (client-go: 800 ms doubling to 30 s), not in a tight loop.
+// The reflector card: client-go's reflector and its informer store, the Go
+// code of engine/client in the WebAssembly engine (client "R"). It LISTs,
+// WATCHes from the list's resourceVersion with bookmarks, resumes a watch
+// the server ended from the last resourceVersion after a back-off that
+// grows (800 ms doubling to 30 s), and relists after a 410. Every step it
+// reports shows: in its card (state, resourceVersion, relists, the store)
+// and as rows of its stream in the watch panel.
 
 import { $, el } from './dom.js';
 import { t } from './i18n.js';
-import { collectionPath, parseStatus } from './kube.js';
-import { Backoff } from './connection.js';
+import { collectionPath } from './kube.js';
 import { ExchangeLog } from './exchanges.js';
-import { describeEvent, endText } from './watches.js';
 
-const NS = 'default';
+const INFORMER = 'r';
 
-export function mountReflector(lab) {
+// rowOf turns a reflector step into a row of its stream (or null).
+export function rowOf(s) {
+  switch (s.kind) {
+    case 'list': return { type: 'LIST', text: t('reflector.ev.listing') };
+    case 'listed': return { type: 'LIST', text: t('reflector.ev.list', { rv: s.rv, n: s.items ?? 0 }), rv: s.rv };
+    case 'watch': return { type: 'WATCH', text: t('reflector.ev.watch', { rv: s.rv }), rv: s.rv };
+    case 'event': return { type: s.type, text: `${s.key?.split('/').pop() || ''} rv=${s.rv}${s.initial ? ' (initial)' : ''}`, rv: s.rv };
+    case 'bookmark': return { type: 'BOOKMARK', text: `rv=${s.rv}`, rv: s.rv };
+    case 'initial-events-end': return { type: 'BOOKMARK', text: `rv=${s.rv} (initial-events-end)`, rv: s.rv };
+    case 'watch-closed': return { type: 'CLOSED', text: t('reflector.ev.closed', { reason: s.error || t('stream.ended.eof'), rv: s.rv }) };
+    case 'expired': return { type: 'ERROR', text: `410 ${s.reason || 'Expired'}: ${s.message || s.error || ''}`, rv: s.rv };
+    case 'too-large': return { type: 'RELIST', text: t('reflector.ev.toolarge', { rv: s.rv }) };
+    case 'fallback': return { type: 'LIST', text: t('reflector.ev.fallback') };
+    case 'backoff': return { type: 'BACKOFF', text: t('reflector.ev.backoff', { ms: Math.round(s.waitMs || 0) }) };
+    case 'disconnected': return { type: 'CLOSED', text: t('reflector.ev.disconnected', { rv: s.rv }) };
+    case 'resumed': return { type: 'WATCH', text: t('reflector.ev.resumed', { rv: s.rv }), rv: s.rv };
+    case 'error': return { type: 'ERROR', text: s.message || s.error || '' };
+    default: return null;
+  }
+}
+
+// stateAfter is the card's state once a step happened.
+export function stateAfter(state, s) {
+  switch (s.kind) {
+    case 'list': return 'listing';
+    case 'watch': case 'resumed': return 'watching';
+    case 'backoff': return 'backoff';
+    case 'disconnected': return 'disconnected';
+    default: return state;
+  }
+}
+
+export async function mountReflector(lab) {
   const { frame } = lab;
   const log = new ExchangeLog($('client-reflector-log'), frame);
-  const r = { state: 'stopped', rv: '', cache: new Map(), relists: 0, cancel: null, stream: null, retry: null, gen: 0, backoff: new Backoff() };
-  const resource = () => lab.clients.subject.resource;
+  const r = { state: 'stopped', rv: '', relists: 0, cache: new Map(), inf: null, resource: '', stream: null, storeTimer: null };
+  const client = await lab.goclients.client('reflector', { label: 'R', onStep });
 
   function show() {
     frame.schedule('reflector', () => {
@@ -28,132 +60,127 @@ export function mountReflector(lab) {
       $('reflector-rv').textContent = r.rv || '–';
       $('reflector-relists').textContent = String(r.relists);
       $('reflector-start').textContent = t(r.state === 'stopped' ? 'reflector.start' : 'reflector.stop');
-      $('reflector-disconnect').disabled = r.state !== 'watching';
+      $('reflector-disconnect').disabled = !['watching', 'backoff', 'listing'].includes(r.state);
       $('reflector-resume').disabled = r.state !== 'disconnected';
       $('reflector-cache').replaceChildren(...[...r.cache.entries()].sort().map(([name, rv]) =>
         el('li', { 'data-testid': 'reflector-item', 'data-name': name }, el('span', { text: name }), ' ', el('span', { class: 'muted', text: `rv=${rv}` }))));
     });
   }
 
-  async function list() {
-    r.state = 'listing';
-    show();
-    const path = collectionPath(resource(), NS);
-    let resp;
-    try { resp = await lab.transport.request('GET', path); } catch (e) { resp = { status: 0, body: e.message }; }
-    log.add({ method: 'GET', path, status: resp.status, respBody: resp.body });
-    if (resp.status !== 200) { r.state = 'failed'; show(); return false; }
-    const l = JSON.parse(resp.body);
-    r.cache = new Map((l.items || []).map((o) => [o.metadata.name, o.metadata.resourceVersion]));
-    r.rv = l.metadata.resourceVersion;
-    lab.revisions.see(r.rv);
-    show();
-    return true;
+  function stream() {
+    if (r.stream && !r.stream.removed) return r.stream;
+    const path = collectionPath(lab.clients.subject.resource, 'default');
+    r.stream = lab.watches.open('reflector', path, { watch: 'true', allowWatchBookmarks: 'true' });
+    r.stream.onStop(() => stop());
+    r.stream.setState('open', t('stream.open'), lab.cfg.mode === 'server' ? 'websocket' : 'engine');
+    return r.stream;
   }
 
-  function watch() {
-    const gen = ++r.gen;
-    const path = collectionPath(resource(), NS);
-    const query = { watch: 'true', resourceVersion: r.rv, allowWatchBookmarks: 'true', timeoutSeconds: '3600' };
-    log.add({ method: 'GET', path: `${path}?${new URLSearchParams(query)}`, status: 200, respBody: t('reflector.log.watch') });
-    const s = r.stream && r.stream.box.isConnected ? r.stream : lab.watches.open('reflector', path, query);
-    r.stream = s;
-    s.add('WATCH', t('reflector.ev.watch', { rv: r.rv }), { rv: r.rv });
-    r.state = 'watching';
-    show();
-    let relisting = false;
-    const relist = async (why) => {
-      if (relisting || gen !== r.gen) return;
-      relisting = true;
-      r.cancel?.();
-      r.relists++;
-      s.add('RELIST', t('reflector.ev.relist', { why }));
-      if (await list()) { s.add('LIST', t('reflector.ev.list', { rv: r.rv, n: r.cache.size }), { rv: r.rv }); watch(); }
-    };
-    r.cancel = lab.transport.watch(path, query, (e) => {
-      if (gen !== r.gen) return;
-      if (e.type === 'open') {
-        s.setState('open', t('stream.open'), e.via);
-        if (e.status === 410) { s.add('ERROR', `410 (HTTP): ${parseStatus(e.body)?.message || ''}`, { detail: e.body }); relist('410 Gone'); } else if (e.status !== 200) s.add('ERROR', `${e.status}`, { detail: e.body });
-        return;
-      }
-      if (e.type === 'frame') {
-        let ev;
-        try { ev = JSON.parse(e.data); } catch { return; }
-        r.backoff.reset();
-        const d = describeEvent(ev);
-        s.add(ev.type, d.text, d);
-        const md = ev.object?.metadata || {};
-        if (ev.type === 'ADDED' || ev.type === 'MODIFIED') r.cache.set(md.name, md.resourceVersion);
-        else if (ev.type === 'DELETED') r.cache.delete(md.name);
-        if (ev.type === 'ERROR') {
-          if (ev.object?.code === 410) relist('410 Expired');
-          return;
-        }
-        if (md.resourceVersion) { r.rv = md.resourceVersion; lab.revisions.see(md.resourceVersion); }
-        show();
-        return;
-      }
-      // The stream ended.
-      s.setState('ended', endText(e));
-      if (relisting || r.state !== 'watching' || e.reason === 'canceled') return;
-      const wait = r.backoff.next();
-      s.add('CLOSED', t('reflector.ev.closed', { reason: `${e.reason}${e.code ? `, code ${e.code}` : ''}`, rv: r.rv, ms: wait }));
-      r.state = 'backoff';
+  // The store changes with events; read it once they settle.
+  function refreshStore() {
+    clearTimeout(r.storeTimer);
+    r.storeTimer = setTimeout(async () => {
+      if (!r.inf) return;
+      const st = await r.inf.store().catch(() => null);
+      if (!st) return;
+      r.cache = new Map(st.objects.map((o) => [o.metadata?.name, o.metadata?.resourceVersion]));
+      if (st.resourceVersion) r.rv = st.resourceVersion;
       show();
-      clearTimeout(r.retry);
-      r.retry = setTimeout(() => { if (r.state === 'backoff' && gen === r.gen) watch(); }, wait);
-    });
+    }, 50);
+  }
+
+  function onStep(s) {
+    if (s.kind === 'exchange') {
+      log.add({ method: s.method, path: s.path + (s.query ? `?${s.query}` : ''), status: s.status, reqBody: s.requestBody || '', respBody: s.watch ? t('reflector.log.watch') : s.body || '' });
+      if (s.status === 0) lab.connection?.failed(s.body || 'no answer');
+      return;
+    }
+    if (!s.informer) return;
+    r.state = stateAfter(r.state, s);
+    if (s.rv && s.kind !== 'expired' && s.kind !== 'too-large') { r.rv = s.rv; lab.revisions.see(s.rv); }
+    const row = rowOf(s);
+    if (row) stream().add(row.type, row.text, { rv: row.rv });
+    if (s.kind === 'expired' || s.kind === 'too-large') {
+      r.relists++;
+      if (s.kind === 'expired') stream().add('RELIST', t('reflector.ev.relist', { why: '410 Gone' }));
+    }
+    if (['replace', 'event', 'listed', 'initial-events-end'].includes(s.kind)) refreshStore();
+    show();
+  }
+
+  async function informer() {
+    const resource = lab.clients.subject.kind;
+    if (r.inf && r.resource === resource) return r.inf;
+    if (r.inf) await r.inf.remove().catch(() => {});
+    r.inf = await client.informer(INFORMER, { resource });
+    r.resource = resource;
+    return r.inf;
+  }
+
+  async function start(opts = {}) {
+    const inf = await informer();
+    if (opts.watchList !== undefined) await inf.configure({ watchList: !!opts.watchList });
+    r.stream = null;
+    stream();
+    r.state = 'listing';
+    show();
+    await inf.start();
+  }
+
+  async function stop() {
+    if (r.inf) await r.inf.stop();
+    r.state = 'stopped';
+    r.stream?.setState('ended', t('stream.ended.canceled'));
+    show();
   }
 
   async function toggle() {
     if (r.state === 'stopped') {
       lab.record({ op: 'reflector', act: 'start' });
-      r.stream = null;
-      r.backoff.reset();
-      if (await list()) watch();
+      await start();
     } else {
       lab.record({ op: 'reflector', act: 'stop' });
-      stop();
+      await stop();
     }
-  }
-
-  function stop() {
-    r.gen++;
-    clearTimeout(r.retry);
-    r.cancel?.();
-    r.state = 'stopped';
-    show();
   }
 
   // Disconnect drops the watch (as a network fault would) and keeps the
   // last resourceVersion; Resume re-watches from it, which is how a
   // compaction in between turns into 410 and a relist.
-  function disconnect() {
+  async function disconnect() {
     lab.record({ op: 'reflector', act: 'disconnect' });
-    r.gen++;
-    clearTimeout(r.retry);
-    r.cancel?.();
-    r.state = 'disconnected';
-    r.stream?.add('CLOSED', t('reflector.ev.disconnected', { rv: r.rv }));
-    show();
+    if (r.inf) await r.inf.disconnect();
   }
 
-  function resume() {
+  async function resume() {
     lab.record({ op: 'reflector', act: 'resume' });
-    if (r.state === 'disconnected') watch();
+    if (r.inf) await r.inf.resume();
+  }
+
+  // runAction: a lesson's reflector actions run on this card when they are
+  // client R's, or any client's start/stopReflector.
+  async function runAction(a) {
+    if (a.client !== 'R' && !['startReflector', 'stopReflector'].includes(a.do)) return false;
+    if (a.resource) await lab.clients.setSubject(a.resource, undefined);
+    switch (a.do) {
+      case 'startReflector': await start({ watchList: a.watchList }); return true;
+      case 'stopReflector': await stop(); return true;
+      case 'disconnect': if (r.inf) await r.inf.disconnect(); return true;
+      case 'reconnect': if (r.inf) await r.inf.resume(); return true;
+      default: return false;
+    }
   }
 
   // key: the "r" shortcut does what the card's next button would.
   function key() {
-    if (r.state === 'watching') disconnect();
-    else if (r.state === 'disconnected') resume();
-    else toggle();
+    if (r.state === 'watching') return disconnect();
+    if (r.state === 'disconnected') return resume();
+    return toggle();
   }
 
-  function reset() {
-    stop();
-    Object.assign(r, { rv: '', cache: new Map(), relists: 0, cancel: null, stream: null });
+  async function reset() {
+    if (r.inf) await r.inf.remove().catch(() => {});
+    Object.assign(r, { state: 'stopped', rv: '', relists: 0, cache: new Map(), inf: null, resource: '', stream: null });
     log.clear();
     show();
   }
@@ -162,5 +189,8 @@ export function mountReflector(lab) {
   $('reflector-disconnect').addEventListener('click', lab.guard(disconnect));
   $('reflector-resume').addEventListener('click', lab.guard(resume));
   show();
-  return { toggle, disconnect, resume, key, reset, show, state: () => r.state, act: (a) => ({ start: toggle, stop: toggle, disconnect, resume }[a] || (() => {}))() };
+  return {
+    toggle, disconnect, resume, key, reset, show, runAction, state: () => r.state,
+    act: (a) => ({ start: toggle, stop: toggle, disconnect, resume }[a] || (() => {}))(),
+  };
 }

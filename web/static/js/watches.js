@@ -47,6 +47,7 @@ export function mountWatches(lab) {
     let cancel = null;
     const handle = {
       box,
+      removed: false,
       onStop(fn) { cancel = fn; },
       setState(s, text = s, via = '') {
         frame.schedule(`stream-state-${id}`, () => {
@@ -69,8 +70,7 @@ export function mountWatches(lab) {
       },
     };
     stop.addEventListener('click', () => {
-      if (box.dataset.state === 'ended') box.remove();
-      else cancel?.();
+      if (box.dataset.state === 'ended') { box.remove(); handle.removed = true; } else cancel?.();
     });
     return handle;
   }

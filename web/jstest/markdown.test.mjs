@@ -1,0 +1,48 @@
+// Lesson texts: split at their markers and rendered without a way to
+// run script.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { renderMarkdown, splitText, safeHref } from '../static/js/markdown.js';
+
+test('raw HTML in a lesson text is shown as text', () => {
+  const html = renderMarkdown('Hello <script>alert(1)</script> <img src=x onerror=alert(1)>\n\n<div onclick="x()">block</div>');
+  assert.doesNotMatch(html, /<script|<img|<div/i); // every tag it wrote is escaped text
+  assert.doesNotMatch(html.replace(/&lt;[^]*?&gt;/g, ''), /onerror|onclick/);
+  assert.match(html, /&lt;script&gt;/);
+});
+
+test('links cannot run script; images become their alt text', () => {
+  const html = renderMarkdown('[a](javascript:alert(1)) [b](https://kubernetes.io/docs/) [c](#lesson=x/2) ![pic](http://evil/x.png)');
+  assert.doesNotMatch(html, /javascript:|<img/i);
+  assert.match(html, /<a href="https:\/\/kubernetes.io\/docs\/" target="_blank" rel="noopener noreferrer">b<\/a>/);
+  assert.match(html, /<a href="#lesson=x\/2">c<\/a>/);
+  assert.match(html, /pic/);
+  for (const bad of ['javascript:x', 'JaVaScRiPt:x', ' data:text/html,x', 'vbscript:x']) assert.equal(safeHref(bad), '', bad);
+});
+
+test('a console block is one marked line per command', () => {
+  const html = renderMarkdown('```console\netcdctl put k1 v1\netcdctl get k1 -w json\n```');
+  assert.match(html, /<span class="command" data-command="etcdctl put k1 v1">etcdctl put k1 v1<\/span>/);
+  assert.match(html, /data-command="etcdctl get k1 -w json"/);
+  const q = renderMarkdown('```console\nkubectl get cm -o jsonpath=\'{.items[*].metadata.name}\' "<b>"\n```');
+  assert.doesNotMatch(q, /<b>/);
+});
+
+test('a text splits into title, body, progressive hints and the real-cluster note', () => {
+  const md = '# Title\n\nBody one.\n\n<!-- hint -->\nFirst hint.\n\n<!-- hint -->\nSecond hint.\n\n<!-- real-cluster -->\nIn production...\n';
+  const s = splitText(md);
+  assert.equal(s.title, 'Title');
+  assert.equal(s.body, 'Body one.');
+  assert.deepEqual(s.hints, ['First hint.', 'Second hint.']);
+  assert.equal(s.realCluster, 'In production...');
+});
+
+test('every text of lesson 1 has a title and renders', () => {
+  for (const n of ['00', '01', '02', '03', '04', '05']) {
+    const md = readFileSync(new URL(`../lessons/01-etcd-revisions/en/${n}.md`, import.meta.url), 'utf8');
+    const s = splitText(md);
+    assert.ok(s.title, `${n}.md title`);
+    assert.ok(renderMarkdown(s.body).length > 0);
+  }
+});

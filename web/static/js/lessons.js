@@ -1,0 +1,511 @@
+// The lesson panel: the list of lessons with completion marks, and the
+// current step: its text, its click-to-run actions, a check after every
+// action (and on demand), progressive hints, "show me", back / retry /
+// reset, progress kept across reloads and deep links
+// (/lab#lesson=<slug>/<step>).
+//
+// A lesson is data (web/lessons/README.md): the definitions come from the
+// session (GET /rvplay/v1/lessons), the texts are static files fetched in
+// the learner's language; set-up and verify are the session's routes, so
+// they work the same offline (through the engine in the page) and on a
+// server session.
+
+import { $, el } from './dom.js';
+import { t, lang, onLanguageChange } from './i18n.js';
+import { renderMarkdown, splitText } from './markdown.js';
+
+const ROUTE = '/rvplay/v1/lessons';
+
+// ---- the pure parts ---------------------------------------------------------
+
+// parseDeepLink reads "#lesson=<slug>/<step>" (step from 1; 0 or none is
+// the lesson's introduction).
+export function parseDeepLink(hash) {
+  const m = String(hash || '').match(/^#lesson=([a-z0-9-]+)(?:\/(\d+))?$/);
+  return m ? { slug: m[1], step: m[2] ? Number(m[2]) : 0 } : null;
+}
+
+export const deepLink = (slug, step) => `#lesson=${slug}${step ? `/${step}` : ''}`;
+
+// parseDuration reads a Go duration ("6s", "1m30s", "250ms") in ms.
+export function parseDuration(s) {
+  const units = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  let ms = 0;
+  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g;
+  let m;
+  let used = 0;
+  while ((m = re.exec(s))) { ms += Number(m[1]) * units[m[2]]; used += m[0].length; }
+  if (!used || used !== String(s).length) throw new Error(`not a duration: ${s}`);
+  return ms;
+}
+
+// textPath is where a lesson text lives under the static assets.
+export const textPath = (dir, language, n) => `lessons/${dir}/${language}/${String(n).padStart(2, '0')}.md`;
+
+// Progress is what a learner has done, kept in localStorage under key:
+// per lesson the steps passed and the step reached; the lesson open now.
+export class Progress {
+  constructor(key, storage = globalThis.localStorage) {
+    this.key = key;
+    this.storage = storage;
+    this.data = { current: null, lessons: {} };
+    try {
+      const raw = storage?.getItem(key);
+      if (raw) this.data = { current: null, lessons: {}, ...JSON.parse(raw) };
+    } catch { /* storage disabled or corrupt: start empty */ }
+  }
+
+  save() { try { this.storage?.setItem(this.key, JSON.stringify(this.data)); } catch { /* storage full or disabled */ } }
+
+  lesson(slug) { return this.data.lessons[slug] || { passed: [], step: 0, started: false }; }
+
+  update(slug, fn) {
+    const l = this.lesson(slug);
+    fn(l);
+    this.data.lessons[slug] = l;
+    this.save();
+  }
+
+  pass(slug, step) { this.update(slug, (l) => { if (!l.passed.includes(step)) l.passed.push(step); l.passed.sort((a, b) => a - b); }); }
+
+  at(slug, step) {
+    this.update(slug, (l) => { l.step = step; if (step > 0) l.started = true; });
+    this.data.current = { slug, step };
+    this.save();
+  }
+
+  close() { this.data.current = null; this.save(); }
+
+  reset(slug) { delete this.data.lessons[slug]; if (this.data.current?.slug === slug) this.data.current = null; this.save(); }
+
+  // complete: every step passed.
+  complete(slug, steps) {
+    const l = this.lesson(slug);
+    return steps > 0 && Array.from({ length: steps }, (_, i) => i + 1).every((n) => l.passed.includes(n));
+  }
+}
+
+// actionText says what a click-to-run action does, in the lab's words.
+export function actionText(a) {
+  if (a.run) return a.run;
+  if (a.compact) return t('lessons.action.compact');
+  if (a.settings) return t('lessons.action.settings', { what: Object.entries(a.settings).map(([k, v]) => `${k}=${v}`).join(', ') });
+  if (a.wait) return t('lessons.action.wait', { d: a.wait });
+  if (a.client) {
+    const target = [a.resource, a.name].filter(Boolean).join('/');
+    const extra = [];
+    if (a.set) extra.push(Object.entries(a.set).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(', '));
+    if (a.resourceVersion === 'drop') extra.push(t('lessons.action.norv'));
+    else if (a.resourceVersion) extra.push(`resourceVersion=${a.resourceVersion}`);
+    if (a.subresource) extra.push(`/${a.subresource}`);
+    if (a.backoff) extra.push(a.backoff);
+    if (a.watchList) extra.push('watch-list');
+    return t('lessons.action.client', { client: a.client, what: [a.do, target, ...extra].filter(Boolean).join(' ') });
+  }
+  return JSON.stringify(a);
+}
+
+// focusOf says which part of the lab shows what a step teaches: the card
+// of the client its check is about, the etcd view for a key, the console
+// for commands.
+export function focusOf(step) {
+  const s = JSON.stringify(step?.verify || {});
+  const client = s.match(/"client":"([^"]+)"/)?.[1];
+  if (client) return { client };
+  if (/"(key|compacted)":/.test(s)) return { panel: 'etcd-panel' };
+  if ((step?.actions || []).some((a) => a.client)) return { client: step.actions.find((a) => a.client).client };
+  if (/"watch"/.test(s)) return { panel: 'watches-panel' };
+  return { panel: 'console-panel' };
+}
+
+// ---- the panel -----------------------------------------------------------------
+
+export function mountLessons(lab) {
+  const { cfg } = lab;
+  const server = cfg.mode === 'server';
+  const progress = new Progress(server ? `rvplay.lessons.session.${cfg.session}` : 'rvplay.lessons.offline');
+  const texts = new Map(); // "<dir>/<lang>/<nn>" -> split text
+  let lessons = [];
+  let cur = null; // {lesson, step, since, hints, result, busy}
+  let verifyTimer = null;
+
+  const body = () => $('lesson-body');
+
+  async function request(method, path, payload) {
+    const r = await lab.transport.request(method, path, payload === undefined ? {} : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(payload) });
+    let j = null;
+    try { j = JSON.parse(r.body); } catch { /* not JSON */ }
+    if (r.status >= 300) throw new Error(j?.message || `${r.status} ${r.body}`);
+    return j;
+  }
+
+  async function text(lesson, n) {
+    const key = `${lesson.dir}/${lang()}/${n}`;
+    if (texts.has(key)) return texts.get(key);
+    let r = await fetch(cfg.static + textPath(lesson.dir, lang(), n));
+    if (!r.ok && lang() !== 'en') r = await fetch(cfg.static + textPath(lesson.dir, 'en', n));
+    const s = splitText(r.ok ? await r.text() : '');
+    texts.set(key, s);
+    return s;
+  }
+
+  const bySlug = (slug) => lessons.find((l) => l.slug === slug);
+
+  // ---- the list ---------------------------------------------------------
+
+  async function renderList() {
+    cur = null;
+    progress.close();
+    setHash('');
+    const titles = await Promise.all(lessons.map((l) => text(l, 0).then((s) => s.title).catch(() => l.slug)));
+    const items = lessons.map((l, i) => {
+      const p = progress.lesson(l.slug);
+      const done = progress.complete(l.slug, l.steps.length);
+      const mark = done ? '✓' : p.passed.length ? '◐' : '○';
+      return el('li', { class: done ? 'done' : '' },
+        el('button', {
+          type: 'button', class: 'lesson-link', 'data-testid': 'lesson-link', 'data-lesson': l.slug, 'data-complete': String(done),
+          onclick: lab.guard(() => open(l.slug, done || !p.started ? 0 : p.step || 1)),
+        },
+        el('span', { class: 'mark', 'aria-hidden': 'true', text: mark }),
+        el('span', { class: 'num', text: String(l.number || i + 1) }),
+        el('span', { class: 'title', text: titles[i] }),
+        el('span', { class: 'visually-hidden', text: done ? ` (${t('lessons.complete.mark')})` : '' }),
+        p.passed.length && !done ? el('small', { class: 'muted', text: ` ${t('lessons.progress', { n: p.passed.length, total: l.steps.length })}` }) : null));
+    });
+    body().replaceChildren(
+      el('p', { class: 'muted', text: t('lessons.intro') }),
+      el('ol', { class: 'lesson-list', 'data-testid': 'lesson-list' }, ...items));
+    $('lesson-panel').dataset.view = 'list';
+  }
+
+  // ---- one lesson ---------------------------------------------------------
+
+  async function open(slug, step = 0) {
+    const lesson = bySlug(slug);
+    if (!lesson) throw new Error(t('lessons.unknown', { slug }));
+    const p = progress.lesson(slug);
+    if (step > 0 && !p.started) {
+      // A deep link into a lesson not started here: set it up first.
+      await setup(lesson);
+    }
+    cur = { lesson, step, since: cur?.lesson === lesson ? cur.since : 0, hints: 0, result: null, busy: false };
+    progress.at(slug, step);
+    setHash(deepLink(slug, step));
+    if (step > 0 && !cur.since) cur.since = await newestSeq(lesson, step);
+    await render();
+    focus();
+  }
+
+  // setup prepares the store: offline a fresh one when the lesson asks,
+  // then the lesson's settings and objects (the session's own route).
+  async function setup(lesson) {
+    await lab.restored;
+    if (lesson.setup?.fresh && !server) {
+      await lab.resetLab();
+      lab.history.replace([]);
+    }
+    lab.record({ op: 'lesson', slug: lesson.slug });
+    const r = await request('POST', `${ROUTE}/${lesson.slug}/setup`);
+    lab.afterWrite();
+    await lab.settings.load().catch(() => {});
+    progress.update(lesson.slug, (l) => { l.started = true; });
+    lab.showClients?.(lesson.setup?.clients);
+    return r;
+  }
+
+  // newestSeq is the record's newest exchange: only what happens after it
+  // counts for the step.
+  async function newestSeq(lesson, step) {
+    const r = await request('POST', `${ROUTE}/${lesson.slug}/steps/${step}/verify`, { since: Number.MAX_SAFE_INTEGER });
+    return r.seq;
+  }
+
+  async function start() {
+    cur.busy = true;
+    renderBusy();
+    try {
+      const r = await setup(cur.lesson);
+      cur.since = r.seq;
+      cur.step = 1;
+      progress.at(cur.lesson.slug, 1);
+      setHash(deepLink(cur.lesson.slug, 1));
+    } finally {
+      cur.busy = false;
+    }
+    await render();
+    focus();
+  }
+
+  async function go(step) {
+    const l = cur.lesson;
+    if (step > l.steps.length) { await finish(); return; }
+    cur.step = step;
+    cur.hints = 0;
+    cur.result = null;
+    progress.at(l.slug, step);
+    setHash(deepLink(l.slug, step));
+    cur.since = step > 0 ? await newestSeq(l, step) : 0;
+    await render();
+    focus();
+  }
+
+  async function finish() {
+    const l = cur.lesson;
+    progress.at(l.slug, l.steps.length);
+    const i = lessons.indexOf(l);
+    const next = lessons[i + 1];
+    const nextTitle = next ? (await text(next, 0)).title : '';
+    body().replaceChildren(el('div', { class: 'lesson-done', 'data-testid': 'lesson-done', role: 'status' },
+      el('h3', { text: t('lessons.finished') }),
+      el('p', { text: progress.complete(l.slug, l.steps.length) ? t('lessons.finished.all') : t('lessons.finished.some') }),
+      next ? el('button', { type: 'button', class: 'primary', 'data-testid': 'lesson-next-lesson', onclick: lab.guard(() => open(next.slug, 0)), text: t('lessons.nextlesson', { title: nextTitle }) }) : null,
+      el('button', { type: 'button', 'data-testid': 'lesson-all', onclick: lab.guard(renderList), text: t('lessons.all') })));
+  }
+
+  // ---- actions and checks -------------------------------------------------------
+
+  async function runAction(a) {
+    if (a.run) {
+      if (a.stdin !== undefined) lab.editor.setText(a.stdin);
+      await lab.console.run(a.run);
+    } else if (a.compact) {
+      await lab.etcd_view.compact(a.compact === 'head' ? 0 : Number(a.compact));
+    } else if (a.settings) {
+      await lab.settings.save(a.settings);
+    } else if (a.wait) {
+      await wait(parseDuration(a.wait));
+    } else if (a.client) {
+      if (!lab.clients?.runAction) throw new Error(t('lessons.noclients'));
+      await lab.clients.runAction(a);
+    }
+  }
+
+  async function wait(ms) {
+    const end = performance.now() + ms;
+    const box = $('lesson-wait');
+    while (performance.now() < end) {
+      if (box) box.textContent = t('lessons.waiting', { s: Math.ceil((end - performance.now()) / 1000) });
+      await new Promise((r) => setTimeout(r, Math.min(250, end - performance.now())));
+    }
+    if (box) box.textContent = '';
+  }
+
+  // act runs actions in order, then checks the step.
+  async function act(actions) {
+    if (!cur || cur.busy) return;
+    cur.busy = true;
+    renderBusy();
+    try {
+      for (const a of actions) {
+        await runAction(a);
+        focus(a);
+      }
+    } finally {
+      cur.busy = false;
+      renderBusy();
+    }
+    await verify();
+  }
+
+  async function verify() {
+    if (!cur || cur.step < 1) return null;
+    const l = cur.lesson;
+    const step = cur.step;
+    await lab.settled?.();
+    const r = await request('POST', `${ROUTE}/${l.slug}/steps/${step}/verify`, { since: cur.since });
+    if (!cur || cur.lesson !== l || cur.step !== step) return r;
+    cur.result = r;
+    if (r.passed) progress.pass(l.slug, step);
+    renderResult();
+    return r;
+  }
+
+  // A learner's own actions (console, cards, editor) are checked too, a
+  // moment after they settle.
+  function verifySoon() {
+    if (!cur || cur.step < 1 || cur.busy || cur.result?.passed) return;
+    clearTimeout(verifyTimer);
+    verifyTimer = setTimeout(() => verify().catch(() => {}), 400);
+  }
+
+  // ---- rendering ------------------------------------------------------------------
+
+  async function render() {
+    const l = cur.lesson;
+    const n = cur.step;
+    const s = await text(l, n);
+    const intro = n === 0;
+    const step = intro ? null : l.steps[n - 1];
+    const p = progress.lesson(l.slug);
+    const head = el('div', { class: 'lesson-head' },
+      el('button', { type: 'button', class: 'link', 'data-testid': 'lesson-all', onclick: lab.guard(renderList), text: `← ${t('lessons.all')}` }),
+      el('span', { class: 'muted', 'data-testid': 'lesson-position', text: intro ? t('lessons.lesson', { n: l.number }) : t('lessons.step', { n, total: l.steps.length }) }));
+    const dots = el('ol', { class: 'step-dots', 'aria-label': t('lessons.steps') }, ...l.steps.map((_, i) => {
+      const k = i + 1;
+      const passed = p.passed.includes(k);
+      return el('li', {}, el('button', {
+        type: 'button', class: `dot${passed ? ' passed' : ''}${k === n ? ' current' : ''}`, 'data-testid': 'lesson-dot', 'data-step': k,
+        'aria-label': t('lessons.step', { n: k, total: l.steps.length }) + (passed ? ` (${t('lessons.passed.short')})` : ''),
+        'aria-current': k === n ? 'step' : undefined, disabled: !p.started || undefined,
+        onclick: lab.guard(() => go(k)), text: passed ? '✓' : String(k),
+      }));
+    }));
+    const title = el('h3', { 'data-testid': 'lesson-title', text: s.title });
+    const text_ = el('div', { class: 'lesson-text', 'data-testid': 'lesson-text' });
+    text_.innerHTML = renderMarkdown(s.body); // safe: markdown.js escapes raw HTML and filters URLs
+    const parts = [head, intro ? null : dots, title, text_];
+
+    if (intro) {
+      parts.push(el('p', { class: 'muted', text: l.setup?.fresh && !server ? t('lessons.fresh') : server ? t('lessons.serverSetup') : '' }));
+      parts.push(el('div', { class: 'row' },
+        el('button', { type: 'button', class: 'primary', 'data-testid': 'lesson-start', onclick: lab.guard(start), text: p.started ? t('lessons.restart') : t('lessons.start') }),
+        p.started ? el('button', { type: 'button', 'data-testid': 'lesson-continue', onclick: lab.guard(() => go(Math.max(1, p.step))), text: t('lessons.continue') }) : null));
+    } else {
+      wireCommands(text_, step);
+      const extra = (step.actions || []).filter((a) => !(a.run && text_.querySelector(`[data-command="${CSS.escape(a.run)}"]`)));
+      if (extra.length) {
+        parts.push(el('div', { class: 'lesson-actions', role: 'group', 'aria-label': t('lessons.try') },
+          el('span', { class: 'muted', text: t('lessons.try') }),
+          ...extra.map((a) => el('button', { type: 'button', class: 'action', 'data-testid': 'lesson-action', 'data-action': a.id, onclick: lab.guard(() => act([a])), text: `▶ ${actionText(a)}` }))));
+      }
+      parts.push(el('div', { id: 'lesson-wait', class: 'muted', 'aria-live': 'polite' }));
+      parts.push(el('div', { class: 'lesson-check' },
+        el('button', { type: 'button', class: 'primary', 'data-testid': 'lesson-check', onclick: lab.guard(verify), text: t('lessons.check') }),
+        el('div', { class: 'verdict', id: 'lesson-verdict', 'data-testid': 'lesson-verdict', role: 'status', 'aria-live': 'polite' })));
+      const hints = el('div', { class: 'hints', id: 'lesson-hints', 'data-testid': 'lesson-hints' });
+      parts.push(hints);
+      parts.push(el('div', { class: 'row lesson-help' },
+        s.hints.length ? el('button', { type: 'button', 'data-testid': 'lesson-hint', id: 'lesson-hint', onclick: () => showHint(s), text: t('lessons.hint') }) : null,
+        (step.solution || []).length ? el('button', { type: 'button', 'data-testid': 'lesson-showme', title: t('lessons.showme.title'), onclick: lab.guard(() => showMe(step)), text: t('lessons.showme') }) : null));
+    }
+    if (s.realCluster) {
+      const d = el('details', { class: 'real-cluster', 'data-testid': 'lesson-real-cluster' }, el('summary', { text: t('lessons.realcluster') }));
+      const div = el('div');
+      div.innerHTML = renderMarkdown(s.realCluster);
+      d.append(div);
+      parts.push(d);
+    }
+    if (!intro) {
+      parts.push(el('div', { class: 'row lesson-nav' },
+        el('button', { type: 'button', 'data-testid': 'lesson-back', onclick: lab.guard(() => go(n - 1)), text: `← ${t('lessons.back')}` }),
+        el('button', { type: 'button', 'data-testid': 'lesson-retry', title: t('lessons.retry.title'), onclick: lab.guard(retry), text: t('lessons.retry') }),
+        el('button', { type: 'button', 'data-testid': 'lesson-reset', title: t('lessons.reset.title'), onclick: lab.guard(resetLesson), text: t('lessons.reset') }),
+        el('button', { type: 'button', class: 'primary', 'data-testid': 'lesson-next', id: 'lesson-next', onclick: lab.guard(() => go(n + 1)), text: n === l.steps.length ? t('lessons.finish') : `${t('lessons.next')} →` })));
+    }
+    body().replaceChildren(...parts.filter(Boolean));
+    $('lesson-panel').dataset.view = 'step';
+    $('lesson-panel').dataset.lesson = l.slug;
+    $('lesson-panel').dataset.step = String(n);
+    if (!intro) {
+      if (!step.verify) { cur.result = { passed: true }; progress.pass(l.slug, n); }
+      renderResult();
+    }
+  }
+
+  // wireCommands puts a Run button on each console line that is one of
+  // the step's actions.
+  function wireCommands(root, step) {
+    for (const line of root.querySelectorAll('[data-command]')) {
+      const a = (step.actions || []).find((x) => x.run === line.dataset.command);
+      if (!a) continue;
+      line.prepend(el('button', {
+        type: 'button', class: 'run', 'data-testid': 'lesson-action', 'data-action': a.id,
+        'aria-label': `${t('lessons.run')}: ${a.run}`, title: t('lessons.run'), onclick: lab.guard(() => act([a])), text: '▶',
+      }));
+    }
+  }
+
+  function renderResult() {
+    const v = $('lesson-verdict');
+    if (!v || !cur) return;
+    const r = cur.result;
+    const step = cur.lesson.steps[cur.step - 1];
+    v.dataset.passed = r ? String(!!r.passed) : '';
+    if (!r) v.replaceChildren();
+    else if (r.passed) v.replaceChildren(el('b', { text: step.verify ? `✓ ${t('lessons.passed')}` : t('lessons.readonly') }));
+    else v.replaceChildren(el('b', { text: `✗ ${t('lessons.notyet')}` }), r.unmet ? el('small', { class: 'muted', text: ` (${r.unmet})` }) : null);
+    const next = $('lesson-next');
+    if (next) next.classList.toggle('ready', !!r?.passed);
+  }
+
+  function renderBusy() {
+    for (const b of body().querySelectorAll('[data-testid="lesson-action"], [data-testid="lesson-showme"], [data-testid="lesson-start"]')) b.disabled = !!cur?.busy;
+  }
+
+  function showHint(s) {
+    if (!cur) return;
+    cur.hints = Math.min(s.hints.length, cur.hints + 1);
+    const box = $('lesson-hints');
+    box.replaceChildren(...s.hints.slice(0, cur.hints).map((h, i) => {
+      const d = el('div', { class: 'hint', 'data-testid': 'lesson-hint-text' }, el('b', { text: t('lessons.hint.n', { n: i + 1, total: s.hints.length }) }));
+      const div = el('div');
+      div.innerHTML = renderMarkdown(h);
+      d.append(div);
+      return d;
+    }));
+    const b = $('lesson-hint');
+    if (b) {
+      b.textContent = cur.hints < s.hints.length ? t('lessons.hint.more', { n: cur.hints + 1, total: s.hints.length }) : t('lessons.hint.all');
+      b.disabled = cur.hints >= s.hints.length;
+    }
+  }
+
+  async function showMe(step) {
+    const byId = new Map((step.actions || []).map((a) => [a.id, a]));
+    await act((step.solution || []).map((id) => byId.get(id)).filter(Boolean));
+  }
+
+  // retry: the step counts again from now.
+  async function retry() {
+    cur.since = await newestSeq(cur.lesson, cur.step);
+    cur.result = null;
+    progress.update(cur.lesson.slug, (l) => { l.passed = l.passed.filter((k) => k !== cur.step); });
+    await render();
+  }
+
+  async function resetLesson() {
+    const slug = cur.lesson.slug;
+    progress.reset(slug);
+    cur = { lesson: cur.lesson, step: 0, since: 0, hints: 0, result: null, busy: false };
+    await start();
+  }
+
+  function focus(action) {
+    if (!cur || cur.step < 1) return;
+    const f = action?.client ? { client: action.client } : action?.run ? { panel: 'console-panel' } : focusOf(cur.lesson.steps[cur.step - 1]);
+    const target = f.client ? lab.cardFor?.(f.client) : $(f.panel);
+    if (!target) return;
+    for (const e of document.querySelectorAll('.focus')) e.classList.remove('focus');
+    target.classList.add('focus');
+    target.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  }
+
+  function setHash(h) {
+    const url = location.pathname + location.search + h;
+    if (location.hash !== h && !location.hash.startsWith('#h=')) history.replaceState(history.state, '', url);
+  }
+
+  // ---- start-up ---------------------------------------------------------------------
+
+  async function load() {
+    const r = await request('GET', ROUTE);
+    lessons = r.lessons || [];
+    const link = parseDeepLink(location.hash);
+    const resume = link || progress.data.current;
+    if (resume && bySlug(resume.slug)) await open(resume.slug, resume.step);
+    else await renderList();
+  }
+
+  window.addEventListener('hashchange', lab.guard(async () => {
+    const link = parseDeepLink(location.hash);
+    if (link && (!cur || cur.lesson.slug !== link.slug || cur.step !== link.step)) await open(link.slug, link.step);
+  }));
+  onLanguageChange(() => { if (cur) render().catch(() => {}); else if (lessons.length) renderList().catch(() => {}); });
+
+  return {
+    load, open, verify, verifySoon, act, renderList, progress,
+    current: () => (cur ? { slug: cur.lesson.slug, step: cur.step, since: cur.since } : null),
+    lessons: () => lessons,
+  };
+}
