@@ -2,7 +2,6 @@ package lessontest
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -15,10 +14,10 @@ import (
 	yaml "go.yaml.in/yaml/v2"
 )
 
-// The user agents the lab's console sends, as the real tools do.
+// KubectlUserAgent is what the lab's console sends as kubectl, as the real
+// tool does.
 const (
 	KubectlUserAgent = "kubectl/v1.35.0 (js/wasm) kubernetes/rvplay-console"
-	EtcdctlUserAgent = "etcdctl/v3.6.0 rvplay-console"
 )
 
 // runCommand runs a console command line in the lab's console
@@ -44,9 +43,9 @@ func (e stdinEditor) Edit(context.Context, string) (string, error) {
 	return "", console.ErrEditCanceled
 }
 
-// translate performs a command line with the requests the real tool would
-// send (the subset of etcdctl and kubectl the lessons use) and returns the
-// answer's body.
+// translate performs a kubectl command line with the requests the real
+// kubectl would send (the subset the lessons use) and returns the answer's
+// body, until the console has kubectl.
 func (r *Runner) translate(ctx context.Context, line, stdin string) (string, error) {
 	if i := strings.Index(line, " | "); i >= 0 { // | jq ...: only the display changes
 		line = line[:i]
@@ -58,13 +57,10 @@ func (r *Runner) translate(ctx context.Context, line, stdin string) (string, err
 	if len(args) == 0 {
 		return "", fmt.Errorf("empty command")
 	}
-	switch args[0] {
-	case "etcdctl":
-		return r.etcdctl(ctx, args[1:])
-	case "kubectl":
+	if args[0] == "kubectl" {
 		return r.kubectl(ctx, args[1:], stdin)
 	}
-	return "", fmt.Errorf("unknown command %q", args[0])
+	return "", fmt.Errorf("%s: neither the console nor the test knows it", args[0])
 }
 
 // flags separates --flag=value / --flag value / -x value from positional args.
@@ -86,67 +82,6 @@ func flags(args []string, valued map[string]bool) (map[string]string, []string) 
 		fl[name] = val
 	}
 	return fl, pos
-}
-
-func (r *Runner) etcdctl(ctx context.Context, args []string) (string, error) {
-	fl, pos := flags(args, map[string]bool{"w": true, "write-out": true, "rev": true, "endpoints": true, "cert": true, "key": true, "cacert": true, "limit": true})
-	if len(pos) == 0 {
-		return "", fmt.Errorf("etcdctl: no command")
-	}
-	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
-	body := map[string]any{}
-	var path string
-	switch pos[0] {
-	case "put":
-		if len(pos) != 3 {
-			return "", fmt.Errorf("etcdctl put <key> <value>")
-		}
-		path, body["key"], body["value"] = "/v3/kv/put", b64(pos[1]), b64(pos[2])
-	case "get", "del":
-		if len(pos) != 2 {
-			return "", fmt.Errorf("etcdctl %s <key>", pos[0])
-		}
-		path, body["key"] = "/v3/kv/range", b64(pos[1])
-		if pos[0] == "del" {
-			path = "/v3/kv/deleterange"
-		}
-		if fl["prefix"] == "true" {
-			body["range_end"] = b64(prefixEnd(pos[1]))
-		}
-		if v := fl["rev"]; v != "" {
-			body["revision"] = v
-		}
-		if fl["keys-only"] == "true" {
-			body["keys_only"] = true
-		}
-		if fl["count-only"] == "true" {
-			body["count_only"] = true
-		}
-		if v := fl["limit"]; v != "" {
-			body["limit"] = v
-		}
-	case "compaction":
-		if len(pos) != 2 {
-			return "", fmt.Errorf("etcdctl compaction <revision>")
-		}
-		path, body["revision"] = "/v3/kv/compaction", pos[1]
-	default:
-		return "", fmt.Errorf("etcdctl %s: not in the lessons' subset", pos[0])
-	}
-	b, _ := json.Marshal(body)
-	resp := r.console.Do(ctx, &api.Request{Method: "POST", Path: path, Body: b, Header: api.Header{"User-Agent": {EtcdctlUserAgent}}})
-	return answer(resp)
-}
-
-func prefixEnd(p string) string {
-	b := []byte(p)
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] < 0xff {
-			b[i]++
-			return string(b[:i+1])
-		}
-	}
-	return "\x00"
 }
 
 // answer is what the console prints: the body, whatever the status (a
