@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/kube"
@@ -17,7 +18,8 @@ const (
 	// LessonsPath lists the lessons (GET); LessonsPath/<slug> is one
 	// definition (GET); LessonsPath/<slug>/setup prepares the session
 	// (POST); LessonsPath/<slug>/steps/<n>/verify evaluates step n,
-	// counted from 1 (POST, body {"since": <seq>}).
+	// counted from 1 (POST, body {"since": <seq>}); ProgressPath lists the
+	// steps verify found completed.
 	LessonsPath = "/rvplay/v1/lessons"
 	// MisconceptionsPath lists the detectors and what they found (GET).
 	MisconceptionsPath = "/rvplay/v1/misconceptions"
@@ -33,6 +35,10 @@ type Service struct {
 	Handler api.Handler
 	// Exchanges returns the session's record, oldest first.
 	Exchanges func() []Exchange
+	// Now stamps progress (default: the wall clock).
+	Now func() time.Time
+
+	progress progressBook
 }
 
 // Handles reports whether path is one of the Service's.
@@ -113,6 +119,12 @@ func (s *Service) Serve(ctx context.Context, req *api.Request) *api.Response {
 	switch {
 	case rest == "" && req.Method == "GET":
 		return jsonResponse(200, map[string]any{"lessons": s.Catalog.Lessons()})
+	case req.Path == ProgressPath && req.Method == "GET":
+		who := p.ID
+		if p.Role == api.RoleTeacher {
+			who = ""
+		}
+		return jsonResponse(200, map[string]any{"progress": s.progress.list(who)})
 	case len(parts) == 1 && req.Method == "GET":
 		l := s.Catalog.Lesson(parts[0])
 		if l == nil {
@@ -143,6 +155,13 @@ func (s *Service) Serve(ctx context.Context, req *api.Request) *api.Response {
 		out, err := s.Verify(parts[0], n, body.Since, principal)
 		if err != nil {
 			return errorResponse(err)
+		}
+		if out.Passed {
+			now := time.Now
+			if s.Now != nil {
+				now = s.Now
+			}
+			s.progress.pass(p, out.Lesson, out.Step, now())
 		}
 		return jsonResponse(200, out)
 	case len(parts) <= 4 && (parts[0] != ""):

@@ -3,6 +3,7 @@ package lesson
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -89,5 +90,30 @@ func TestLessonRoutesAnswerKubernetesStatusesForBadRequests(t *testing.T) {
 	code, out := call(s, context.Background(), "GET", "/rvplay/v1/lessons", "")
 	if ls, _ := out["lessons"].([]any); code != 200 || len(ls) != 1 {
 		t.Fatalf("%d %v", code, out)
+	}
+}
+
+func TestVerifiedStepsAreProgressTheTeacherSeesForTheClassAndAStudentForThemself(t *testing.T) {
+	s := newService(t, numbered(
+		Exchange{Principal: "ana", Method: "GET", Path: nginx, Status: 200},
+		Exchange{Principal: "bo", Method: "GET", Path: nginx, Status: 200},
+	))
+	ana := api.WithPrincipal(context.Background(), api.Principal{ID: "ana", Name: "Ana", Role: api.RoleStudent})
+	bo := api.WithPrincipal(context.Background(), api.Principal{ID: "bo", Name: "Bo", Role: api.RoleStudent})
+	call(s, ana, "POST", "/rvplay/v1/lessons/demo/steps/1/verify", ``)
+	call(s, ana, "POST", "/rvplay/v1/lessons/demo/steps/2/verify", ``) // not passed: no 409
+	call(s, bo, "POST", "/rvplay/v1/lessons/demo/steps/1/verify", ``)
+	_, out := call(s, context.Background(), "GET", "/rvplay/v1/lessons/progress", "")
+	var class []string
+	for _, p := range out["progress"].([]any) {
+		m := p.(map[string]any)
+		class = append(class, fmt.Sprint(m["principal"], " ", m["name"], " ", m["lesson"], " ", m["steps"]))
+	}
+	if got := strings.Join(class, "; "); got != "ana Ana demo [1]; bo Bo demo [1]" {
+		t.Fatalf("the class: %s", got)
+	}
+	_, out = call(s, bo, "GET", "/rvplay/v1/lessons/progress", "")
+	if ps := out["progress"].([]any); len(ps) != 1 || ps[0].(map[string]any)["principal"] != "bo" {
+		t.Fatalf("bo sees %v", ps)
 	}
 }
