@@ -13,7 +13,7 @@ function watchErrors(page: Page) {
 
 async function openLab(page: Page, path = '/lab') {
   await page.goto(path);
-  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true');
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true', { timeout: 20_000 });
 }
 
 // A new guarded session whose teacher is the browser context of request

@@ -7,7 +7,7 @@ async function openLab(page: Page, path = '/lab') {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(path);
-  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true');
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true', { timeout: 20_000 });
   return errors;
 }
 
@@ -43,7 +43,7 @@ test('the offline lab is interactive within a second on localhost', async ({ pag
   testInfo.annotations.push({ type: 'cold-ready-ms', description: `first visit: interactive at ${coldMs} ms` });
   console.log(`offline lab, first visit: interactive at ${coldMs} ms`);
   await page.reload();
-  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true');
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true', { timeout: 20_000 });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   const readyMs = Number(await page.getByTestId('lab').getAttribute('data-ready-ms'));
@@ -163,7 +163,7 @@ test('keyboard: ? shows the shortcuts, Escape closes them, / focuses the console
   await expect(page.locator('html')).toHaveClass(/present/);
   await page.reload();
   await expect(page.locator('html')).toHaveClass(/present/);
-  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true');
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true', { timeout: 20_000 });
   await expect(page.getByTestId('present')).toHaveAttribute('aria-pressed', 'true');
   await shot(page, testInfo, 'presentation mode');
 });

@@ -19,7 +19,7 @@ async function newSession(request: APIRequestContext): Promise<string> {
 
 async function openSession(page: Page, name: string) {
   await page.goto(`/s/${name}/`);
-  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true');
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true', { timeout: 20_000 });
   await expect(page.getByTestId('mode')).toHaveText(`session ${name}`);
 }
 
@@ -54,7 +54,7 @@ test('the landing page creates a guarded session, and a student joins it with it
   const joinCode = (await code.textContent())!;
   await page.getByTestId('created-open').click();
   await expect(page).toHaveURL(new RegExp(`/s/${name}/$`));
-  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true');
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true', { timeout: 20_000 });
   await page.goto('/');
   await expect(page.getByTestId('session-list').getByRole('link', { name })).toBeVisible();
 
@@ -71,7 +71,7 @@ test('the landing page creates a guarded session, and a student joins it with it
   await student.getByTestId('join-code').fill(joinCode.toLowerCase());
   await student.getByTestId('join-submit').click();
   await expect(student).toHaveURL(new RegExp(`/s/${name}/$`));
-  await expect(student.getByTestId('lab')).toHaveAttribute('data-ready', 'true');
+  await expect(student.getByTestId('lab')).toHaveAttribute('data-ready', 'true', { timeout: 20_000 });
   await student.context().close();
 });
 

@@ -88,3 +88,10 @@ test('an etcd gateway error reads as its message, also a watch stream\'s nested 
     'etcdserver: mvcc: required revision has been compacted');
   assert.equal(new GatewayError(404, 'Not Found').message, 'Not Found');
 });
+
+test('a client\'s User-Agent travels as the WebSocket subprotocol the server restores', async () => {
+  const { userAgentProtocol } = await import('../static/js/transport.js');
+  // engine/api.UserAgentProtocol("A/rvplay-lab"): unpadded base64url.
+  assert.equal(userAgentProtocol('A/rvplay-lab'), 'user-agent.rvplay.dev.QS9ydnBsYXktbGFi');
+  assert.equal(userAgentProtocol('kubectl/v1.35 (linux/amd64)?'), 'user-agent.rvplay.dev.' + Buffer.from('kubectl/v1.35 (linux/amd64)?').toString('base64url'));
+});

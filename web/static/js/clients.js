@@ -18,8 +18,9 @@
 
 import { $ } from './dom.js';
 import { t } from './i18n.js';
-import { lookupResource, itemPath, collectionPath } from './kube.js';
+import { lookupResource, itemPath, collectionPath, parseStatus } from './kube.js';
 import { ExchangeLog, outcomeOf, renderOutcome } from './exchanges.js';
+import { describeEvent, endText } from './watches.js';
 import yaml from '../vendor/js-yaml-4.1.0.mjs';
 
 const NS = 'default';
@@ -93,7 +94,9 @@ export const CARDS = [
   { id: 'a', label: 'A' },
   { id: 'b', label: 'B' },
   { id: 'controller', label: 'controller' },
+  { id: 'reflector', label: 'I' }, // the informer: reflector.js drives it
 ];
+const OPERATORS = CARDS.slice(0, 3);
 
 export async function mountClients(lab) {
   const { frame } = lab;
@@ -115,7 +118,7 @@ export async function mountClients(lab) {
   async function clientFor(label) {
     if (byLabel.has(label)) return byLabel.get(label);
     const card = CARDS.find((c) => c.label === label);
-    const c = { id: card?.id || label, label, copy: null, listRV: '', listItems: [], listCont: '', card: !!card };
+    const c = { id: card?.id || label, label, copy: null, listRV: '', listItems: [], listCont: '', lastRV: '', watch: null, card: !!card };
     c.log = card ? new ExchangeLog($(`client-${c.id}-log`), frame) : null;
     byLabel.set(label, c);
     if (card) cards[c.id] = c;
@@ -138,8 +141,12 @@ export async function mountClients(lab) {
     }
   }
 
+  // The operator cards show a copy and an outcome; the informer's card
+  // (reflector.js) shows its store instead.
+  const hasCopy = (c) => c.card && $(`client-${c.id}-copy`);
+
   function showCopy(c) {
-    if (!c.card) return;
+    if (!hasCopy(c)) return;
     frame.schedule('copy-' + c.id, () => {
       $(`client-${c.id}-copy`).textContent = c.copy ? kubectlYAML(c.copy) : t('clients.nothing');
       $(`client-${c.id}-rv`).textContent = c.copy?.metadata?.resourceVersion || '–';
@@ -147,7 +154,7 @@ export async function mountClients(lab) {
   }
 
   function showOutcome(c, o) {
-    if (!c.card) return;
+    if (!hasCopy(c)) return;
     frame.schedule('outcome-' + c.id, () => {
       renderOutcome($(`client-${c.id}-outcome`), o);
       const card = $(`client-${c.id}`);
@@ -293,15 +300,25 @@ export async function mountClients(lab) {
   // (web/lessons/README.md) with the named client.
   async function runAction(act) {
     lab.record({ op: 'lesson-action', action: act });
-    if (act.client === 'R' || ['startReflector', 'stopReflector'].includes(act.do)) {
-      if (await lab.reflector.runAction(act)) return null;
-    }
     const c = await clientFor(act.client);
+    if (['startReflector', 'stopReflector'].includes(act.do) || (['disconnect', 'reconnect'].includes(act.do) && lab.reflector.has(c))) {
+      await lab.reflector.runAction(act, c);
+      return null;
+    }
     const ref = { resource: act.resource, namespace: act.namespace, name: act.name, subresource: act.subresource };
     let a;
     let sent = '';
     let method = 'GET';
     switch (act.do) {
+      case 'watch':
+        watch(c, act);
+        return null;
+      case 'stopWatch':
+      case 'disconnect':
+        stopWatch(c);
+        return null;
+      case 'reconnect':
+        return null;
       case 'get':
         a = await answer(c.client.get(ref, { resourceVersion: rvFor(c, act) }));
         keep(c, a);
@@ -356,11 +373,59 @@ export async function mountClients(lab) {
         keep(c, a);
         break;
       default:
-        if (await lab.reflector.runAction(act)) return null;
         throw new Error(t('clients.unsupported', { do: act.do }));
     }
     await report(c, method, a, { sent, ref, extra: a.attempts > 1 ? t('clients.attempts', { n: a.attempts }) : '' });
     return a;
+  }
+
+  // watch opens a lesson client's watch (one per client; a new one
+  // replaces it) from a resourceVersion: a value, the client's last list's
+  // ("list"), where its previous watch got to ("last": a resume), or the
+  // oldest listed item's ("item": the mistake that replays history). Its
+  // events show as a stream in the watch panel. It is sent with the
+  // client's User-Agent, so that the session's record names the client.
+  function watch(c, act) {
+    stopWatch(c);
+    const r = lookupResource(act.resource || 'configmaps');
+    const path = collectionPath(r, act.namespace || NS);
+    const rv = act.resourceVersion === 'last' ? c.lastRV : rvFor(c, act);
+    const query = {
+      watch: 'true', resourceVersion: rv, resourceVersionMatch: act.resourceVersionMatch,
+      allowWatchBookmarks: act.allowWatchBookmarks ? 'true' : undefined,
+      sendInitialEvents: act.sendInitialEvents === undefined ? undefined : String(act.sendInitialEvents),
+    };
+    const s = lab.watches.open(`${c.label}: watch ${r.resource}`, path, query);
+    c.lastRV = rv || c.lastRV;
+    const w = { stream: s, cancel: null };
+    c.watch = w;
+    const qs = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined && v !== '')).toString();
+    w.cancel = lab.transport.watch(path, query, (e) => {
+      if (e.type === 'open') {
+        c.log?.add({ method: 'GET', path: `${path}?${qs}`, status: e.status, respBody: e.status === 200 ? t('reflector.log.watch') : e.body });
+        if (e.status === 200) s.setState('open', t('stream.open'), e.via);
+        else {
+          const st = parseStatus(e.body);
+          s.add('ERROR', `${e.status} ${st?.reason || ''}: ${st?.message || e.body}`, { detail: e.body });
+        }
+      } else if (e.type === 'frame') {
+        let ev;
+        try { ev = JSON.parse(e.data); } catch { return; }
+        const d = describeEvent(ev);
+        if (d.rv) { c.lastRV = d.rv; lab.revisions.see(d.rv); }
+        s.add(ev.type, d.text, d);
+      } else {
+        s.setState('ended', endText(e));
+        if (c.watch === w) c.watch = null;
+      }
+    }, { userAgent: `${c.label}/rvplay-lab` });
+    s.onStop(() => w.cancel());
+  }
+
+  function stopWatch(c) {
+    if (!c.watch) return;
+    c.watch.cancel();
+    c.watch = null;
   }
 
   // rvFor resolves a lesson action's resourceVersion: a value, the
@@ -379,7 +444,7 @@ export async function mountClients(lab) {
 
   function applyKind() {
     const spec = subject.spec;
-    for (const { id } of CARDS) {
+    for (const { id } of OPERATORS) {
       $(`client-${id}-field`).textContent = spec.field;
       $(`client-${id}-value`).value = spec.start[id];
     }
@@ -393,12 +458,15 @@ export async function mountClients(lab) {
   function reset() {
     ensured.clear();
     for (const c of byLabel.values()) {
+      stopWatch(c);
+      c.lastRV = '';
       c.copy = null;
       c.listRV = '';
       c.listItems = [];
       c.listCont = '';
       if (!c.card) continue;
       c.log.clear();
+      if (!hasCopy(c)) continue;
       showCopy(c);
       const box = $(`client-${c.id}-outcome`);
       box.replaceChildren();
@@ -421,5 +489,11 @@ export async function mountClients(lab) {
   }));
   for (const c of Object.values(cards)) showCopy(c);
 
-  return { subject, get, put, update, runAction, ensureSubject, setSubject, reset, cards };
+  // showCards shows the cards of a lesson's clients (all of them when
+  // names is empty: the free lab).
+  function showCards(names) {
+    for (const { id, label } of CARDS) $(`client-${id}`).hidden = !!(names?.length) && !names.includes(label);
+  }
+
+  return { subject, get, put, update, runAction, ensureSubject, setSubject, reset, cards, clientFor, showCards };
 }

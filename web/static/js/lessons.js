@@ -13,6 +13,7 @@
 import { $, el } from './dom.js';
 import { t, lang, onLanguageChange } from './i18n.js';
 import { renderMarkdown, splitText } from './markdown.js';
+import { resourceForKind } from './kube.js';
 
 const ROUTE = '/rvplay/v1/lessons';
 
@@ -156,6 +157,7 @@ export function mountLessons(lab) {
   async function renderList() {
     cur = null;
     progress.close();
+    lab.clients.showCards([]);
     setHash('');
     const titles = await Promise.all(lessons.map((l) => text(l, 0).then((s) => s.title).catch(() => l.slug)));
     const items = lessons.map((l, i) => {
@@ -191,6 +193,7 @@ export function mountLessons(lab) {
     }
     cur = { lesson, step, since: cur?.lesson === lesson ? cur.since : 0, hints: 0, result: null, busy: false };
     progress.at(slug, step);
+    showLessonClients(lesson);
     setHash(deepLink(slug, step));
     if (step > 0 && !cur.since) cur.since = await newestSeq(lesson, step);
     await render();
@@ -210,8 +213,17 @@ export function mountLessons(lab) {
     lab.afterWrite();
     await lab.settings.load().catch(() => {});
     progress.update(lesson.slug, (l) => { l.started = true; });
-    lab.showClients?.(lesson.setup?.clients);
+    showLessonClients(lesson);
     return r;
+  }
+
+  // showLessonClients shows the cards of the lesson's clients, working on
+  // its first object.
+  function showLessonClients(lesson) {
+    lab.clients.showCards(lesson?.setup?.clients || []);
+    const o = lesson?.setup?.objects?.[0];
+    const r = o && resourceForKind(o.apiVersion, o.kind);
+    if (r && ['configmaps', 'deployments'].includes(r.resource)) lab.clients.setSubject(r.resource, o.metadata?.name);
   }
 
   // newestSeq is the record's newest exchange: only what happens after it

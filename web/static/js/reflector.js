@@ -1,15 +1,16 @@
 // The reflector card: client-go's reflector and its informer store, the Go
-// code of engine/client in the WebAssembly engine (client "R"). It LISTs,
+// code of engine/client in the WebAssembly engine (client "I", as the
+// lessons name the informer). It LISTs,
 // WATCHes from the list's resourceVersion with bookmarks, resumes a watch
 // the server ended from the last resourceVersion after a back-off that
 // grows (800 ms doubling to 30 s), and relists after a 410. Every step it
 // reports shows: in its card (state, resourceVersion, relists, the store)
-// and as rows of its stream in the watch panel.
+// and as rows of its stream in the watch panel. A lesson's other clients
+// may run a reflector too ("W", with watch-list): theirs show as a stream.
 
 import { $, el } from './dom.js';
 import { t } from './i18n.js';
-import { collectionPath } from './kube.js';
-import { ExchangeLog } from './exchanges.js';
+import { collectionPath, lookupResource } from './kube.js';
 
 const INFORMER = 'r';
 
@@ -47,9 +48,12 @@ export function stateAfter(state, s) {
 
 export async function mountReflector(lab) {
   const { frame } = lab;
-  const log = new ExchangeLog($('client-reflector-log'), frame);
   const r = { state: 'stopped', rv: '', relists: 0, cache: new Map(), inf: null, resource: '', stream: null, storeTimer: null };
-  const client = await lab.goclients.client('reflector', { label: 'R', onStep });
+  const card = await lab.clients.clientFor('I'); // its exchanges go to the card's log
+  const client = card.client;
+  client.onStep(onStep);
+  const others = new Map(); // a lesson client's label -> {inf, stream}
+  const subscribed = new Set();
 
   function show() {
     frame.schedule('reflector', () => {
@@ -90,11 +94,6 @@ export async function mountReflector(lab) {
   }
 
   function onStep(s) {
-    if (s.kind === 'exchange') {
-      log.add({ method: s.method, path: s.path + (s.query ? `?${s.query}` : ''), status: s.status, reqBody: s.requestBody || '', respBody: s.watch ? t('reflector.log.watch') : s.body || '' });
-      if (s.status === 0) lab.connection?.failed(s.body || 'no answer');
-      return;
-    }
     if (!s.informer) return;
     r.state = stateAfter(r.state, s);
     if (s.rv && s.kind !== 'expired' && s.kind !== 'too-large') { r.rv = s.rv; lab.revisions.see(s.rv); }
@@ -157,19 +156,54 @@ export async function mountReflector(lab) {
     if (r.inf) await r.inf.resume();
   }
 
-  // runAction: a lesson's reflector actions run on this card when they are
-  // client R's, or any client's start/stopReflector.
-  async function runAction(a) {
-    if (a.client !== 'R' && !['startReflector', 'stopReflector'].includes(a.do)) return false;
-    if (a.resource) await lab.clients.setSubject(a.resource, undefined);
+  // runAction runs a lesson's reflector actions: client I's on this card,
+  // another client's (c, from clients.js) on an informer of its own.
+  async function runAction(a, c) {
+    if (a.client === 'I') {
+      if (a.resource) await lab.clients.setSubject(a.resource);
+      switch (a.do) {
+        case 'startReflector': await start({ watchList: a.watchList }); return true;
+        case 'stopReflector': await stop(); return true;
+        case 'disconnect': if (r.inf) await r.inf.disconnect(); return true;
+        case 'reconnect': if (r.inf) await r.inf.resume(); return true;
+        default: return false;
+      }
+    }
+    let o = others.get(c.label);
+    if (a.do === 'startReflector') {
+      if (o) await o.inf.remove().catch(() => {});
+      const inf = await c.client.informer('r', { resource: a.resource || 'configmaps', watchList: !!a.watchList });
+      const path = collectionPath(lookupResource(a.resource || 'configmaps'), a.namespace || 'default');
+      const stream = lab.watches.open(`${c.label}: reflector`, path, { watch: 'true', allowWatchBookmarks: 'true', sendInitialEvents: a.watchList ? 'true' : undefined });
+      stream.setState('open', t('stream.open'));
+      o = { inf, stream };
+      others.set(c.label, o);
+      if (!subscribed.has(c.label)) {
+        subscribed.add(c.label);
+        c.client.onStep((s) => {
+          const cur = others.get(c.label);
+          if (!s.informer || !cur) return;
+          const row = rowOf(s);
+          if (row) cur.stream.add(row.type, row.text, { rv: row.rv });
+          if (s.rv) lab.revisions.see(s.rv);
+        });
+      }
+      stream.onStop(() => inf.stop());
+      await inf.start();
+      return true;
+    }
+    if (!o) return false;
     switch (a.do) {
-      case 'startReflector': await start({ watchList: a.watchList }); return true;
-      case 'stopReflector': await stop(); return true;
-      case 'disconnect': if (r.inf) await r.inf.disconnect(); return true;
-      case 'reconnect': if (r.inf) await r.inf.resume(); return true;
+      case 'stopReflector': await o.inf.stop(); o.stream.setState('ended', t('stream.ended.canceled')); return true;
+      case 'disconnect': await o.inf.disconnect(); return true;
+      case 'reconnect': await o.inf.resume(); return true;
       default: return false;
     }
   }
+
+  // has says whether a lesson client runs a reflector (its disconnect and
+  // reconnect are the reflector's).
+  const has = (c) => c.label === 'I' || others.has(c.label);
 
   // key: the "r" shortcut does what the card's next button would.
   function key() {
@@ -180,8 +214,9 @@ export async function mountReflector(lab) {
 
   async function reset() {
     if (r.inf) await r.inf.remove().catch(() => {});
+    for (const o of others.values()) await o.inf.remove().catch(() => {});
+    others.clear();
     Object.assign(r, { state: 'stopped', rv: '', relists: 0, cache: new Map(), inf: null, resource: '', stream: null });
-    log.clear();
     show();
   }
 
@@ -190,7 +225,7 @@ export async function mountReflector(lab) {
   $('reflector-resume').addEventListener('click', lab.guard(resume));
   show();
   return {
-    toggle, disconnect, resume, key, reset, show, runAction, state: () => r.state,
+    toggle, disconnect, resume, key, reset, show, runAction, has, state: () => r.state,
     act: (a) => ({ start: toggle, stop: toggle, disconnect, resume }[a] || (() => {}))(),
   };
 }

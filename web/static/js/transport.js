@@ -2,12 +2,18 @@
 // compiled to WebAssembly) or on the server (fetch + WebSocket):
 //
 //   request(method, path, {query, headers, body}) -> Promise<{status, headers, body}>
-//   watch(path, query, onEvent, {method, body, headers}) -> cancel()
+//   watch(path, query, onEvent, {method, body, headers, userAgent}) -> cancel()
 //
 // onEvent receives {type: 'open', status, body, via}, then {type: 'frame',
 // data} for each message (one JSON document), then {type: 'end', reason,
 // code}. Paths are the session's API paths ("/v3/kv/range",
 // "/api/v1/namespaces/default/configmaps").
+//
+// A session names a client by its User-Agent (its record of exchanges,
+// kube's default field managers). A page cannot set that header, so a
+// client's userAgent travels as X-Rvplay-User-Agent on a fetch and as a
+// WebSocket subprotocol, which the server restores (engine/api
+// useragent.go); the engine in the page gets the header itself.
 //
 // A request that cannot reach a server session rejects with a NetworkError
 // (never a bare "Failed to fetch"), and the transport tells its
@@ -52,11 +58,13 @@ export async function loadEngine(staticBase) {
 export function wasmTransport(bridge) {
   return {
     kind: 'wasm',
-    async request(method, path, { query, headers, body } = {}) {
+    async request(method, path, { query, headers, body, userAgent } = {}) {
+      if (userAgent) headers = { ...headers, 'User-Agent': userAgent };
       const r = await bridge.request({ method, path: path + queryString(query), headers: headers || {}, body: body ?? '' });
       return { status: r.status, headers: r.headers, body: r.body };
     },
-    watch(path, query, onEvent, { method = 'GET', body = '', headers = {} } = {}) {
+    watch(path, query, onEvent, { method = 'GET', body = '', headers = {}, userAgent } = {}) {
+      if (userAgent) headers = { ...headers, 'User-Agent': userAgent };
       return bridge.watch({ method, path: path + queryString(query), headers, body }, (e) => {
         if (e.kind === 'open') onEvent({ type: 'open', status: e.status, body: e.body, via: 'wasm' });
         else if (e.kind === 'frame') splitFrames(e.data, (data) => onEvent({ type: 'frame', data }));
@@ -77,7 +85,8 @@ export function httpTransport(apiBase, conn = null) {
   };
   return {
     kind: 'http',
-    async request(method, path, { query, headers, body } = {}) {
+    async request(method, path, { query, headers, body, userAgent } = {}) {
+      if (userAgent) headers = { ...headers, 'X-Rvplay-User-Agent': userAgent };
       const init = { method, headers: headers || {} };
       if (body !== undefined && body !== '' && method !== 'GET' && method !== 'HEAD') init.body = body;
       let r;
@@ -92,21 +101,32 @@ export function httpTransport(apiBase, conn = null) {
       health.ok();
       return { status: r.status, headers: Object.fromEntries(r.headers.entries()), body: text };
     },
-    watch(path, query, onEvent, { method = 'GET', body = '', headers = {}, transport } = {}) {
+    watch(path, query, onEvent, { method = 'GET', body = '', headers = {}, transport, userAgent } = {}) {
       if (method === 'GET' && transport !== 'http' && typeof WebSocket !== 'undefined') {
-        return wsWatch(base + path + queryString(query), onEvent, health);
+        return wsWatch(base + path + queryString(query), onEvent, health, userAgent);
       }
+      if (userAgent) headers = { ...headers, 'X-Rvplay-User-Agent': userAgent };
       return fetchWatch(base + path + queryString(query), { method, body, headers }, onEvent, health);
     },
   };
 }
 
 // A Kubernetes watch over a WebSocket: one event per message.
+// userAgentProtocol is the subprotocol that carries a User-Agent:
+// "user-agent.rvplay.dev." and the agent in unpadded base64url.
+export function userAgentProtocol(ua) {
+  const bytes = new TextEncoder().encode(ua);
+  let bin = '';
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return 'user-agent.rvplay.dev.' + btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
 // A close without a close frame (1006) is the network or the server going
 // away; every other code is the server's own decision.
-function wsWatch(url, onEvent, health) {
+function wsWatch(url, onEvent, health, userAgent) {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  const ws = new WebSocket(scheme + '//' + location.host + url);
+  const ws = userAgent ? new WebSocket(scheme + '//' + location.host + url, [userAgentProtocol(userAgent)])
+    : new WebSocket(scheme + '//' + location.host + url);
   let ended = false;
   const end = (e) => { if (!ended) { ended = true; onEvent(e); } };
   ws.onopen = () => { health.ok(); onEvent({ type: 'open', status: 200, body: '', via: 'websocket' }); };
