@@ -80,15 +80,7 @@ func (h *hub) publish(rev int64, events []*Event) {
 // remove takes w out of the watchers, if it is still there (the caller
 // holds mu).
 func (h *hub) remove(w *Watcher) {
-	if w.slot < 0 {
-		return
-	}
-	last := len(h.watchers) - 1
-	moved := h.watchers[last]
-	h.watchers[w.slot], moved.slot = moved, w.slot
-	h.watchers[last] = nil
-	h.watchers = h.watchers[:last]
-	w.slot = -1
+	h.watchers = removeWatcher(h.watchers, w, func(w *Watcher) *int { return &w.slot })
 }
 
 // compacted makes every lagging watcher ready, so that its consumer learns

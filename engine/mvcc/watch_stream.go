@@ -98,15 +98,22 @@ func (st *WatchStream) joinLocked(w *Watcher) {
 }
 
 func (st *WatchStream) leaveLocked(w *Watcher) {
-	if w.member < 0 {
-		return
+	st.watchers = removeWatcher(st.watchers, w, func(w *Watcher) *int { return &w.member })
+}
+
+// removeWatcher takes w out of list, where index gives each watcher's
+// place (-1 once out), by moving the last watcher into its place.
+func removeWatcher(list []*Watcher, w *Watcher, index func(*Watcher) *int) []*Watcher {
+	i := *index(w)
+	if i < 0 {
+		return list
 	}
-	last := len(st.watchers) - 1
-	moved := st.watchers[last]
-	st.watchers[w.member], moved.member = moved, w.member
-	st.watchers[last] = nil
-	st.watchers = st.watchers[:last]
-	w.member = -1
+	last := len(list) - 1
+	moved := list[last]
+	list[i], *index(moved) = moved, i
+	list[last] = nil
+	*index(w) = -1
+	return list[:last]
 }
 
 // TryNext takes the next response without waiting for a write: ok is
@@ -198,16 +205,9 @@ func (st *WatchStream) Close() {
 // the reason (ErrWatcherCanceled, ErrStopped, ErrCompacted after the
 // response with CompactRevision set, or the backend's failure).
 func (w *Watcher) Next(ctx context.Context) (resp WatchResponse, err error) {
-	st := w.st
-	st.mu.Lock()
-	if !w.lagging && !w.ended && w.pending() > 0 {
-		// TryNext's common case, without a call.
-		w.takeLocked(&resp)
-		st.mu.Unlock()
-		w.finishResponse(&resp)
+	if w.takeQueued(&resp) {
 		return resp, nil
 	}
-	st.mu.Unlock()
 	for {
 		resp, ok, err := w.TryNext(ctx)
 		if ok || err != nil {
@@ -224,16 +224,10 @@ func (w *Watcher) Next(ctx context.Context) (resp WatchResponse, err error) {
 // TryNext is WatchStream.TryNext for a watcher made by Store.Watch: ok is
 // false when there is nothing now; err is set once the watcher has ended.
 func (w *Watcher) TryNext(ctx context.Context) (resp WatchResponse, ok bool, err error) {
-	st := w.st
-	st.mu.Lock()
-	if !w.lagging && !w.ended && w.pending() > 0 {
-		// A synced watcher's queued response: the common case, taken here.
-		w.takeLocked(&resp)
-		st.mu.Unlock()
-		w.finishResponse(&resp)
+	if w.takeQueued(&resp) {
 		return resp, true, nil
 	}
-	st.mu.Unlock()
+	st := w.st
 	if _, resp, ok, err = st.TryNext(ctx); ok || err != nil {
 		return resp, ok, err
 	}
@@ -243,6 +237,21 @@ func (w *Watcher) TryNext(ctx context.Context) (resp WatchResponse, ok bool, err
 		return WatchResponse{}, false, w.endErr
 	}
 	return WatchResponse{}, false, nil
+}
+
+// takeQueued takes a synced watcher's oldest queued response into resp,
+// the common case of delivery, with nothing else on the way.
+func (w *Watcher) takeQueued(resp *WatchResponse) bool {
+	st := w.st
+	st.mu.Lock()
+	if w.lagging || w.ended || w.pending() == 0 {
+		st.mu.Unlock()
+		return false
+	}
+	w.takeLocked(resp)
+	st.mu.Unlock()
+	w.finishResponse(resp)
+	return true
 }
 
 // Ready is WatchStream.Ready for a watcher made by Store.Watch.
