@@ -1,0 +1,32 @@
+package kubeapi
+
+import (
+	"fmt"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/kube"
+)
+
+// Refuse words a transport's refusal (api.Refusal) as a Status, the way
+// kube-apiserver's filters answer such requests: 413 for a body over the
+// limit, 429 with Retry-After when it sheds load, 504 Timeout for a request
+// that did not complete in time, 403 Forbidden. A body that cannot be read
+// is a 400 BadRequest here; kube-apiserver answers it with a reason-less
+// 500 (the read error is not a Status), which would blame the server.
+func Refuse(r api.Refusal) *api.Response {
+	switch r.Kind {
+	case api.BodyTooLarge:
+		return statusResponse(kube.NewRequestEntityTooLarge(int(r.Limit)))
+	case api.BodyBroken:
+		return statusResponse(kube.NewBadRequest("the request body could not be read: " + r.Detail))
+	case api.BodyTimeout:
+		return statusResponse(kube.NewTimeout("the request body was not received within "+r.Detail, 0))
+	case api.Busy:
+		return statusResponse(kube.NewTooManyRequests())
+	case api.CrossOrigin:
+		return statusResponse(&kube.StatusError{Status: kube.Status{Kind: "Status", APIVersion: "v1",
+			Status: "Failure", Reason: kube.ReasonForbidden, Code: 403,
+			Message: fmt.Sprintf("forbidden: a page from origin %q may not change this server's sessions", r.Detail)}})
+	}
+	return statusResponse(kube.NewBadRequest("request refused"))
+}
