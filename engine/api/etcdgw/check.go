@@ -207,3 +207,85 @@ func txnSize(r *mvcc.TxnRequest) int {
 func compactionSize(r *mvcc.CompactionRequest) int {
 	return intFieldSize(r.Revision) + boolFieldSize(r.Physical)
 }
+
+// The gRPC server's send limit. etcd sets it to math.MaxInt32, so a range
+// of any size is sent; a shared server caps it lower
+// (Options.MaxResponseBytes), and a response over the cap gets the error
+// gRPC gives for a message over its send limit (ResourceExhausted, which
+// the gateway answers with HTTP 429). The check runs after the store
+// answered and before a byte of JSON is written: a refused answer costs
+// its list of pointers into the store, not its encoding.
+
+// etcdMaxSendBytes is etcd's send limit (v3rpc's maxSendBytes).
+const etcdMaxSendBytes = 1<<31 - 1
+
+// DefaultMaxResponseBytes is the send limit the server sets by default
+// (--max-response-bytes): 32 MiB of protobuf, about 43 MB of JSON.
+const DefaultMaxResponseBytes = 32 << 20
+
+func checkResponseSize(size, limit int) error {
+	if size > limit {
+		return &mvcc.Error{Code: mvcc.CodeResourceExhausted,
+			Message: fmt.Sprintf("grpc: trying to send message larger than max (%d vs. %d)", size, limit)}
+	}
+	return nil
+}
+
+// Protobuf encoded sizes of the responses, for the send limit.
+
+func headerSize(h header) int {
+	return intFieldSize(int64(h.clusterID)) + intFieldSize(int64(h.memberID)) +
+		intFieldSize(h.revision) + intFieldSize(int64(h.raftTerm))
+}
+
+func kvSize(kv *mvcc.KeyValue) int {
+	return bytesFieldSize(1, kv.Key) + intFieldSize(kv.CreateRevision) + intFieldSize(kv.ModRevision) +
+		intFieldSize(kv.Version) + bytesFieldSize(1, kv.Value) + intFieldSize(kv.Lease)
+}
+
+func kvsSize(kvs []*mvcc.KeyValue) int {
+	n := 0
+	for _, kv := range kvs {
+		n += messageFieldSize(1, kvSize(kv))
+	}
+	return n
+}
+
+// innerHeaderSize is the header of an op's response inside a txn, which
+// holds only the revision (appendTxn).
+func innerHeaderSize(rev int64) int { return messageFieldSize(1, intFieldSize(rev)) }
+
+func rangeResponseSize(hdr int, r *mvcc.RangeResponse) int {
+	return hdr + kvsSize(r.Kvs) + boolFieldSize(r.More) + intFieldSize(r.Count)
+}
+
+func putResponseSize(hdr int, r *mvcc.PutResponse) int {
+	if r.PrevKv == nil {
+		return hdr
+	}
+	return hdr + messageFieldSize(1, kvSize(r.PrevKv))
+}
+
+func deleteRangeResponseSize(hdr int, r *mvcc.DeleteRangeResponse) int {
+	return hdr + intFieldSize(r.Deleted) + kvsSize(r.PrevKvs)
+}
+
+func txnResponseSize(hdr int, r *mvcc.TxnResponse) int {
+	n := hdr + boolFieldSize(r.Succeeded)
+	for i := range r.Responses {
+		op := &r.Responses[i]
+		var inner int
+		switch {
+		case op.Range != nil:
+			inner = rangeResponseSize(innerHeaderSize(op.Range.Header.Revision), op.Range)
+		case op.Put != nil:
+			inner = putResponseSize(innerHeaderSize(op.Put.Header.Revision), op.Put)
+		case op.DeleteRange != nil:
+			inner = deleteRangeResponseSize(innerHeaderSize(op.DeleteRange.Header.Revision), op.DeleteRange)
+		case op.Txn != nil:
+			inner = txnResponseSize(0, op.Txn)
+		}
+		n += messageFieldSize(1, messageFieldSize(1, inner))
+	}
+	return n
+}

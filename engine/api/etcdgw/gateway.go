@@ -35,6 +35,9 @@ type Options struct {
 	ProgressInterval time.Duration
 	// Clock makes the tickers of progress notifications. Nil: real time.
 	Clock Clock
+	// MaxResponseBytes caps an answer's protobuf size, as the gRPC server's
+	// send limit does (see checkResponseSize). Zero: etcd's, 2 GiB.
+	MaxResponseBytes int64
 	// MaxWatchersPerStream caps the watches of one /v3/watch stream; a
 	// create_request beyond it is answered created and canceled with
 	// etcd's "etcdserver: too many requests". Zero: no cap.
@@ -96,6 +99,9 @@ func NewWithOptions(s *mvcc.Store, opts Options) *Gateway {
 	}
 	if opts.Clock == nil {
 		opts.Clock = realClock{}
+	}
+	if opts.MaxResponseBytes <= 0 || opts.MaxResponseBytes > etcdMaxSendBytes {
+		opts.MaxResponseBytes = etcdMaxSendBytes
 	}
 	return &Gateway{store: s, opts: opts}
 }
@@ -164,7 +170,11 @@ func (g *Gateway) serveRange(ctx context.Context, body []byte) *api.Response {
 	if err != nil {
 		return grpcError(err)
 	}
-	return ok(appendRange(nil, g.header(out.Header.Revision), out))
+	h := g.header(out.Header.Revision)
+	if err := g.checkSend(rangeResponseSize(messageFieldSize(1, headerSize(h)), out)); err != nil {
+		return grpcError(err)
+	}
+	return ok(appendRange(nil, h, out))
 }
 
 func (g *Gateway) servePut(ctx context.Context, body []byte) *api.Response {
@@ -180,7 +190,11 @@ func (g *Gateway) servePut(ctx context.Context, body []byte) *api.Response {
 	if err != nil {
 		return grpcError(err)
 	}
-	return ok(appendPut(nil, g.header(out.Header.Revision), out))
+	h := g.header(out.Header.Revision)
+	if err := g.checkSend(putResponseSize(messageFieldSize(1, headerSize(h)), out)); err != nil {
+		return grpcError(err)
+	}
+	return ok(appendPut(nil, h, out))
 }
 
 func (g *Gateway) serveDeleteRange(ctx context.Context, body []byte) *api.Response {
@@ -196,7 +210,11 @@ func (g *Gateway) serveDeleteRange(ctx context.Context, body []byte) *api.Respon
 	if err != nil {
 		return grpcError(err)
 	}
-	return ok(appendDeleteRange(nil, g.header(out.Header.Revision), out))
+	h := g.header(out.Header.Revision)
+	if err := g.checkSend(deleteRangeResponseSize(messageFieldSize(1, headerSize(h)), out)); err != nil {
+		return grpcError(err)
+	}
+	return ok(appendDeleteRange(nil, h, out))
 }
 
 func (g *Gateway) serveTxn(ctx context.Context, body []byte) *api.Response {
@@ -216,7 +234,11 @@ func (g *Gateway) serveTxn(ctx context.Context, body []byte) *api.Response {
 	if err != nil {
 		return grpcError(err)
 	}
-	return ok(appendTxn(nil, g.header(out.Header.Revision), out))
+	h := g.header(out.Header.Revision)
+	if err := g.checkSend(txnResponseSize(messageFieldSize(1, headerSize(h)), out)); err != nil {
+		return grpcError(err)
+	}
+	return ok(appendTxn(nil, h, out))
 }
 
 func (g *Gateway) serveCompaction(ctx context.Context, body []byte) *api.Response {
@@ -253,6 +275,12 @@ func (g *Gateway) serveStatus(body []byte) *api.Response {
 	}))
 }
 
+// checkSend is the gRPC server's send limit on an answer of size bytes.
+// A write is done by then, as it is in etcd when its answer is refused.
+func (g *Gateway) checkSend(size int) error {
+	return checkResponseSize(size, int(g.opts.MaxResponseBytes))
+}
+
 func firstError(errs ...error) error {
 	for _, err := range errs {
 		if err != nil {
@@ -262,10 +290,12 @@ func firstError(errs ...error) error {
 	return nil
 }
 
-// corsHeader is what etcd's HTTP server adds to every answer.
+// corsHeader is what etcd's HTTP server adds to every answer, but for its
+// Access-Control-Allow-Origin: "*" (etcd's --cors default). This differs
+// from etcd: a wildcard would let any page a student visits read a
+// session; the transport names the origins it trusts (server/httpapi).
 func corsHeader() api.Header {
 	return api.Header{
-		"Access-Control-Allow-Origin":  {"*"},
 		"Access-Control-Allow-Methods": {"POST, GET, OPTIONS, PUT, DELETE"},
 		"Access-Control-Allow-Headers": {"accept, content-type, authorization"},
 	}
