@@ -69,6 +69,7 @@ func run() error {
 	keyFile := flag.String("tls-private-key-file", "", "the private key of --tls-cert-file (PEM)")
 	certDir := flag.String("cert-dir", "", "without --tls-cert-file: serve HTTPS with a self-signed CA and certificate generated once in this directory (its ca.crt goes into every kubeconfig the server hands out)")
 	allowHTTP := flag.Bool("allow-insecure-http", false, "serve plain HTTP on an address other than loopback: tokens and join codes then cross the network in clear")
+	tp := transportFlags(flag.CommandLine)
 	debugAddr := flag.String("debug-addr", "", "if set, serve Go's profiler (/debug/pprof/) on this address, apart from the sessions")
 	flag.Parse()
 
@@ -100,6 +101,10 @@ func run() error {
 	opts.Session.Store.MaxWatchers = *perSession
 	opts.Session.Gateway.MaxWatchersPerStream = *perStream
 	opts.HTTP.WatchLimiter = newClientWatchers(*perClient).limiter
+	origins, err := tp.apply(&opts)
+	if err != nil {
+		return err
+	}
 	if opts.Session.Lessons, err = lesson.Load(lessons.Definitions()); err != nil {
 		return fmt.Errorf("lessons: %w", err)
 	}
@@ -133,9 +138,12 @@ func run() error {
 	// context ends them, so that Shutdown does not wait for them forever.
 	base, stopStreams := context.WithCancel(context.Background())
 	srv := &http.Server{
-		Handler:           routes(reg, web.Handler()),
+		Handler: guard(origins, routes(reg, web.Handler())),
+		// Bodies and answers get deadlines per request (httpapi); a
+		// server-wide ReadTimeout or WriteTimeout would end every watch.
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    1 << 20,
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}
 	// Tests and scripts read the address from this line.

@@ -72,17 +72,6 @@ func registryError(path, name string, err error) *api.Response {
 	return inProtocol(path, &mvcc.Error{Code: mvcc.CodeUnavailable, Message: err.Error()}, kube.NewInternalError(err))
 }
 
-// tooLarge answers a request body above the limit in the protocol of its
-// path.
-func tooLarge(path string, limit int64) *api.Response {
-	if session.IsEtcdPath(path) {
-		resp := etcdError(mvcc.ErrRequestTooLarge)
-		resp.Status = http.StatusRequestEntityTooLarge
-		return resp
-	}
-	return statusResponse(kube.NewRequestEntityTooLarge(int(limit)))
-}
-
 // webSocketMethod: etcd's gateway serves its WebSockets (watch) as POSTs;
 // Kubernetes watches are GETs, as the browser sends them.
 func webSocketMethod(path string) string {

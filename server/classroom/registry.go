@@ -53,7 +53,8 @@ type Options struct {
 	// Session configures every session the registry loads.
 	Session session.Options
 	// HTTP configures the net/http adapter of every loaded session. Its
-	// TooLarge and WebSocketMethod default to the answers of this package.
+	// Refuse defaults to session.Refuse, its WebSocketMethod to this
+	// package's.
 	HTTP httpapi.Options
 	// MaxSessions caps how many sessions exist (loaded or not); creating
 	// one more is refused.
@@ -93,8 +94,8 @@ func (o *Options) defaults() {
 	if o.Clock == nil {
 		o.Clock = realClock{}
 	}
-	if o.HTTP.TooLarge == nil {
-		o.HTTP.TooLarge = tooLarge
+	if o.HTTP.Refuse == nil {
+		o.HTTP.Refuse = session.Refuse
 	}
 	if o.HTTP.WebSocketMethod == nil {
 		o.HTTP.WebSocketMethod = webSocketMethod

@@ -1,8 +1,16 @@
 // Package httpapi adapts net/http onto the transport-neutral api.Handler:
-// it reads the request (with a body limit), calls the handler, and writes
-// the answer, streaming long-lived responses either as chunked HTTP (one
-// flush per frame) or, when the client asks for an upgrade, as WebSocket
-// text messages (one frame per message).
+// it reads the request, calls the handler, and writes the answer,
+// streaming long-lived responses either as chunked HTTP (one flush per
+// frame) or, when the client asks for an upgrade, as WebSocket text
+// messages (one frame per message).
+//
+// It enforces the bounds of the transport, so that no client can make the
+// server hold memory or goroutines for long: bodies are read as they
+// arrive, under a size limit, a read deadline and a server-wide budget of
+// memory for bodies being read (body.go); every answer is written under a
+// write deadline; state-changing requests from other sites' pages are
+// refused (origins.go). What it refuses, the handler's protocol words
+// (Options.Refuse).
 //
 // It lives in server/ because it imports net/http and gorilla/websocket,
 // which the engine and the WebAssembly build must not.
@@ -11,9 +19,8 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"errors"
-	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,19 +32,36 @@ import (
 // DefaultMaxBodyBytes is kube-apiserver's request body limit (3 MiB).
 const DefaultMaxBodyBytes = 3 << 20
 
+// DefaultBodyTimeout is how long a client has to send a request's body.
+const DefaultBodyTimeout = 30 * time.Second
+
+// DefaultWriteTimeout is how long a client has to take a watch event, or
+// each MiB of an answer.
+const DefaultWriteTimeout = 10 * time.Second
+
 // Options configure the adapter. The zero value is valid.
 type Options struct {
 	// MaxBodyBytes limits request bodies. Zero: DefaultMaxBodyBytes.
 	MaxBodyBytes int64
-	// TooLarge answers a request whose body exceeds the limit, in the
-	// protocol of its path. Nil: a plain 413.
-	TooLarge func(path string, limit int64) *api.Response
+	// BodyTimeout bounds the time a client takes to send a body. Zero:
+	// DefaultBodyTimeout.
+	BodyTimeout time.Duration
+	// Bodies is the server-wide budget of memory for bodies being read,
+	// shared by every adapter of the server. Nil: no budget.
+	Bodies *BodyBudget
+	// Origins says which pages may change state. Nil: the server's own.
+	Origins *Origins
+	// Refuse answers a request the adapter refuses itself, in the protocol
+	// of its path (package session's Refuse). Nil: plain text.
+	Refuse func(path string, why api.Refusal) *api.Response
 	// WebSocketMethod gives the method the handler sees for a WebSocket
 	// upgrade of path (a browser can only GET one). etcd's gateway turns
 	// every WebSocket into a POST, for instance. Nil: the request's method.
 	WebSocketMethod func(path string) string
-	// WriteTimeout bounds the write of one frame: a client that does not
-	// take a frame within it is disconnected. Zero: 10 s.
+	// WriteTimeout bounds the write of one frame of a stream, and of each
+	// MiB of an answer (so that a large answer still reaches a slow
+	// client): a client that does not take it in time is disconnected, and
+	// what was written for it is freed. Zero: DefaultWriteTimeout.
 	WriteTimeout time.Duration
 	// PingInterval is how often a WebSocket is pinged; a client that does
 	// not answer within two intervals is disconnected. Zero: 30 s.
@@ -57,8 +81,11 @@ func (o *Options) defaults() {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = DefaultBodyTimeout
+	}
 	if o.WriteTimeout <= 0 {
-		o.WriteTimeout = 10 * time.Second
+		o.WriteTimeout = DefaultWriteTimeout
 	}
 	if o.PingInterval <= 0 {
 		o.PingInterval = 30 * time.Second
@@ -83,13 +110,18 @@ type Adapter struct {
 func Handler(h api.Handler, opts Options) *Adapter {
 	opts.defaults()
 	return &Adapter{h: h, opts: opts, up: websocket.Upgrader{
-		// Sessions are open to anyone and carry no credentials, so a page
-		// from any origin may watch them, as it may fetch them.
-		CheckOrigin: func(*http.Request) bool { return true },
+		CheckOrigin: opts.Origins.Permit,
 	}}
 }
 
 func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !a.opts.Origins.Permit(r) {
+		a.refuse(w, r, api.Refusal{Kind: api.CrossOrigin, Detail: originOf(r)})
+		return
+	}
+	if a.opts.Origins.cors(w, r) {
+		return
+	}
 	ws := websocket.IsWebSocketUpgrade(r)
 	req := &api.Request{
 		Method: r.Method,
@@ -101,43 +133,125 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.Method = a.opts.WebSocketMethod(r.URL.Path)
 	}
 	uaProtocol := browserUserAgent(r, ws)
-	if r.ContentLength > a.opts.MaxBodyBytes {
-		a.writeTooLarge(w, r)
-		return
-	}
+	var b *body
 	if r.Body != nil && r.Body != http.NoBody {
-		body, err := readBody(w, r, a.opts.MaxBodyBytes)
-		if err != nil {
-			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
-				a.writeTooLarge(w, r)
+		var refused *api.Refusal
+		b, refused = readBody(w, r, a.opts.MaxBodyBytes, a.opts.BodyTimeout, a.opts.Bodies)
+		if refused != nil {
+			if b != nil {
+				b.release()
 			}
-			return // the client went away mid-body: nobody to answer
+			a.refuse(w, r, *refused)
+			return
 		}
-		req.Body = body
+		req.Body = b.data
 	}
 	ctx := r.Context()
 	if a.opts.WatchLimiter != nil {
 		ctx = api.WithWatchLimiter(ctx, a.opts.WatchLimiter(r))
 	}
 	resp := a.h.Serve(ctx, req)
+	if b != nil {
+		// The handler has decoded the body: its memory goes back to the
+		// budget before the answer is written, however long that takes.
+		b.release()
+		req.Body, b = nil, nil
+	}
 	if resp == nil {
 		http.Error(w, "no response", http.StatusInternalServerError)
 		return
 	}
-	if resp.Stream != nil {
-		defer resp.Stream.Close()
-		if ws && resp.Status == http.StatusOK {
-			a.serveWebSocket(w, r, resp, uaProtocol)
-			return
-		}
+	if resp.Stream == nil {
+		a.writeComplete(w, resp)
+		return
+	}
+	defer resp.Stream.Close()
+	if ws && resp.Status == http.StatusOK {
+		a.serveWebSocket(w, r, resp, uaProtocol)
+		return
 	}
 	writeHeader(w, resp)
 	if len(resp.Body) > 0 {
 		w.Write(resp.Body)
 	}
-	if resp.Stream != nil {
-		a.streamChunked(w, r, resp.Stream)
+	a.streamChunked(w, r, resp.Stream)
+}
+
+// originOf names where a refused request came from.
+func originOf(r *http.Request) string {
+	if o := r.Header.Get("Origin"); o != "" {
+		return o
+	}
+	return "(a " + r.Header.Get("Sec-Fetch-Site") + " page)"
+}
+
+// refuse answers a request the adapter refuses itself. The connection is
+// closed after the answer: whatever is left of the body is not read.
+func (a *Adapter) refuse(w http.ResponseWriter, r *http.Request, why api.Refusal) {
+	w.Header().Set("Connection", "close")
+	if why.Kind == api.CrossOrigin {
+		http.NewResponseController(w).SetReadDeadline(time.Now()) // see readBody
+	}
+	var resp *api.Response
+	if a.opts.Refuse != nil {
+		resp = a.opts.Refuse(r.URL.Path, why)
+	} else {
+		resp = plainRefusal(why)
+	}
+	a.writeComplete(w, resp)
+}
+
+func plainRefusal(why api.Refusal) *api.Response {
+	status, text := http.StatusBadRequest, "request body could not be read: "+why.Detail
+	switch why.Kind {
+	case api.BodyTooLarge:
+		status, text = http.StatusRequestEntityTooLarge, "request entity too large"
+	case api.BodyTimeout:
+		status, text = http.StatusRequestTimeout, "request body not received within "+why.Detail
+	case api.Busy:
+		status, text = http.StatusTooManyRequests, "too many requests, please try again later"
+	case api.CrossOrigin:
+		status, text = http.StatusForbidden, "a page from origin "+why.Detail+" may not change this server's sessions"
+	}
+	return &api.Response{Status: status, Header: api.Header{"Content-Type": {"text/plain; charset=utf-8"}},
+		Body: []byte(text + "\n")}
+}
+
+// writeChunk is how much of an answer a client must take within
+// WriteTimeout.
+const writeChunk = 1 << 20
+
+// writeComplete writes an answer that is not a stream under write
+// deadlines: the client must take each MiB of it within WriteTimeout, so
+// that a client that stops reading does not keep the answer in memory,
+// and a slow one still gets a large answer. The last deadline also bounds
+// what net/http writes after the handler returns (it lifts it then).
+func (a *Adapter) writeComplete(w http.ResponseWriter, resp *api.Response) {
+	rc := http.NewResponseController(w)
+	rc.SetWriteDeadline(time.Now().Add(a.opts.WriteTimeout))
+	body := resp.Body
+	writeAnswer(w, &api.Response{Status: resp.Status, Header: resp.Header, Body: body[:min(len(body), writeChunk)]}, len(body))
+	for off := writeChunk; off < len(body); off += writeChunk {
+		rc.SetWriteDeadline(time.Now().Add(a.opts.WriteTimeout))
+		if _, err := w.Write(body[off:min(len(body), off+writeChunk)]); err != nil {
+			return
+		}
+	}
+}
+
+// writeAnswer writes the header of an answer of length bytes, declaring
+// its length unless it has trailers (which need the chunked encoding), and
+// resp.Body, the answer or its beginning.
+func writeAnswer(w http.ResponseWriter, resp *api.Response, length int) {
+	if st := resp.Status; st != http.StatusNoContent && st != http.StatusNotModified && (st == 0 || st >= 200) {
+		_, declared := resp.Header["Content-Length"]
+		if _, trailers := resp.Header["Trailer"]; !declared && !trailers {
+			w.Header().Set("Content-Length", strconv.Itoa(length))
+		}
+	}
+	writeHeader(w, resp)
+	if len(resp.Body) > 0 {
+		w.Write(resp.Body)
 	}
 }
 
@@ -159,40 +273,6 @@ func browserUserAgent(r *http.Request, ws bool) (protocol string) {
 		}
 	}
 	return ""
-}
-
-// readBody reads the whole body, at most limit bytes. When the client
-// declared the length, the buffer is allocated once at that size instead
-// of growing from io.ReadAll's 512 bytes.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	body := http.MaxBytesReader(w, r.Body, limit)
-	if n := r.ContentLength; n > 0 && n <= limit {
-		buf := make([]byte, n+1) // one more, to see the EOF in the same read
-		got, err := io.ReadFull(body, buf)
-		switch {
-		case err == io.ErrUnexpectedEOF && int64(got) == n:
-			return buf[:got], nil
-		case err == nil: // more than declared (not from net/http's server)
-		default:
-			return nil, err // including a body cut short
-		}
-		rest, err := io.ReadAll(body) // a body longer than declared
-		return append(buf, rest...), err
-	}
-	return io.ReadAll(body)
-}
-
-func (a *Adapter) writeTooLarge(w http.ResponseWriter, r *http.Request) {
-	// The rest of the body is not read; closing the connection spares the
-	// client from sending it.
-	w.Header().Set("Connection", "close")
-	if a.opts.TooLarge == nil {
-		http.Error(w, "request entity too large", http.StatusRequestEntityTooLarge)
-		return
-	}
-	resp := a.opts.TooLarge(r.URL.Path, a.opts.MaxBodyBytes)
-	writeHeader(w, resp)
-	w.Write(resp.Body)
 }
 
 // writeHeader copies the answer's header and writes the status. Keys that
@@ -218,6 +298,7 @@ func writeHeader(w http.ResponseWriter, resp *api.Response) {
 // the client goes away or stops reading for WriteTimeout.
 func (a *Adapter) streamChunked(w http.ResponseWriter, r *http.Request, s api.Stream) {
 	rc := http.NewResponseController(w)
+	rc.SetWriteDeadline(time.Now().Add(a.opts.WriteTimeout))
 	if err := rc.Flush(); err != nil {
 		return
 	}

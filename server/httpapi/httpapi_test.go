@@ -121,7 +121,10 @@ func TestBodyLimitAnswersTooLargeWithoutCallingTheHandler(t *testing.T) {
 		called = true
 		return &api.Response{Status: 200}
 	})
-	srv := httptest.NewServer(Handler(h, Options{MaxBodyBytes: 10, TooLarge: func(path string, limit int64) *api.Response {
+	srv := httptest.NewServer(Handler(h, Options{MaxBodyBytes: 10, Refuse: func(path string, why api.Refusal) *api.Response {
+		if why.Kind != api.BodyTooLarge || why.Limit != 10 {
+			return &api.Response{Status: 500}
+		}
 		return &api.Response{Status: 413, Body: []byte(path)}
 	}}))
 	defer srv.Close()
