@@ -63,6 +63,13 @@ import (
 // stream broken by the server shutting down, as etcd 3.4 sends it.
 const streamClosingError = `{"error":{"grpc_code":14,"http_code":503,"message":"transport is closing","http_status":"Service Unavailable"}}` + "\n"
 
+// maxQueuedFrames bounds the frames a client that sends requests over a
+// WebSocket may leave unread: past it the stream stops taking requests
+// until the client reads, as a gRPC stream's flow control would. (The
+// requests of a chunked body are all taken at once; the body's size bounds
+// them.)
+const maxQueuedFrames = 256
+
 type watchStream struct {
 	g      *Gateway
 	ws     *mvcc.WatchStream
@@ -76,6 +83,7 @@ type watchStream struct {
 	// hand them out in order, the event frames Next made.
 	queue     [][]byte
 	wake      chan struct{} // a frame was queued (one reader: Next)
+	room      chan struct{} // closed when the queue falls below maxQueuedFrames
 	ended     bool          // no more frames will come (the store stopped)
 	watchers  map[int64]*watchEntry
 	byWatcher map[*mvcc.Watcher]*watchEntry
@@ -170,10 +178,38 @@ func (s *watchStream) Receive(msg []byte) error {
 			s.refuse(err)
 			return err
 		}
+		if err := s.waitForRoom(); err != nil {
+			return err
+		}
 		if err := s.receive(raw); err != nil {
 			return err
 		}
 	}
+}
+
+var errStreamEnded = errors.New("etcdgw: the watch stream has ended")
+
+// waitForRoom waits while maxQueuedFrames frames wait for the client.
+func (s *watchStream) waitForRoom() error {
+	s.mu.Lock()
+	for len(s.queue) >= maxQueuedFrames && !s.ended && s.ctx.Err() == nil {
+		if s.room == nil {
+			s.room = make(chan struct{})
+		}
+		room := s.room
+		s.mu.Unlock()
+		select {
+		case <-room:
+		case <-s.ctx.Done():
+		}
+		s.mu.Lock()
+	}
+	ended := s.ended || s.ctx.Err() != nil
+	s.mu.Unlock()
+	if ended {
+		return errStreamEnded
+	}
+	return nil
 }
 
 var errNoInput = errors.New("etcdgw: the watch stream no longer reads requests")
@@ -487,6 +523,10 @@ func (s *watchStream) Next(ctx context.Context) ([]byte, error) {
 			s.queue = s.queue[1:]
 			if len(s.queue) == 0 {
 				s.queue = nil // let a burst's array go
+			}
+			if s.room != nil && len(s.queue) < maxQueuedFrames {
+				close(s.room)
+				s.room = nil
 			}
 			s.mu.Unlock()
 			return f, nil

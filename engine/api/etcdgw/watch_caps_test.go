@@ -171,3 +171,30 @@ func TestManyWatchesOnOneStreamCostNoGoroutines(t *testing.T) {
 		events += len(next(t, s).Result.Events)
 	}
 }
+
+// A WebSocket client that sends requests and reads no answer cannot make
+// the stream queue answers without end: past maxQueuedFrames the stream
+// takes no more requests until the client reads.
+func TestAClientThatDoesNotReadStopsBeingRead(t *testing.T) {
+	e := newEnv(t)
+	e.gw.opts.MaxWatchersPerStream = 1
+	s := e.watch(``)
+	ws := s.(*watchStream)
+	const requests = 3 * maxQueuedFrames
+	done := make(chan error, 1)
+	go func() { done <- ws.Receive([]byte(creates(requests, "k"))) }()
+	for answered := 0; answered < requests; answered++ {
+		ws.mu.Lock()
+		queued := len(ws.queue)
+		ws.mu.Unlock()
+		if queued > maxQueuedFrames {
+			t.Fatalf("%d answers queued", queued)
+		}
+		if f := next(t, s); !f.Result.Created || (answered > 0) != f.Result.Canceled {
+			t.Fatalf("answer %d: %+v", answered, f.Result)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
