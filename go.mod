@@ -10,8 +10,10 @@ require (
 	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/gorilla/websocket v1.5.3
 	go.yaml.in/yaml/v2 v2.4.2
+	k8s.io/client-go v0.30.14
 	modernc.org/sqlite v1.61.1
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (

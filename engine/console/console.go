@@ -70,6 +70,10 @@ type Console struct {
 	mu      sync.Mutex
 	aliases map[string]string
 	files   map[string][]byte
+	// discovery and openapi cache what kubectl caches in ~/.kube/cache:
+	// the session's resource types and OpenAPI documents.
+	discovery *discovery
+	openapi   map[string]map[string]obj
 }
 
 // New returns a console for the session behind h.
@@ -327,6 +331,8 @@ func (c *Console) exec(ctx context.Context, p *proc) (status int) {
 	name, args := p.args[0], p.args[1:]
 	p.args = args
 	switch name {
+	case "kubectl":
+		return c.kubectl(ctx, p)
 	case "etcdctl":
 		return c.etcdctl(ctx, p)
 	case "jq":
@@ -356,6 +362,8 @@ func (c *Console) exec(ctx context.Context, p *proc) (status int) {
 			p.out.Clear()
 		}
 		return 0
+	case "lab":
+		return c.lab(ctx, p)
 	case "sudo":
 		p.note("sudo has no meaning in the lab; running the command as is")
 		p.args = args
@@ -369,7 +377,7 @@ func (c *Console) exec(ctx context.Context, p *proc) (status int) {
 	return 127
 }
 
-var builtinNames = []string{"etcdctl", "jq", "grep", "base64", "cat", "echo", "alias", "unalias", "export", "ls", "rm", "clear", "help"}
+var builtinNames = []string{"kubectl (k)", "etcdctl", "jq", "grep", "base64", "cat", "echo", "alias", "unalias", "export", "ls", "rm", "clear", "help", "lab load"}
 
 // expandAliases replaces an unquoted command word that names an alias, as
 // bash does (an alias whose value ends in a space also expands the next
@@ -471,7 +479,7 @@ func (c *Console) help(p *proc) int {
 	return 0
 }
 
-const helpText = `The console runs etcdctl against this lab's session, as the articles write it.
+const helpText = `The console runs kubectl and etcdctl against this lab's session, as the articles write them.
 
 etcdctl get KEY [RANGE_END] [--prefix|--from-key] [--rev=N] [--limit=N] [--keys-only] [--count-only]
         [--print-value-only] [--sort-by=KEY|CREATE|MODIFY|VALUE|VERSION] [--order=ASCEND|DESCEND]
@@ -481,6 +489,11 @@ etcdctl watch KEY [RANGE_END] [--prefix] [--rev=N] [--prev-kv]   (Ctrl+C or Stop
 etcdctl compaction REV [--physical]      etcdctl endpoint status
   -w simple|json|fields (|table for endpoint status); --endpoints, --cert, --key, --cacert are accepted:
   the console always talks to this session.
+kubectl get|describe|create|apply|replace|patch|scale|edit|delete|rollout status ...
+  -o json|yaml|wide|name|jsonpath=...|custom-columns=..., -w, --watch-only, --output-watch-events,
+  -n NS, -A, -l SELECTOR, --show-managed-fields, --server-side, --force-conflicts, --field-manager=NAME,
+  -f FILE|URL|- (- reads a heredoc or the lab's editor), --type merge|json|strategic -p PATCH,
+  scale --replicas=N [--resource-version=RV] [--current-replicas=N]; get --raw '/api/v1/...?resourceVersion=N'
 ... | jq FILTER       ... | grep PATTERN       base64 -d      cat FILE      ... > FILE
-alias e="etcdctl --endpoints ..."
+alias e="etcdctl --endpoints ..."     lab load RATE SECONDS (update a ConfigMap RATE times a second)
 `

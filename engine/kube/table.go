@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/rvplay/rvplay/engine/duration"
 )
 
 // Column is one column of the server-side printing kubectl asks for
@@ -26,49 +28,6 @@ type columnDefinition struct {
 	Priority    int    `json:"priority"`
 }
 
-// HumanDuration renders an age as kubectl shows it.
-func HumanDuration(d time.Duration) string {
-	if s := int(d.Seconds()); s < -1 {
-		return "<invalid>"
-	} else if s < 0 {
-		return "0s"
-	} else if s < 120 {
-		return fmt.Sprintf("%ds", s)
-	}
-	minutes := int(d / time.Minute)
-	if minutes < 10 {
-		if s := int(d/time.Second) % 60; s != 0 {
-			return fmt.Sprintf("%dm%ds", minutes, s)
-		}
-		return fmt.Sprintf("%dm", minutes)
-	} else if minutes < 180 {
-		return fmt.Sprintf("%dm", minutes)
-	}
-	hours := int(d / time.Hour)
-	switch {
-	case hours < 8:
-		if m := int(d/time.Minute) % 60; m != 0 {
-			return fmt.Sprintf("%dh%dm", hours, m)
-		}
-		return fmt.Sprintf("%dh", hours)
-	case hours < 48:
-		return fmt.Sprintf("%dh", hours)
-	case hours < 24*8:
-		if h := hours % 24; h != 0 {
-			return fmt.Sprintf("%dd%dh", hours/24, h)
-		}
-		return fmt.Sprintf("%dd", hours/24)
-	case hours < 24*365*2:
-		return fmt.Sprintf("%dd", hours/24)
-	case hours < 24*365*8:
-		if dy := (hours / 24) % 365; dy != 0 {
-			return fmt.Sprintf("%dy%dd", hours/24/365, dy)
-		}
-		return fmt.Sprintf("%dy", hours/24/365)
-	}
-	return fmt.Sprintf("%dy", hours/24/365)
-}
-
 func age(field ...string) func(o Object, now time.Time) any {
 	return func(o Object, now time.Time) any {
 		s, _ := pathValue(o, field...).(string)
@@ -76,7 +35,7 @@ func age(field ...string) func(o Object, now time.Time) any {
 		if err != nil {
 			return "<unknown>"
 		}
-		return HumanDuration(now.Sub(t))
+		return duration.HumanDuration(now.Sub(t))
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +28,12 @@ type step struct {
 	// real replaces line on the real side where the line names things only
 	// the lab has (the articles' endpoints and certificate paths).
 	real string
+	// console replaces line in the console, for what the console does
+	// another way (it has no sed).
+	console string
+	// rv names an object (deployments/default/web) whose live
+	// resourceVersion replaces $RV in the line on both sides.
+	rv string
 	// normalize rewrites both outputs before comparing, for the few fields
 	// that differ by nature (etcd's db size, its raft index).
 	normalize func(string) string
@@ -89,17 +96,38 @@ func (s realShell) runIn(t *testing.T, dir, script string) result {
 // stdout contains want; after runs in between.
 func (s realShell) watchUntil(t *testing.T, script, want string, after func()) result {
 	t.Helper()
+	return s.watchUntilIn(t, "", script, want, after)
+}
+
+func (s realShell) watchUntilIn(t *testing.T, dir, script, want string, after func()) result {
+	t.Helper()
+	if after != nil && strings.HasPrefix(script, "kubectl ") {
+		// kubectl logs its requests at -v=6: the watch request tells when
+		// the writes that follow will be seen.
+		script += " -v=6"
+	}
 	cmd := exec.Command("bash", "-c", "exec "+script)
 	cmd.Env = s.env
+	cmd.Dir = dir
 	out := &signalBuffer{want: want, reached: make(chan struct{})}
-	var errOut syncBuffer
-	cmd.Stdout, cmd.Stderr = out, &errOut
+	errOut := &signalBuffer{want: "watch=true", reached: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = out, errOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	if after != nil {
+		if strings.HasPrefix(script, "kubectl ") {
+			select {
+			case <-errOut.reached:
+			case err := <-exited:
+				t.Fatalf("%s ended before watching: %v\n%s\n%s", script, err, out.String(), errOut.String())
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatalf("%s did not start its watch:\n%s", script, errOut.String())
+			}
+		}
 		after()
 	}
 	select {
@@ -112,12 +140,15 @@ func (s realShell) watchUntil(t *testing.T, script, want string, after func()) r
 	}
 	_ = cmd.Process.Signal(os.Interrupt)
 	<-exited
-	r := result{out.String(), errOut.String(), 130}
+	r := result{out.String(), klogLines.ReplaceAllString(errOut.String(), ""), 130}
 	if s.filterStderr != nil {
 		r.stderr = s.filterStderr(r.stderr)
 	}
 	return r
 }
+
+// klogLines are kubectl's -v log lines.
+var klogLines = regexp.MustCompile(`(?m)^I\d{4} .*\n`)
 
 // runConsole runs each line of script through the console, as a learner
 // types them one after another.
@@ -162,8 +193,19 @@ func consoleWatchUntil(t *testing.T, c *console.Console, line, want string, afte
 	out := &signalBuffer{want: want, reached: make(chan struct{})}
 	var errOut syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- c.Run(ctx, line, console.Output{Stdout: out, Stderr: &errOut}) }()
+	streaming := make(chan struct{})
+	var once sync.Once
+	go func() {
+		done <- c.Run(ctx, line, console.Output{Stdout: out, Stderr: &errOut, Streaming: func() { once.Do(func() { close(streaming) }) }})
+	}()
 	if after != nil {
+		select {
+		case <-streaming:
+		case code := <-done:
+			t.Fatalf("console %s ended (%d) before watching:\n%s\n%s", line, code, out.String(), errOut.String())
+		case <-time.After(30 * time.Second):
+			t.Fatalf("console %s did not start its watch", line)
+		}
 		after()
 	}
 	select {
