@@ -199,6 +199,14 @@ type etcdError struct {
 
 func (e *etcdError) Error() string { return e.Message }
 
+// etcdctlUserAgent is what the console's etcdctl requests say they are,
+// so a session's record of exchanges tells them apart.
+const etcdctlUserAgent = "etcdctl/v3.4.23 (rvplay console)"
+
+func etcdHeader() api.Header {
+	return api.Header{"Content-Type": {"application/json"}, "User-Agent": {etcdctlUserAgent}}
+}
+
 // etcdClient sends gateway requests to a session.
 type etcdClient struct {
 	h api.Handler
@@ -209,7 +217,7 @@ func (c etcdClient) call(ctx context.Context, path string, req, resp any) error 
 	if err != nil {
 		return err
 	}
-	r := c.h.Serve(ctx, &api.Request{Method: "POST", Path: path, Header: api.Header{"Content-Type": {"application/json"}}, Body: body})
+	r := c.h.Serve(ctx, &api.Request{Method: "POST", Path: path, Header: etcdHeader(), Body: body})
 	if r == nil {
 		return errors.New("no answer from the session")
 	}
@@ -338,7 +346,7 @@ func (c etcdClient) watch(ctx context.Context, req watchCreateRequest, onRespons
 	if err != nil {
 		return err
 	}
-	r := c.h.Serve(ctx, &api.Request{Method: "POST", Path: "/v3/watch", Header: api.Header{"Content-Type": {"application/json"}}, Body: body})
+	r := c.h.Serve(ctx, &api.Request{Method: "POST", Path: "/v3/watch", Header: etcdHeader(), Body: body})
 	if r == nil {
 		return errors.New("no answer from the session")
 	}

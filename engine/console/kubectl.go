@@ -216,6 +216,14 @@ func kubectlHelp() string {
 	return b.String()
 }
 
+// toolMessage is an error worded as kubectl words it (capitals and full
+// stops included).
+type toolMessage string
+
+func (m toolMessage) Error() string { return string(m) }
+
+func toolErrorf(format string, a ...any) error { return toolMessage(fmt.Sprintf(format, a...)) }
+
 // statusError is an error answer of the Kubernetes API (a Status).
 type statusError struct {
 	code    int

@@ -2,6 +2,7 @@ package console
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -113,8 +114,19 @@ func (d *describer) annotations(title string, anns map[string]string) {
 	}
 }
 
+// noResources is kubectl's notice that nothing matched: printed, not an
+// error.
+type noResources string
+
+func (n noResources) Error() string { return string(n) }
+
 func kubectlDescribe(k *kubectlRun) int {
 	ts, err := k.describeTargets()
+	var none noResources
+	if errors.As(err, &none) {
+		fmt.Fprintln(k.stderr, string(none))
+		return 0
+	}
 	if err != nil {
 		return k.fail(err)
 	}
@@ -160,7 +172,7 @@ func (k *kubectlRun) describeTargets() ([]target, error) {
 		return nil, err
 	}
 	if len(k.pos) == 0 {
-		return nil, fmt.Errorf("You must specify the type of resource to describe. Use \"kubectl api-resources\" for a complete list of supported resources.\n")
+		return nil, toolErrorf("You must specify the type of resource to describe. Use \"kubectl api-resources\" for a complete list of supported resources.\n")
 	}
 	r, names, err := k.typeArgs(d, k.pos)
 	if err != nil {
@@ -195,9 +207,9 @@ func (k *kubectlRun) describeTargets() ([]target, error) {
 	}
 	if len(ts) == 0 {
 		if ns != "" {
-			return nil, fmt.Errorf("No resources found in %s namespace.", ns)
+			return nil, noResources(fmt.Sprintf("No resources found in %s namespace.", ns))
 		}
-		return nil, fmt.Errorf("No resources found")
+		return nil, noResources("No resources found")
 	}
 	return ts, nil
 }

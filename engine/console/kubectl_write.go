@@ -187,7 +187,7 @@ func (k *kubectlRun) target(d *discovery, m manifest) (resource, string, error) 
 			ns = k.ns
 			setNested(m.obj, ns, "metadata", "namespace")
 		} else if k.nsSet && ns != k.ns {
-			return r, "", fmt.Errorf("the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", ns, k.ns, ns)
+			return r, "", toolErrorf("the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", ns, k.ns, ns)
 		}
 	}
 	return r, ns, nil
@@ -664,10 +664,10 @@ func (k *kubectlRun) scale(t target, replicas int64) error {
 		}
 		have, _ := nestedInt(sc, "spec", "replicas")
 		if current >= 0 && current != have {
-			return fmt.Errorf("Expected replicas to be %d, was %d", current, have)
+			return toolErrorf("Expected replicas to be %d, was %d", current, have)
 		}
 		if rv != "" && rv != resourceVersion(sc) {
-			return fmt.Errorf("Expected resource version to be %s, was %s", rv, resourceVersion(sc))
+			return toolErrorf("Expected resource version to be %s, was %s", rv, resourceVersion(sc))
 		}
 		if k.dryRunClient() {
 			return nil
