@@ -149,3 +149,20 @@ func TestLessonTextsAreServedAsStaticFiles(t *testing.T) {
 		t.Errorf("definition: %d", r.StatusCode)
 	}
 }
+
+// The page lists the lessons, so that the lab fetches them while the
+// engine loads.
+func TestTheLabListsTheLessons(t *testing.T) {
+	idx := LessonIndex()
+	if len(idx) < 12 || idx[0].Dir != "01-etcd-revisions" || idx[0].Slug != "etcd-revisions" || idx[0].Number != 1 {
+		t.Fatalf("lesson index: %+v", idx)
+	}
+	for i, l := range idx[1:] {
+		if l.Number <= idx[i].Number {
+			t.Errorf("lessons out of order: %v after %v", l, idx[i])
+		}
+	}
+	if b := body(t, get(t, Handler(), "/lab")); !strings.Contains(b, `"lessons":[{"dir":"01-etcd-revisions","number":1,"slug":"etcd-revisions"}`) {
+		t.Error("the lab's configuration lacks the lessons")
+	}
+}

@@ -42,6 +42,8 @@ type LabConfig struct {
 	CanReset bool `json:"canReset,omitempty"`
 	// Languages are the UI languages embedded (static/i18n/*.json).
 	Languages []Language `json:"languages"`
+	// Lessons are the lessons embedded (static/lessons/<dir>/).
+	Lessons []LessonRef `json:"lessons"`
 	// Kubeconfig is the URL of a kubeconfig for kubectl (server sessions
 	// only): the session's URL and the token of whoever downloads it, so
 	// the lab can offer it as a download.
@@ -50,12 +52,12 @@ type LabConfig struct {
 
 // OfflineLab and serverLab are the lab's configuration in each mode.
 func OfflineLab(p PageConfig) LabConfig {
-	return LabConfig{Mode: "offline", Static: p.Static, Home: p.Home, LabHref: p.LabHref, Languages: Languages()}
+	return LabConfig{Mode: "offline", Static: p.Static, Home: p.Home, LabHref: p.LabHref, Languages: Languages(), Lessons: LessonIndex()}
 }
 
 func serverLab(p PageConfig, session string) LabConfig {
 	return LabConfig{Mode: "server", Session: session, APIBase: "/s/" + session, Static: p.Static, Home: p.Home,
-		LabHref: p.LabHref, Health: "/healthz", Languages: Languages(), Kubeconfig: "/s/" + session + "/kubeconfig"}
+		LabHref: p.LabHref, Health: "/healthz", Languages: Languages(), Lessons: LessonIndex(), Kubeconfig: "/s/" + session + "/kubeconfig"}
 }
 
 func serverPage() PageConfig {

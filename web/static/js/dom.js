@@ -39,9 +39,11 @@ export function splitKey(key) {
 }
 
 // Frame batches DOM work per animation frame: while events stream in, the
-// page changes once per frame, not once per event.
+// page changes once per frame, not once per event. Work that must read
+// layout after the writes (keeping a log scrolled to its end) runs last,
+// so that a frame lays out once however many lists it changed.
 export class Frame {
-  constructor() { this.tasks = new Map(); this.pending = false; }
+  constructor() { this.tasks = new Map(); this.after = new Map(); this.pending = false; }
   // schedule(key, fn): run fn on the next frame; a later schedule with the
   // same key replaces the earlier one.
   schedule(key, fn) {
@@ -51,6 +53,8 @@ export class Frame {
       requestAnimationFrame(() => this.flush());
     }
   }
+  // afterWrites(key, fn): run fn in this frame after every write.
+  afterWrites(key, fn) { this.after.set(key, fn); }
   flush() {
     this.pending = false;
     const tasks = [...this.tasks.values()];
@@ -58,27 +62,46 @@ export class Frame {
     for (const fn of tasks) {
       try { fn(); } catch (e) { console.error(e); }
     }
+    const after = [...this.after.values()];
+    this.after.clear();
+    for (const fn of after) {
+      try { fn(); } catch (e) { console.error(e); }
+    }
   }
 }
 
-// RowList appends rows in batches and keeps at most max rows, pinning the
-// scroll position to the bottom only when the reader is already there.
+// RowList appends rows in batches and keeps at most max rows. It keeps the
+// list scrolled to its end while the reader is there: whether they are is
+// learned from their own scrolling, never by reading layout while writing.
 export class RowList {
   constructor(container, frame, max = 400) {
     this.c = container; this.frame = frame; this.max = max; this.queue = [];
     this.key = Symbol('rows');
+    this.scroller = container.closest('.scroll') || container;
+    this.pinned = true;
+    this.ours = false;
+    this.scroller.addEventListener('scroll', () => {
+      if (this.ours) { this.ours = false; return; }
+      const s = this.scroller;
+      this.pinned = s.scrollHeight - s.scrollTop - s.clientHeight < 24;
+    }, { passive: true });
   }
   push(row) {
     this.queue.push(row);
     this.frame.schedule(this.key, () => this.flush());
   }
   flush() {
-    const scroller = this.c.closest('.scroll') || this.c;
-    const atBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 24;
     const frag = document.createDocumentFragment();
     for (const r of this.queue.splice(0)) frag.append(r);
     this.c.append(frag);
-    while (this.c.childElementCount > this.max) this.c.firstElementChild.remove();
-    if (atBottom) scroller.scrollTop = scroller.scrollHeight;
+    let extra = this.c.childElementCount - this.max;
+    while (extra-- > 0) this.c.firstElementChild.remove();
+    if (this.pinned) {
+      this.frame.afterWrites(this.key, () => {
+        const s = this.scroller;
+        const end = s.scrollHeight - s.clientHeight;
+        if (s.scrollTop < end - 1) { this.ours = true; s.scrollTop = end; }
+      });
+    }
   }
 }

@@ -51,12 +51,12 @@ export function mountEtcd(lab) {
   let refreshQueued = false;
   let refreshRunning = null;
   let lastRefresh = 0;
-  // refresh re-reads the keyspace after writes, at most every 200 ms while
+  // refresh re-reads the keyspace after writes, at most every 300 ms while
   // events stream in (one read in flight), so a burst costs a few reads.
   function refresh() {
     if (refreshQueued) return;
     refreshQueued = true;
-    const wait = Math.max(0, lastRefresh + 200 - performance.now());
+    const wait = Math.max(0, lastRefresh + 300 - performance.now());
     setTimeout(async () => {
       await refreshRunning;
       refreshQueued = false;

@@ -147,6 +147,8 @@ async function start() {
   lab.connection = new Connection();
   lab.labfile = mountLabFile(lab);
   if (lab.labfile.redirectShared()) return;
+  // The lessons' definitions and texts load while the engine does.
+  lab.lessons = mountLessons(lab);
   window.addEventListener('unhandledrejection', (e) => notice(errorText(e.reason), 'error'));
 
   let header = null;
@@ -190,15 +192,16 @@ async function start() {
   lab.settings.load().catch(() => {});
   performance.mark('keys-loaded');
   $('lab').dataset.ready = 'true';
+  performance.mark('lab-interactive');
   $('lab').dataset.readyMs = String(Math.round(performance.now()));
 
   // The lesson panel opens at once; restoring the saved lab (replaying its
   // history) runs beside it, and a lesson's set-up waits for it.
   lab.restored = (async () => {
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))); // the lesson panel first
     await lab.editor.load().catch(() => {});
     await lab.labfile.restore();
   })();
-  lab.lessons = mountLessons(lab);
   await lab.lessons.load().catch((e) => notice(errorText(e), 'error'));
   performance.mark('lessons-loaded');
   $('lab').dataset.lessonsReady = 'true';

@@ -4,11 +4,11 @@
 // reset, progress kept across reloads and deep links
 // (/lab#lesson=<slug>/<step>).
 //
-// A lesson is data (web/lessons/README.md): the definitions come from the
-// session (GET /rvplay/v1/lessons), the texts are static files fetched in
-// the learner's language; set-up and verify are the session's routes, so
-// they work the same offline (through the engine in the page) and on a
-// server session.
+// A lesson is data (web/lessons/README.md): its definition and texts are
+// static files (the page's configuration lists the lessons), fetched in
+// the learner's language while the engine still loads; set-up and verify
+// are the session's routes, so they work the same offline (through the
+// engine in the page) and on a server session.
 
 import { $, el } from './dom.js';
 import { t, lang, onLanguageChange } from './i18n.js';
@@ -123,6 +123,7 @@ export function focusOf(step) {
 
 export function mountLessons(lab) {
   const { cfg } = lab;
+  const defs = new Map(); // dir -> Promise<definition>
   const server = cfg.mode === 'server';
   const progress = new Progress(server ? `rvplay.lessons.session.${cfg.session}` : 'rvplay.lessons.offline');
   const texts = new Map(); // "<dir>/<lang>/<nn>" -> split text
@@ -140,17 +141,46 @@ export function mountLessons(lab) {
     return j;
   }
 
-  async function text(lesson, n) {
-    const key = `${lesson.dir}/${lang()}/${n}`;
-    if (texts.has(key)) return texts.get(key);
-    let r = await fetch(cfg.static + textPath(lesson.dir, lang(), n));
-    if (!r.ok && lang() !== 'en') r = await fetch(cfg.static + textPath(lesson.dir, 'en', n));
-    const s = splitText(r.ok ? await r.text() : '');
-    texts.set(key, s);
-    return s;
+  // text fetches a lesson text once per language (in the learner's
+  // language, else English).
+  function text(lesson, n) {
+    const language = lang();
+    const key = `${lesson.dir}/${language}/${n}`;
+    if (!texts.has(key)) {
+      texts.set(key, (async () => {
+        let r = await fetch(cfg.static + textPath(lesson.dir, language, n));
+        if (!r.ok && language !== 'en') r = await fetch(cfg.static + textPath(lesson.dir, 'en', n));
+        return splitText(r.ok ? await r.text() : '');
+      })());
+    }
+    return texts.get(key);
   }
 
   const bySlug = (slug) => lessons.find((l) => l.slug === slug);
+
+  // definition fetches a lesson.json once.
+  function definition(ref) {
+    if (!defs.has(ref.dir)) {
+      defs.set(ref.dir, fetch(`${cfg.static}lessons/${ref.dir}/lesson.json`).then((r) => {
+        if (!r.ok) throw new Error(`${ref.dir}: ${r.status}`);
+        return r.json();
+      }).then((d) => ({ ...d, dir: ref.dir, number: ref.number })));
+    }
+    return defs.get(ref.dir);
+  }
+
+  // prefetch starts loading every definition and every title at once,
+  // and the text of the step the learner will see first.
+  function prefetch() {
+    const refs = cfg.lessons || [];
+    const first = parseDeepLink(location.hash) || progress.data.current;
+    return Promise.all(refs.map((ref) => definition(ref).then((d) => {
+      text(d, 0).catch(() => {});
+      if (first && first.slug === d.slug && first.step) text(d, first.step).catch(() => {});
+      return d;
+    })));
+  }
+  const prefetched = prefetch();
 
   // ---- the list ---------------------------------------------------------
 
@@ -179,6 +209,7 @@ export function mountLessons(lab) {
       el('p', { class: 'muted', text: t('lessons.intro') }),
       el('ol', { class: 'lesson-list', 'data-testid': 'lesson-list' }, ...items));
     $('lesson-panel').dataset.view = 'list';
+    performance.mark('lesson-list-rendered');
   }
 
   // ---- one lesson ---------------------------------------------------------
@@ -195,7 +226,8 @@ export function mountLessons(lab) {
     progress.at(slug, step);
     showLessonClients(lesson);
     setHash(deepLink(slug, step));
-    if (step > 0 && !cur.since) cur.since = await newestSeq(lesson, step);
+    // The step shows at once; what counts for it starts now.
+    if (step > 0 && !cur.since) cur.since = newestSeq(lesson, step);
     await render();
     focus();
   }
@@ -257,7 +289,7 @@ export function mountLessons(lab) {
     cur.result = null;
     progress.at(l.slug, step);
     setHash(deepLink(l.slug, step));
-    cur.since = step > 0 ? await newestSeq(l, step) : 0;
+    cur.since = step > 0 ? newestSeq(l, step) : 0;
     await render();
     focus();
   }
@@ -325,7 +357,7 @@ export function mountLessons(lab) {
     const l = cur.lesson;
     const step = cur.step;
     await lab.settled?.();
-    const r = await request('POST', `${ROUTE}/${l.slug}/steps/${step}/verify`, { since: cur.since });
+    const r = await request('POST', `${ROUTE}/${l.slug}/steps/${step}/verify`, { since: await cur.since });
     if (!cur || cur.lesson !== l || cur.step !== step) return r;
     cur.result = r;
     if (r.passed) progress.pass(l.slug, step);
@@ -406,6 +438,7 @@ export function mountLessons(lab) {
         el('button', { type: 'button', class: 'primary', 'data-testid': 'lesson-next', id: 'lesson-next', onclick: lab.guard(() => go(n + 1)), text: n === l.steps.length ? t('lessons.finish') : `${t('lessons.next')} →` })));
     }
     body().replaceChildren(...parts.filter(Boolean));
+    performance.mark('lesson-rendered');
     $('lesson-panel').dataset.view = 'step';
     $('lesson-panel').dataset.lesson = l.slug;
     $('lesson-panel').dataset.step = String(n);
@@ -501,8 +534,7 @@ export function mountLessons(lab) {
   // ---- start-up ---------------------------------------------------------------------
 
   async function load() {
-    const r = await request('GET', ROUTE);
-    lessons = r.lessons || [];
+    lessons = await prefetched;
     const link = parseDeepLink(location.hash);
     const resume = link || progress.data.current;
     if (resume && bySlug(resume.slug)) await open(resume.slug, resume.step);
@@ -517,7 +549,7 @@ export function mountLessons(lab) {
 
   return {
     load, open, verify, verifySoon, act, renderList, progress,
-    current: () => (cur ? { slug: cur.lesson.slug, step: cur.step, since: cur.since } : null),
+    current: () => (cur ? { slug: cur.lesson.slug, step: cur.step } : null),
     lessons: () => lessons,
   };
 }

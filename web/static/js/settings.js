@@ -62,7 +62,7 @@ export function mountSettings(lab) {
 
   async function save(edited) {
     for (const [k, v] of Object.entries(edited)) {
-      if (!isDuration(v)) throw new Error(`${k}: "${v}" is not a duration (for example 5s, 1m, 250ms)`);
+      if (KNOWN.includes(k) && !isDuration(v)) throw new Error(`${k}: "${v}" is not a duration (for example 5s, 1m, 250ms)`);
     }
     const diff = changed(current, edited);
     lab.record({ op: 'settings', set: diff });

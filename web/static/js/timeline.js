@@ -6,7 +6,7 @@
 // key history, the timeline itself.
 
 import { $, el } from './dom.js';
-import { t } from './i18n.js';
+import { t, onLanguageChange } from './i18n.js';
 
 export const TIMELINE_WIDTH = 120;
 
@@ -22,21 +22,45 @@ export function mountTimeline(lab) {
     return t('timeline.rev', { rev: c.rev }) + what;
   }
 
+  // The marks are kept between renders: a render while events stream in
+  // adds the new revisions and changes only the marks whose state moved.
+  const marks = new Map(); // rev -> {node, sig}
+  let line = null;
+
+  function markFor(c, head) {
+    const cls = ['tick', c.compacted && 'compacted', c.deleted && 'del', c.unknown && 'unknown', c.later && 'later', c.current && revs.travel && 'current'].filter(Boolean).join(' ');
+    const label = c.rev % 5 === 0 || c.rev === head;
+    const sig = `${cls}|${label}|${c.events.length}`;
+    let m = marks.get(c.rev);
+    if (m && m.sig === sig) return m.node;
+    const title = tickTitle(c);
+    const node = m?.node || el('button', { type: 'button', 'data-testid': 'timeline-tick', 'data-rev': c.rev, tabindex: -1 });
+    node.className = cls;
+    node.title = title;
+    node.setAttribute('aria-label', title);
+    node.disabled = !!c.compacted;
+    if (c.current && revs.travel) node.setAttribute('aria-current', 'true'); else node.removeAttribute('aria-current');
+    node.replaceChildren(...(label ? [el('small', { text: c.rev })] : []));
+    marks.set(c.rev, { node, sig });
+    return node;
+  }
+
   function render() {
     const { from, head, cells } = revs.timeline(TIMELINE_WIDTH);
     const strip = $('timeline');
+    for (const r of marks.keys()) if (r < from || r > head) marks.delete(r);
     const nodes = cells.map((c) => {
-      if (c.kind === 'compaction') {
-        return el('span', { class: 'compaction-line', 'data-testid': 'compaction-line', 'data-rev': c.rev, title: t('timeline.compaction', { rev: c.rev }) });
+      if (c.kind !== 'compaction') return markFor(c, head);
+      if (!line || line.dataset.rev !== String(c.rev)) {
+        line = el('span', { class: 'compaction-line', 'data-testid': 'compaction-line', 'data-rev': c.rev, title: t('timeline.compaction', { rev: c.rev }) });
       }
-      const cls = ['tick', c.compacted && 'compacted', c.deleted && 'del', c.unknown && 'unknown', c.later && 'later', c.current && revs.travel && 'current'].filter(Boolean).join(' ');
-      const title = tickTitle(c);
-      return el('button', {
-        type: 'button', class: cls, 'data-testid': 'timeline-tick', 'data-rev': c.rev, title, 'aria-label': title,
-        disabled: c.compacted || undefined, tabindex: -1, 'aria-current': c.current && revs.travel ? 'true' : undefined,
-      }, c.rev % 5 === 0 || c.rev === head ? el('small', { text: c.rev }) : null);
+      return line;
     });
-    strip.replaceChildren(...nodes);
+    // Only touch the strip where its children differ.
+    const cur = strip.children;
+    let same = cur.length === nodes.length;
+    for (let i = 0; same && i < nodes.length; i++) same = cur[i] === nodes[i];
+    if (!same) strip.replaceChildren(...nodes);
     strip.setAttribute('aria-description', t('timeline.aria', { from, head, compacted: revs.compacted || t('header.never') }));
 
     const s = revs.slider();
@@ -52,6 +76,8 @@ export function mountTimeline(lab) {
     shown.dataset.rev = String(revs.shown());
     $('time-travel-head').disabled = !revs.travel;
   }
+
+  onLanguageChange(() => { marks.clear(); line = null; frame.schedule('timeline', render); });
 
   function travel(rev) {
     const r = Number(rev);
