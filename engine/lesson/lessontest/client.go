@@ -494,3 +494,21 @@ type stepClock struct{ fake *kube.FakeClock }
 func (c stepClock) Now() time.Time { return c.fake.Now() }
 
 func (c stepClock) Sleep(ctx context.Context, d time.Duration) error { return ctx.Err() }
+
+// kubeResource resolves kubectl's resource names (deployment, deploy,
+// deployments, configmap, cm, ...).
+func kubeResource(name string) (group, version, plural string, ok bool) {
+	name = strings.ToLower(name)
+	for _, res := range []struct{ group, version, plural, kind string }{
+		{"apps", "v1", "deployments", "deployment"},
+		{"", "v1", "configmaps", "configmap"},
+		{"", "v1", "pods", "pod"},
+		{"", "v1", "namespaces", "namespace"},
+	} {
+		if name == res.plural || name == res.kind || (name == "deploy" && res.plural == "deployments") || (name == "cm" && res.plural == "configmaps") {
+			return res.group, res.version, res.plural, true
+		}
+	}
+	return "", "", "", false
+}
+

@@ -254,8 +254,12 @@ func (r *Runner) Do(ctx context.Context, a lesson.Action) (string, error) {
 	case "compact":
 		// the lab's compaction button: etcd's compaction at the head
 		body := fmt.Sprintf(`{"revision":"%d"}`, r.Session.Store.Rev())
-		return answer(r.console.Do(ctx, &api.Request{Method: "POST", Path: "/v3/kv/compaction", Body: []byte(body),
-			Header: api.Header{"User-Agent": {"lab/" + LabUserAgent}}}))
+		resp := r.console.Do(ctx, &api.Request{Method: "POST", Path: "/v3/kv/compaction", Body: []byte(body),
+			Header: api.Header{"User-Agent": {"lab/" + LabUserAgent}}})
+		if resp.Stream != nil {
+			resp.Stream.Close()
+		}
+		return string(resp.Body), nil
 	case "settings":
 		var s Settings
 		dec := json.NewDecoder(strings.NewReader(string(a.Settings)))
