@@ -511,4 +511,3 @@ func kubeResource(name string) (group, version, plural string, ok bool) {
 	}
 	return "", "", "", false
 }
-
