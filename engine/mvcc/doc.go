@@ -30,6 +30,12 @@
 // that a server shares between all its stores (watch_catchup.go). What a
 // watcher holds never grows with the history.
 //
+// A store's storage is bounded (quota.go): the bytes of the records it
+// retains (etcd's --quota-backend-bytes, with etcd's NOSPACE alarm,
+// alarm.go), the keys that exist at once, and the memory of its key index,
+// drawn from a budget every store of a server shares. A write beyond a
+// bound is refused with etcd's ErrNoSpace before it takes a revision.
+//
 // This package must not import net/http, syscall/js, SQLite or a websocket
 // library: it is compiled to WebAssembly.
 package mvcc

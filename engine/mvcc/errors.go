@@ -22,6 +22,7 @@ const (
 	CodeUnimplemented      Code = 12
 	CodeInternal           Code = 13
 	CodeUnavailable        Code = 14
+	CodeDataLoss           Code = 15
 	CodeUnauthenticated    Code = 16
 )
 
@@ -50,6 +51,9 @@ var (
 	// ErrNoSpace is etcd's answer to a write beyond its storage quota, or
 	// to any write while the NOSPACE alarm is raised.
 	ErrNoSpace = &Error{CodeResourceExhausted, "etcdserver: mvcc: database space exceeded"}
+	// ErrCorrupt is etcd's answer to a write while the CORRUPT alarm is
+	// raised.
+	ErrCorrupt = &Error{CodeDataLoss, "etcdserver: corrupt cluster"}
 	// ErrTooManyRequests is etcd's answer when it sheds load; rvplay gives
 	// it to a watcher beyond a session's, a stream's or a client's cap.
 	ErrTooManyRequests = &Error{CodeResourceExhausted, "etcdserver: too many requests"}

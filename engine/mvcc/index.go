@@ -8,8 +8,22 @@ package mvcc
 type generation struct {
 	ver     int64
 	created int64
-	revs    []Revision
+	revs    []indexRev
 }
+
+// indexRev is one revision of a key as the index keeps it: the revision,
+// and the bytes its record holds in the backend (RecordSize), so that a
+// compaction knows how much of the session's quota it frees without
+// reading the records back. Sub and the size fit in 32 bits each (a txn's
+// changes and a record are far smaller), which keeps an entry as small as
+// a Revision.
+type indexRev struct {
+	main int64
+	sub  int32
+	size uint32
+}
+
+func (r indexRev) rev() Revision { return Revision{Main: r.main, Sub: int64(r.sub)} }
 
 func (g *generation) isEmpty() bool { return len(g.revs) == 0 }
 
@@ -22,7 +36,7 @@ type keyIndex struct {
 	generations []generation
 	latest      *storedKV
 	gen0        [1]generation // backing for the first generation: one allocation per key
-	rev0        [2]Revision   // backing for the first generation's first revisions
+	rev0        [2]indexRev   // backing for the first generation's first revisions
 }
 
 func (ki *keyIndex) isEmpty() bool {
@@ -31,24 +45,26 @@ func (ki *keyIndex) isEmpty() bool {
 
 func (ki *keyIndex) last() *generation { return &ki.generations[len(ki.generations)-1] }
 
-// put appends a revision written with kv (its CreateRevision and Version
-// open a new generation when the key does not currently exist, which also
-// restores generations correctly from a compacted backend).
-func (ki *keyIndex) put(rev Revision, kv *storedKV) {
+// put appends a revision written with kv, whose record takes size bytes
+// (its CreateRevision and Version open a new generation when the key does
+// not currently exist, which also restores generations correctly from a
+// compacted backend).
+func (ki *keyIndex) put(rev Revision, size int64, kv *storedKV) {
 	g := ki.last()
 	if g.isEmpty() {
 		g.created = kv.CreateRevision
 		g.ver = kv.Version - 1
 	}
-	g.revs = append(g.revs, rev)
+	g.revs = append(g.revs, indexRev{main: rev.Main, sub: int32(rev.Sub), size: uint32(size)})
 	g.ver++
 	ki.latest = kv
 }
 
-// tombstone ends the current generation with a delete at rev.
-func (ki *keyIndex) tombstone(rev Revision) {
+// tombstone ends the current generation with a delete at rev, whose
+// record takes size bytes.
+func (ki *keyIndex) tombstone(rev Revision, size int64) {
 	g := ki.last()
-	g.revs = append(g.revs, rev)
+	g.revs = append(g.revs, indexRev{main: rev.Main, sub: int32(rev.Sub), size: uint32(size)})
 	g.ver++
 	ki.generations = append(ki.generations, generation{})
 	ki.latest = nil
@@ -60,17 +76,17 @@ func (ki *keyIndex) tombstone(rev Revision) {
 func (ki *keyIndex) get(atRev int64) (mod Revision, created, ver int64, ok bool) {
 	for gi := len(ki.generations) - 1; gi >= 0; gi-- {
 		g := &ki.generations[gi]
-		if g.isEmpty() || g.revs[0].Main > atRev {
+		if g.isEmpty() || g.revs[0].main > atRev {
 			continue
 		}
 		// The generation began at or before atRev. If it ended (tombstone)
 		// at or before atRev, the key did not exist then.
-		if gi != len(ki.generations)-1 && g.revs[len(g.revs)-1].Main <= atRev {
+		if gi != len(ki.generations)-1 && g.revs[len(g.revs)-1].main <= atRev {
 			return Revision{}, 0, 0, false
 		}
 		for n := len(g.revs) - 1; n >= 0; n-- {
-			if g.revs[n].Main <= atRev {
-				return g.revs[n], g.created, g.ver - int64(len(g.revs)-n-1), true
+			if g.revs[n].main <= atRev {
+				return g.revs[n].rev(), g.created, g.ver - int64(len(g.revs)-n-1), true
 			}
 		}
 	}
@@ -103,41 +119,50 @@ func (s *storedKV) init(kv KeyValue) *storedKV {
 }
 
 // compact drops the history that compaction at atRev makes unreachable and
-// returns the revisions to remove from the backend: for each key, the newest
-// revision at or before atRev is kept unless it is a tombstone; everything
-// older goes, with the generations it ended. (etcd 3.4 and the rule;
-// later etcd releases keep a tombstone exactly at atRev.)
-func (ki *keyIndex) compact(atRev int64, removed []Revision) []Revision {
+// appends the revisions to remove from the backend to removed, and the
+// bytes their records held to *freed: for each key, the newest revision at
+// or before atRev is kept unless it is a tombstone; everything older goes,
+// with the generations it ended. (etcd 3.4 and the rule; later etcd
+// releases keep a tombstone exactly at atRev.)
+func (ki *keyIndex) compact(atRev int64, removed []Revision, freed *int64) []Revision {
 	gi := 0
 	for gi < len(ki.generations)-1 {
 		g := &ki.generations[gi]
-		if tomb := g.revs[len(g.revs)-1].Main; tomb >= atRev {
+		if tomb := g.revs[len(g.revs)-1].main; tomb >= atRev {
 			break
 		}
-		removed = append(removed, g.revs...)
+		removed = dropRevs(g.revs, removed, freed)
 		gi++
 	}
 	g := &ki.generations[gi]
 	if !g.isEmpty() {
 		keep := -1
 		for n := len(g.revs) - 1; n >= 0; n-- {
-			if g.revs[n].Main <= atRev {
+			if g.revs[n].main <= atRev {
 				keep = n
 				break
 			}
 		}
 		if keep > 0 {
-			removed = append(removed, g.revs[:keep]...)
-			g.revs = append([]Revision(nil), g.revs[keep:]...)
+			removed = dropRevs(g.revs[:keep], removed, freed)
+			g.revs = append([]indexRev(nil), g.revs[keep:]...)
 		}
-		if len(g.revs) == 1 && gi != len(ki.generations)-1 && g.revs[0].Main <= atRev {
+		if len(g.revs) == 1 && gi != len(ki.generations)-1 && g.revs[0].main <= atRev {
 			// Only the tombstone that ended this generation is left.
-			removed = append(removed, g.revs[0])
+			removed = dropRevs(g.revs, removed, freed)
 			gi++
 		}
 	}
 	if gi > 0 {
 		ki.generations = append([]generation(nil), ki.generations[gi:]...)
+	}
+	return removed
+}
+
+func dropRevs(revs []indexRev, removed []Revision, freed *int64) []Revision {
+	for _, r := range revs {
+		removed = append(removed, r.rev())
+		*freed += int64(r.size)
 	}
 	return removed
 }

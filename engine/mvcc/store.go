@@ -22,6 +22,17 @@ type Options struct {
 	// MaxWatchers caps the store's watchers; Watch refuses one more with
 	// ErrTooManyRequests. Zero: no cap.
 	MaxWatchers int
+	// QuotaBackendBytes bounds the bytes of the records the store retains
+	// (etcd's --quota-backend-bytes; quota.go). 0: no bound.
+	QuotaBackendBytes int64
+	// MaxKeys bounds how many keys exist at once. 0: no bound.
+	MaxKeys int64
+	// Memory is the server-wide budget the key index draws from, shared by
+	// every store of a server. Nil: no budget.
+	Memory *MemoryBudget
+	// MemberID is the member the store raises its alarms as (etcd's member
+	// ID; the etcd gateway reports the same).
+	MemberID uint64
 }
 
 // Store is etcd's MVCC key-value store over a Backend.
@@ -40,7 +51,10 @@ type Store struct {
 
 	mu         rwMutex
 	index      *treeIndex
-	pendingRev int64 // the newest revision assigned to a write txn
+	pendingRev int64         // the newest revision assigned to a write txn
+	usage      Usage         // what the quotas count (guarded by mu)
+	alarms     []AlarmMember // raised alarms, by type and member (guarded by mu)
+	released   bool          // Close gave the index's memory back (guarded by mu)
 
 	inflightMu mutex
 	inflight   []*job // write txns queued or committing, in revision order
@@ -112,9 +126,9 @@ func Open(b Backend, opts Options) (*Store, error) {
 		}
 		ki, _ := s.index.keyFor(r.KV.Key)
 		if r.Tombstone {
-			ki.tombstone(r.Rev)
+			ki.tombstone(r.Rev, RecordSize(&r))
 		} else {
-			ki.put(r.Rev, new(storedKV).init(r.KV))
+			ki.put(r.Rev, RecordSize(&r), new(storedKV).init(r.KV))
 		}
 		return nil
 	})
@@ -134,7 +148,11 @@ func Open(b Backend, opts Options) (*Store, error) {
 		// The index was built from everything the backend kept, which is a
 		// superset of what the compaction keeps: compact it again, and finish
 		// the physical removal if the crash interrupted it.
-		unfinished = s.compactIndex(meta.CompactRevision)
+		unfinished, _, _ = s.compactIndex(meta.CompactRevision)
+	}
+	s.usage = s.measureIndex()
+	if b := opts.Memory; !b.charge(s.usage.IndexMemory) {
+		return nil, &QuotaError{Quota: QuotaMemory, Requested: s.usage.IndexMemory, Used: b.Used(), Limit: b.Limit()}
 	}
 	go s.commitLoop()
 	if meta.CompactRevision > meta.FinishedCompactRevision {
@@ -164,6 +182,10 @@ func (s *Store) Close() error {
 		s.queueMu.Unlock()
 		close(s.closing)
 		<-s.done
+		s.mu.Lock()
+		s.chargeMemoryLocked(-s.usage.IndexMemory)
+		s.released = true
+		s.mu.Unlock()
 		s.hub.closeAll()
 		err = s.backend.Close()
 	})
@@ -465,12 +487,20 @@ func (s *Store) putInto(ctx context.Context, r *PutRequest, resp *PutResponse) e
 	if err := checkPut(r); err != nil {
 		return err
 	}
+	s.mu.Lock()
+	if len(s.alarms) != 0 {
+		if err := s.alarmRefusalLocked(recordSize(len(r.Key), len(r.Value))); err != nil {
+			s.mu.Unlock()
+			return err
+		}
+	}
 	if r.Lease != 0 {
 		// A unary put looks its lease up before anything else (etcd's
-		// applier); this store has no leases, so every lease is unknown.
+		// applier, after its alarms); this store has no leases, so every
+		// lease is unknown.
+		s.mu.Unlock()
 		return ErrLeaseNotFound
 	}
-	s.mu.Lock()
 	tx := s.newWriteTxn()
 	if err := s.applyPut(r, tx, resp); err != nil {
 		tx.rollback()
@@ -491,10 +521,20 @@ func (s *Store) putInto(ctx context.Context, r *PutRequest, resp *PutResponse) e
 	return nil
 }
 
-// queueTxnLocked gives a write txn its revision (if it changed anything)
-// and queues it for the committer; the caller holds mu, so txns queue in
-// revision order. On failure the txn is undone.
+// queueTxnLocked charges a write txn to the store's bounds, gives it its
+// revision (if it changed anything) and queues it for the committer; the
+// caller holds mu, so txns queue in revision order. On failure the txn is
+// undone.
 func (s *Store) queueTxnLocked(tx *writeTxn) (*job, error) {
+	var charged usageDelta
+	if len(tx.records) > 0 {
+		d, err := s.chargeLocked(tx)
+		if err != nil {
+			tx.rollback()
+			return nil, err
+		}
+		charged = d
+	}
 	j := &tx.job
 	*j = job{kind: jobTxn, records: tx.records, events: tx.events, rev: s.pendingRev}
 	if len(tx.records) > 0 {
@@ -505,6 +545,7 @@ func (s *Store) queueTxnLocked(tx *writeTxn) (*job, error) {
 	}
 	if err := s.submitLocked(j); err != nil {
 		tx.rollback()
+		s.unchargeLocked(charged)
 		if len(tx.records) > 0 {
 			s.inflightMu.Lock()
 			s.inflight = s.inflight[:len(s.inflight)-1]
@@ -771,6 +812,10 @@ func (s *Store) fail(err error) {
 func (s *Store) Compact(ctx context.Context, r *CompactionRequest) (*CompactionResponse, error) {
 	rev := r.Revision
 	s.mu.Lock()
+	if len(s.alarms) != 0 && s.raisedLocked(AlarmCorrupt) {
+		s.mu.Unlock()
+		return nil, ErrCorrupt
+	}
 	if rev <= s.compactRev.Load() {
 		s.mu.Unlock()
 		return nil, ErrCompacted
@@ -781,7 +826,8 @@ func (s *Store) Compact(ctx context.Context, r *CompactionRequest) (*CompactionR
 		return nil, ErrFutureRev
 	}
 	s.compactRev.Store(rev)
-	removed := s.compactIndex(rev)
+	removed, freed, memory := s.compactIndex(rev)
+	s.compactedLocked(freed, memory)
 	logical := &job{kind: jobCompact, compact: rev}
 	// Queue the logical record and the removal steps before releasing mu,
 	// so they are ordered with the writes around them.
@@ -807,23 +853,25 @@ func (s *Store) Compact(ctx context.Context, r *CompactionRequest) (*CompactionR
 }
 
 // compactIndex compacts the key index at rev and returns the revisions the
-// backend may remove. The caller holds mu (or has exclusive access).
-func (s *Store) compactIndex(rev int64) []Revision {
-	var removed []Revision
+// backend may remove, the bytes their records hold, and the index memory
+// the compaction frees. The caller holds mu (or has exclusive access).
+func (s *Store) compactIndex(rev int64) (removed []Revision, freed, memory int64) {
 	var empty []*keyIndex
 	for c := s.index.order.seekFirst(); c.valid(); c.next() {
 		ki := c.ki()
-		removed = ki.compact(rev, removed)
+		removed = ki.compact(rev, removed, &freed)
 		if ki.isEmpty() {
 			empty = append(empty, ki)
 		}
 	}
+	memory = int64(len(removed)) * revIndexOverhead
 	for _, ki := range empty {
 		s.index.order.remove(ki.key)
 		s.index.byKey.remove(ki.key)
+		memory += keyIndexMemory(ki.key)
 	}
 	sort.Slice(removed, func(i, j int) bool { return removed[i].Less(removed[j]) })
-	return removed
+	return removed, freed, memory
 }
 
 // removalSteps splits a physical compaction into steps, so that writes

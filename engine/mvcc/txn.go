@@ -31,6 +31,12 @@ func (s *Store) Txn(ctx context.Context, r *TxnRequest) (*TxnResponse, error) {
 		return s.execTxn(r, s.visibleRev.Load(), nil)
 	}
 	s.mu.Lock()
+	if len(s.alarms) != 0 {
+		if err := s.alarmRefusalLocked(putCost(r)); err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
+	}
 	tx := s.newWriteTxn()
 	resp, err := s.execTxn(r, s.pendingRev, tx)
 	if err != nil {
@@ -271,7 +277,7 @@ func (tx *writeTxn) put(key, value []byte, lease int64) {
 	} else {
 		kv.CreateRevision, kv.Version = rev.Main, 1
 	}
-	ki.put(rev, &c.kv)
+	ki.put(rev, recordSize(len(kv.Key), len(kv.Value)), &c.kv)
 	tx.records = append(tx.records, Record{Rev: rev, KV: *kv})
 	c.ev = Event{Type: EventPut, Kv: kv}
 	if tx.events == nil {
@@ -285,7 +291,7 @@ func (tx *writeTxn) put(key, value []byte, lease int64) {
 func (tx *writeTxn) tombstone(ki *keyIndex) {
 	rev := Revision{Main: tx.begin + 1, Sub: int64(len(tx.records))}
 	tx.touch(ki.key)
-	ki.tombstone(rev)
+	ki.tombstone(rev, recordSize(len(ki.key), 0))
 	kv := &KeyValue{Key: ki.key, ModRevision: rev.Main}
 	tx.records = append(tx.records, Record{Rev: rev, Tombstone: true, KV: *kv})
 	tx.events = append(tx.events, &Event{Type: EventDelete, Kv: kv})

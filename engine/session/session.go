@@ -51,13 +51,17 @@ type Session struct {
 
 // New opens a Store over b and returns the session serving it.
 func New(name string, b mvcc.Backend, opts Options) (*Session, error) {
-	store, err := mvcc.Open(b, opts.Store)
-	if err != nil {
-		return nil, err
-	}
 	g := opts.Gateway
 	if g.ClusterID == 0 && g.MemberID == 0 {
 		g.ClusterID, g.MemberID = etcdgw.IDsFor(name)
+	}
+	if opts.Store.MemberID == 0 {
+		// The store raises its alarms as the member the gateway reports.
+		opts.Store.MemberID = g.MemberID
+	}
+	store, err := mvcc.Open(b, opts.Store)
+	if err != nil {
+		return nil, err
 	}
 	s := &Session{Name: name, Store: store, Etcd: etcdgw.NewWithOptions(store, g)}
 	if opts.Kube == nil {

@@ -36,6 +36,9 @@ type harness struct {
 	open func() mvcc.Backend
 	s    *mvcc.Store
 	b    mvcc.Backend // the store's
+	// bounds are the quotas and member ID every restart opens the store
+	// with (the cases of quota.go set them).
+	bounds mvcc.Options
 }
 
 // options are the suite's store options: small compaction steps and
@@ -47,7 +50,10 @@ func options() mvcc.Options {
 
 func (h *harness) restart() {
 	h.t.Helper()
-	h.reopen(nil, options())
+	opts := options()
+	opts.QuotaBackendBytes, opts.MaxKeys, opts.Memory, opts.MemberID =
+		h.bounds.QuotaBackendBytes, h.bounds.MaxKeys, h.bounds.Memory, h.bounds.MemberID
+	h.reopen(nil, opts)
 }
 
 // reopen restarts the store with opts over its backend, wrapped by wrap
