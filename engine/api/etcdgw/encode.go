@@ -219,6 +219,7 @@ type statusResponse struct {
 	raftIndex        uint64
 	raftTerm         uint64
 	raftAppliedIndex uint64
+	errors           []string
 	dbSizeInUse      int64
 	isLearner        bool
 }
@@ -232,6 +233,18 @@ func appendStatus(b []byte, h header, s statusResponse) []byte {
 	o.uint("raftIndex", s.raftIndex)
 	o.uint("raftTerm", s.raftTerm)
 	o.uint("raftAppliedIndex", s.raftAppliedIndex)
+	if len(s.errors) > 0 {
+		o.name("errors")
+		o.b = append(o.b, '[')
+		for i, e := range s.errors {
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			q, _ := json.Marshal(e)
+			o.b = append(o.b, q...)
+		}
+		o.b = append(o.b, ']')
+	}
 	o.int("dbSizeInUse", s.dbSizeInUse)
 	o.bool("isLearner", s.isLearner)
 	return append(o.b, '}')

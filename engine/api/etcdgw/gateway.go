@@ -114,6 +114,7 @@ func (g *Gateway) header(rev int64) header {
 var routes = map[string]bool{
 	"/v3/kv/range": true, "/v3/kv/put": true, "/v3/kv/deleterange": true, "/v3/kv/txn": true,
 	"/v3/kv/compaction": true, "/v3/watch": true, "/v3/maintenance/status": true,
+	"/v3/maintenance/alarm": true, "/v3/maintenance/defragment": true,
 }
 
 // Serve answers one gateway request.
@@ -152,6 +153,10 @@ func (g *Gateway) Serve(ctx context.Context, req *api.Request) (resp *api.Respon
 		return g.serveCompaction(ctx, req.Body)
 	case "/v3/maintenance/status":
 		return g.serveStatus(req.Body)
+	case "/v3/maintenance/alarm":
+		return g.serveAlarm(ctx, req.Body)
+	case "/v3/maintenance/defragment":
+		return g.serveDefragment(req.Body)
 	case "/v3/watch":
 		return g.serveWatch(ctx, req.Body)
 	}
@@ -255,24 +260,6 @@ func (g *Gateway) serveCompaction(ctx context.Context, body []byte) *api.Respons
 		return grpcError(err)
 	}
 	return ok(appendCompaction(nil, g.header(out.Header.Revision)))
-}
-
-// serveStatus answers /v3/maintenance/status. A single member is its own
-// leader; raftIndex and raftAppliedIndex report the store revision (etcd
-// counts raft entries, which this store does not have); the database sizes
-// are unknown to the Store's API and left out, which clients read as 0.
-func (g *Gateway) serveStatus(body []byte) *api.Response {
-	if err := decodeBody(body, decodeEmpty); err != nil {
-		return decodeError(err)
-	}
-	rev := g.store.Rev()
-	return ok(appendStatus(nil, g.header(rev), statusResponse{
-		version:          EmulatedVersion,
-		leader:           g.opts.MemberID,
-		raftIndex:        uint64(rev),
-		raftTerm:         g.opts.RaftTerm,
-		raftAppliedIndex: uint64(rev),
-	}))
 }
 
 // checkSend is the gRPC server's send limit on an answer of size bytes.
