@@ -5,7 +5,9 @@
 // schema_migrations table.
 //
 // A migration, once released, is never edited: a change to the schema is a
-// new file with the next number. This package only carries SQL text; it must
+// new file with the next number. A file whose first line is
+// "-- rvplay: no transaction" runs outside a transaction (VACUUM cannot run
+// inside one) and must then be safe to run twice. This package only carries SQL text; it must
 // not import a database driver, so that tools can list the schema without
 // linking SQLite.
 package migrations
@@ -33,7 +35,13 @@ type Migration struct {
 	Name string
 	// SQL is the file's content: one or more statements.
 	SQL string
+	// NoTransaction is set by a first line "-- rvplay: no transaction".
+	NoTransaction bool
 }
+
+// noTransaction is the first line that makes a migration run outside a
+// transaction.
+const noTransaction = "-- rvplay: no transaction"
 
 // List returns the migrations at the root of fsys (FS, or a test's own),
 // in ascending version order. Files not ending in ".sql" are ignored; a .sql
@@ -65,7 +73,9 @@ func List(fsys fs.FS) ([]Migration, error) {
 		if err != nil {
 			return nil, fmt.Errorf("migrations: %w", err)
 		}
-		out = append(out, Migration{Version: v, Name: name, SQL: string(b)})
+		first, _, _ := strings.Cut(string(b), "\n")
+		out = append(out, Migration{Version: v, Name: name, SQL: string(b),
+			NoTransaction: strings.TrimSpace(first) == noTransaction})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
 	return out, nil

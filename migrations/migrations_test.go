@@ -57,3 +57,16 @@ func TestListRejectsAmbiguousNames(t *testing.T) {
 		}
 	}
 }
+
+func TestAFirstLineMarksAMigrationToRunOutsideATransaction(t *testing.T) {
+	ms, err := List(fstest.MapFS{
+		"0001_a.sql": {Data: []byte("-- rvplay: no transaction\nVACUUM;")},
+		"0002_b.sql": {Data: []byte("SELECT 1;\n-- rvplay: no transaction\n")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ms[0].NoTransaction || ms[1].NoTransaction {
+		t.Fatalf("NoTransaction: %v, %v; want true, false", ms[0].NoTransaction, ms[1].NoTransaction)
+	}
+}

@@ -367,7 +367,8 @@ func updateOne(stmt *sql.Stmt, args ...any) error {
 }
 
 // Remove deletes revs in transactions of at most deleteBatch records each,
-// the last of which also records finished, when finished >= 0 (the Store
+// each of which gives the pages it freed back to the file system, the last
+// of which also records finished, when finished >= 0 (the Store
 // removes one compaction in several steps; only its last step finishes
 // it). A crash in between leaves
 // FinishedCompactRevision behind, and the Store's restart redoes the
@@ -384,6 +385,9 @@ func (b *backend) Remove(revs []mvcc.Revision, finished int64) error {
 				if _, err := w.del.Exec(b.id, r.Main, r.Sub); err != nil {
 					return err
 				}
+			}
+			if err := w.reclaim(); err != nil {
+				return err
 			}
 			if last && finished >= 0 {
 				return updateOne(w.setFinished, finished, b.id)

@@ -334,8 +334,10 @@ func (db *DB) purge(id int64) error {
 			if err != nil {
 				return err
 			}
-			n, err = res.RowsAffected()
-			return err
+			if n, err = res.RowsAffected(); err != nil {
+				return err
+			}
+			return w.reclaim()
 		})
 		if err != nil {
 			return err

@@ -26,7 +26,10 @@
 //     with commits (WAL: readers never wait for the writer);
 //   - Remove deletes compacted revisions in batches of bounded size, each its
 //     own transaction, so neither other sessions' commits nor the WAL
-//     checkpoint wait behind one huge delete.
+//     checkpoint wait behind one huge delete; each batch gives the pages it
+//     freed back to the file system (auto_vacuum INCREMENTAL, set by
+//     migrations/0003, and PRAGMA incremental_vacuum), so the file shrinks
+//     after a compaction instead of keeping its high-water mark.
 //
 // The WAL is checkpointed by SQLite itself, inside the COMMIT that takes
 // it past 1,000 pages. A background checkpointer on its own connection was

@@ -16,7 +16,9 @@ import (
 // with fsys: every migration not yet recorded in schema_migrations runs, in
 // version order, in its own IMMEDIATE transaction together with the row that
 // records it, so a migration that fails leaves no trace and a concurrent
-// Open of the same file (another process) cannot apply it twice.
+// Open of the same file (another process) cannot apply it twice. A
+// migration marked NoTransaction runs before its transaction, and may run
+// twice.
 //
 // A database that records a version this binary does not know, or records a
 // known version under another file name, is refused: it was written by a
@@ -81,6 +83,13 @@ func appliedMigrations(ctx context.Context, conn *sql.Conn) (map[int]string, err
 }
 
 func applyOne(ctx context.Context, conn *sql.Conn, m migrations.Migration) (err error) {
+	if m.NoTransaction {
+		// Run it first, then record it in a transaction of its own: a
+		// crash in between runs it again, which such a migration allows.
+		if _, err := conn.ExecContext(ctx, m.SQL); err != nil {
+			return fmt.Errorf("migration %s: %w", m.Name, err)
+		}
+	}
 	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return fmt.Errorf("migration %s: %w", m.Name, err)
 	}
@@ -99,8 +108,10 @@ func applyOne(ctx context.Context, conn *sql.Conn, m migrations.Migration) (err 
 		_, err := conn.ExecContext(ctx, "COMMIT")
 		return err
 	}
-	if _, err := conn.ExecContext(ctx, m.SQL); err != nil {
-		return err
+	if !m.NoTransaction {
+		if _, err := conn.ExecContext(ctx, m.SQL); err != nil {
+			return err
+		}
 	}
 	if _, err := conn.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
 		m.Version, m.Name, time.Now().UTC().Format(time.RFC3339Nano)); err != nil {

@@ -23,6 +23,7 @@ type writer struct {
 	args                    []any
 	del                     *sql.Stmt
 	setCompact, setFinished *sql.Stmt
+	vacuum                  *sql.Stmt
 	// control holds the prepared transaction-control statements, by SQL
 	// text: they run several times per commit, so parse them once.
 	control map[string]*sql.Stmt
@@ -54,7 +55,19 @@ func (w *writer) prepare(ctx context.Context) error {
 	if w.setFinished, err = w.conn.PrepareContext(ctx, "UPDATE sessions SET finished_compact_revision = ? WHERE id = ?"); err != nil {
 		return err
 	}
+	if w.vacuum, err = w.conn.PrepareContext(ctx, "PRAGMA incremental_vacuum"); err != nil {
+		return err
+	}
 	return nil
+}
+
+// reclaim gives the file's free pages back to the file system, in the
+// transaction that freed them: the file (auto_vacuum INCREMENTAL, see
+// migrations/0003) moves its last pages into the free ones and is cut
+// short when the WAL is next checkpointed.
+func (w *writer) reclaim() error {
+	_, err := w.vacuum.Exec()
+	return err
 }
 
 func (w *writer) close() error {
@@ -65,7 +78,7 @@ func (w *writer) close() error {
 	for _, s := range w.control {
 		errs = append(errs, s.Close())
 	}
-	for _, s := range []*sql.Stmt{w.del, w.setCompact, w.setFinished} {
+	for _, s := range []*sql.Stmt{w.del, w.setCompact, w.setFinished, w.vacuum} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
