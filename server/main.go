@@ -57,6 +57,9 @@ func run() error {
 	perSession := flag.Int("max-watchers-per-session", 10000, "watchers one session may hold, both protocols together (0: no cap)")
 	perClient := flag.Int("max-watchers-per-client", 2000, "watchers one client (remote address) may hold across all sessions (0: no cap)")
 	perStream := flag.Int("max-watchers-per-stream", 1000, "watches one etcd /v3/watch stream may hold (0: no cap)")
+	quotaBytes := flag.Int64("quota-backend-bytes", 64<<20, "bytes of records one session may retain, every revision until compaction (etcd's flag, per session; a put beyond it raises the NOSPACE alarm; 0: no quota)")
+	maxKeys := flag.Int64("max-keys-per-session", 100000, "keys that may exist at once in one session (0: no cap)")
+	memoryBudget := flag.Int64("memory-budget", 4<<30, "bytes the key indexes of all loaded sessions may hold in RAM together: their keys and current values (0: no budget)")
 	maxSessions := flag.Int("max-sessions", classroom.DefaultMaxSessions,
 		"most sessions this server holds, loaded or not; POST /sessions beyond it is refused")
 	maxLoaded := flag.Int("max-loaded-sessions", classroom.DefaultMaxLoaded,
@@ -100,6 +103,9 @@ func run() error {
 	opts.Session.Store.CatchUp = mvcc.NewCatchUpLimiter(*catchUps)
 	opts.Session.Store.MaxWatchers = *perSession
 	opts.Session.Gateway.MaxWatchersPerStream = *perStream
+	opts.Session.Store.QuotaBackendBytes = *quotaBytes
+	opts.Session.Store.MaxKeys = *maxKeys
+	opts.Session.Store.Memory = mvcc.NewMemoryBudget(*memoryBudget)
 	opts.HTTP.WatchLimiter = newClientWatchers(*perClient).limiter
 	origins, err := tp.apply(&opts)
 	if err != nil {

@@ -86,8 +86,9 @@ var binDir struct {
 
 // StartRvplayServer builds (once) and starts the server binary on a free
 // loopback port with a fresh SQLite file in the test's temp dir, serving
-// session; it stops the server when the test ends.
-func StartRvplayServer(tb testing.TB, session string) *Rvplay {
+// session, with flags added to its command line; it stops the server when
+// the test ends.
+func StartRvplayServer(tb testing.TB, session string, flags ...string) *Rvplay {
 	tb.Helper()
 	binDir.once.Do(func() {
 		if binDir.dir = RvplayBinDir; binDir.dir == "" {
@@ -101,7 +102,7 @@ func StartRvplayServer(tb testing.TB, session string) *Rvplay {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r, err := StartRvplayBinary(bin, filepath.Join(tb.TempDir(), "rvplay.db"), session)
+	r, err := StartRvplayBinary(bin, filepath.Join(tb.TempDir(), "rvplay.db"), session, flags...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -113,10 +114,11 @@ func StartRvplayServer(tb testing.TB, session string) *Rvplay {
 	return r
 }
 
-// StartRvplayBinary starts bin on a free port over dbPath serving session
-// and waits until it prints its address. The caller must Stop it.
-func StartRvplayBinary(bin, dbPath, session string) (*Rvplay, error) {
-	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--db", dbPath, "--session", session)
+// StartRvplayBinary starts bin on a free port over dbPath serving session,
+// with flags added to its command line, and waits until it prints its
+// address. The caller must Stop it.
+func StartRvplayBinary(bin, dbPath, session string, flags ...string) (*Rvplay, error) {
+	cmd := exec.Command(bin, append([]string{"--addr", "127.0.0.1:0", "--db", dbPath, "--session", session}, flags...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err

@@ -38,13 +38,15 @@ func quotaMemoryTarget(t *testing.T) *Target {
 
 // TestNoSpaceCycleMatchesEtcd runs the operator's cycle for a full
 // database, fill -> NOSPACE -> compact -> defragment -> disarm, against a
-// real etcd started with --quota-backend-bytes and against rvplay, and
+// real etcd started with --quota-backend-bytes and against rvplay (in
+// process on memory, and the server binary with the same flag), and
 // compares every answer after the fill: status codes and bodies, with
 // member IDs, revisions, sizes and counts (which differ between the two
 // fills) put aside.
 func TestNoSpaceCycleMatchesEtcd(t *testing.T) {
 	ref := etcdtest.Start(t, etcdtest.Options{Args: []string{fmt.Sprint("--quota-backend-bytes=", quotaBytes)}})
-	targets := []*Target{NewTarget("etcd", ref.URL), quotaMemoryTarget(t)}
+	server := etcdtest.StartRvplayServer(t, "diff", fmt.Sprint("--quota-backend-bytes=", quotaBytes))
+	targets := []*Target{NewTarget("etcd", ref.URL), quotaMemoryTarget(t), NewTarget("rvplay-sqlite", server.SessionURL)}
 	var answers [][]string
 	for _, tg := range targets {
 		answers = append(answers, noSpaceCycle(t, tg))
@@ -59,8 +61,10 @@ func TestNoSpaceCycleMatchesEtcd(t *testing.T) {
 	}
 	for i := range answers[0] {
 		t.Logf("%2d %s", i, answers[0][i])
-		if answers[0][i] != answers[1][i] {
-			t.Errorf("step %d:\n etcd   %s\n %s %s", i, answers[0][i], targets[1].Name, answers[1][i])
+		for j := 1; j < len(targets); j++ {
+			if answers[0][i] != answers[j][i] {
+				t.Errorf("step %d:\n etcd   %s\n %s %s", i, answers[0][i], targets[j].Name, answers[j][i])
+			}
 		}
 	}
 }
