@@ -4,6 +4,8 @@
 #   - jq: the real jq 1.6 the console's jq is compared with (test/consolediff);
 #   - chromium: the browser Playwright drives (/usr/bin/chromium; Playwright's
 #     own browser download is impossible on these machines);
+#   - fonts-wqy-zenhei: Chinese and Korean glyphs, so that the lab's
+#     screenshots in those languages are legible;
 #   - nodejs/npm (Node >= 20, which @playwright/test requires);
 #   - playwright/node_modules, by `npm ci` from the committed lockfile.
 # Idempotent: when everything is present it only looks, and takes well under a
@@ -20,6 +22,7 @@ declare -A package_for=(
 	[/usr/bin/etcdctl]=etcd-client
 	[/usr/bin/jq]=jq
 	[/usr/bin/chromium]=chromium
+	[/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc]=fonts-wqy-zenhei
 )
 
 node_ok() {
@@ -31,7 +34,7 @@ node_ok() {
 
 missing=()
 for file in "${!package_for[@]}"; do
-	[ -x "$file" ] || missing+=("${package_for[$file]}")
+	[ -e "$file" ] || missing+=("${package_for[$file]}")
 done
 if ! command -v node >/dev/null; then
 	missing+=(nodejs)
@@ -59,7 +62,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 for file in "${!package_for[@]}"; do
-	if [ ! -x "$file" ]; then
+	if [ ! -e "$file" ]; then
 		log "${package_for[$file]} was installed but $file is still missing"
 		exit 1
 	fi

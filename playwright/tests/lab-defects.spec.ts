@@ -176,6 +176,8 @@ test('another browser\'s compaction shows without a write; Reset is not offered 
   await page.getByTestId('lab-menu').click();
   await expect(page.getByTestId('reset')).toBeHidden();
   await expect(page.getByTestId('export')).toBeVisible();
+  // kubectl from one's own terminal: the session's kubeconfig.
+  await expect(page.getByTestId('kubeconfig')).toHaveAttribute('href', `/s/${name}/kubeconfig`);
   const head = (await page.getByTestId('store-revision').textContent())!;
   const r = await page.request.post(`/s/${name}/v3/kv/compaction`, { data: { revision: head } });
   expect(r.status()).toBe(200);

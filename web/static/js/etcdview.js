@@ -14,7 +14,7 @@
 //   seconds, so another browser's compaction shows without a write here.
 
 import { $, el, keyPath } from './dom.js';
-import { t } from './i18n.js';
+import { t, onLanguageChange } from './i18n.js';
 import { GatewayError } from './etcd.js';
 
 export const TIMELINE_BACK = 120;
@@ -240,6 +240,8 @@ export function mountEtcd(lab) {
     if (e.detail === 'travel') { refresh(); frame.schedule('history', renderHistory); }
     if (e.detail === 'compacted' && selected) frame.schedule('history', renderHistory);
   });
+  onLanguageChange(() => { frame.schedule('history', renderHistory); frame.schedule('keys', renderKeys); });
+  frame.schedule('history', renderHistory);
   const tbody = $('etcd-keys').querySelector('tbody');
   tbody.addEventListener('click', (e) => { const tr = e.target.closest('tr[data-key]'); if (tr) select(tr.dataset.key); });
   tbody.addEventListener('keydown', (e) => { const tr = e.target.closest('tr[data-key]'); if (tr && e.key === 'Enter') select(tr.dataset.key); });

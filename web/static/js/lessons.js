@@ -469,7 +469,7 @@ export function mountLessons(lab) {
     v.dataset.passed = r ? String(!!r.passed) : '';
     if (!r) v.replaceChildren();
     else if (r.passed) v.replaceChildren(el('b', { text: step.verify ? `✓ ${t('lessons.passed')}` : t('lessons.readonly') }));
-    else v.replaceChildren(el('b', { text: `✗ ${t('lessons.notyet')}` }), r.unmet ? el('small', { class: 'muted', text: ` (${r.unmet})` }) : null);
+    else v.replaceChildren(el('b', { text: `✗ ${t('lessons.notyet')}`, title: r.unmet || undefined }));
     const next = $('lesson-next');
     if (next) next.classList.toggle('ready', !!r?.passed);
   }
@@ -533,8 +533,19 @@ export function mountLessons(lab) {
 
   // ---- start-up ---------------------------------------------------------------------
 
+  // serverProgress adds the steps the session recorded as passed (GET
+  // /rvplay/v1/lessons/progress: a learner's own; a teacher gets the
+  // class's, which are not theirs to mark).
+  async function serverProgress() {
+    const r = await request('GET', `${ROUTE}/progress`);
+    const entries = r?.progress || [];
+    if (new Set(entries.map((e) => e.principal)).size !== 1) return;
+    for (const e of entries) for (const step of e.steps || []) progress.pass(e.lesson, step);
+  }
+
   async function load() {
     lessons = await prefetched;
+    if (server) await serverProgress().catch(() => {});
     const link = parseDeepLink(location.hash);
     const resume = link || progress.data.current;
     if (resume && bySlug(resume.slug)) await open(resume.slug, resume.step);
