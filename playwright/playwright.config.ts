@@ -52,8 +52,9 @@ export default defineConfig({
   workers: 2,
   timeout: 30_000,
   expect: { timeout: 5_000 },
-  // The whole suite must stay under five minutes (issue 5).
-  globalTimeout: 5 * 60_000,
+  // The whole suite must stay under eight minutes on a warm machine (issue
+  // 11: every lesson is completed in the browser).
+  globalTimeout: 8 * 60_000,
   reporter: [
     ['list'],
     ['html', { outputFolder: 'playwright-report', open: 'never' }],
