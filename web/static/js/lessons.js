@@ -241,7 +241,16 @@ export function mountLessons(lab) {
       lab.history.replace([]);
     }
     lab.record({ op: 'lesson', slug: lesson.slug });
-    const r = await request('POST', `${ROUTE}/${lesson.slug}/setup`);
+    let r;
+    try {
+      r = await request('POST', `${ROUTE}/${lesson.slug}/setup`);
+    } catch (e) {
+      // On a shared session someone (the teacher) may have set it up and
+      // may alone change its settings: go on with what is there.
+      if (!server) throw e;
+      lab.notice(t('lessons.setupfailed', { message: e.message }), 'error');
+      r = { seq: await newestSeq(lesson, 1) };
+    }
     lab.afterWrite();
     await lab.settings.load().catch(() => {});
     progress.update(lesson.slug, (l) => { l.started = true; });
