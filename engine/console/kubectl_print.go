@@ -316,8 +316,39 @@ func lessValue(a, b any) bool {
 		}
 	case string:
 		if y, ok := b.(string); ok {
-			return x < y
+			return naturalLess(x, y)
 		}
 	}
 	return a == nil && b != nil
+}
+
+// naturalLess orders strings as kubectl's --sort-by does: runs of digits
+// compare as numbers, so resourceVersion "9" comes before "23".
+func naturalLess(a, b string) bool {
+	isDigit := func(c byte) bool { return '0' <= c && c <= '9' }
+	for a != "" && b != "" {
+		if isDigit(a[0]) && isDigit(b[0]) {
+			i, j := 0, 0
+			for i < len(a) && isDigit(a[i]) {
+				i++
+			}
+			for j < len(b) && isDigit(b[j]) {
+				j++
+			}
+			x, y := strings.TrimLeft(a[:i], "0"), strings.TrimLeft(b[:j], "0")
+			if len(x) != len(y) {
+				return len(x) < len(y)
+			}
+			if x != y {
+				return x < y
+			}
+			a, b = a[i:], b[j:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
 }

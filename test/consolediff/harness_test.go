@@ -140,7 +140,7 @@ func (s realShell) watchUntilIn(t *testing.T, dir, script, want string, after fu
 	}
 	_ = cmd.Process.Signal(os.Interrupt)
 	<-exited
-	r := result{out.String(), klogLines.ReplaceAllString(errOut.String(), ""), 130}
+	r := result{upToMarker(out.String(), want), klogLines.ReplaceAllString(errOut.String(), ""), 130}
 	if s.filterStderr != nil {
 		r.stderr = s.filterStderr(r.stderr)
 	}
@@ -217,7 +217,22 @@ func consoleWatchUntil(t *testing.T, c *console.Console, line, want string, afte
 	}
 	cancel()
 	code := <-done
-	return result{out.String(), errOut.String(), code}
+	return result{upToMarker(out.String(), want), errOut.String(), code}
+}
+
+// upToMarker cuts a stream's output after the line that holds the marker:
+// what was printed before it is determined by the order of events, what a
+// stream printed after it depends on when the interrupt came.
+func upToMarker(s, want string) string {
+	i := strings.Index(s, want)
+	if i < 0 {
+		return s
+	}
+	end := i + len(want)
+	if j := strings.IndexByte(s[end-1:], '\n'); j >= 0 {
+		return s[:end-1+j+1]
+	}
+	return s
 }
 
 type syncBuffer struct {
@@ -247,7 +262,9 @@ type signalBuffer struct {
 
 func (s *signalBuffer) Write(p []byte) (int, error) {
 	n, err := s.syncBuffer.Write(p)
-	if strings.Contains(s.String(), s.want) {
+	// The marker counts once the line holding it is complete.
+	out := s.String()
+	if i := strings.Index(out, s.want); i >= 0 && strings.Contains(out[i+len(s.want)-1:], "\n") {
 		s.once.Do(func() { close(s.reached) })
 	}
 	return n, err

@@ -66,7 +66,9 @@ var kubectlSteps = []step{
 	{line: "kubectl get deploy web -o jsonpath='{.spec.replicas} {.metadata.generation}'"},
 	{line: "kubectl get deploy web -o yaml"},
 	{line: "kubectl describe deploy web"},
-	{line: "kubectl describe cm demo"},
+	{line: "kubectl create cm one --from-literal=only=1"},
+	// kubectl 1.32 prints a ConfigMap's data in map order: one key keeps it stable.
+	{line: "kubectl describe cm one"},
 	{line: "kubectl describe ns default"},
 	{line: "kubectl create -f - <<'EOF'\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fromstdin\ndata:\n  k: v\nEOF"},
 	{line: "kubectl create -f - <<'EOF'\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fromstdin\nEOF"},
@@ -110,6 +112,7 @@ var kubectlSteps = []step{
 	{line: "kubectl label cm fromstdin tier=web"},
 	{line: "kubectl get cm -l tier=web"},
 	{line: "kubectl get cm -l tier=db"},
+	{line: "kubectl get cm -o custom-columns=N:.metadata.name,RV:.metadata.resourceVersion"},
 	{line: "kubectl get cm --sort-by=.metadata.resourceVersion -o name"},
 	{line: "kubectl create secret generic pw --from-literal=password=s3cret"},
 	{line: "kubectl describe secret pw"},
@@ -270,6 +273,9 @@ func TestKubectlMatchesTheRealKubectl(t *testing.T) {
 		if s.normalize != nil {
 			want = result{s.normalize(want.stdout), s.normalize(want.stderr), want.code}
 			got = result{s.normalize(got.stdout), s.normalize(got.stderr), got.code}
+		}
+		if os.Getenv("CONSOLEDIFF_LOG") != "" {
+			t.Logf("%s\n%s", s.line, got)
 		}
 		compare(t, s.line, want, got)
 	}
