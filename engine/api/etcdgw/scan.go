@@ -181,7 +181,11 @@ func splitObject(raw []byte, ms []member, sp *spanned, w where) (_ []member, ok 
 		return ms, skipSpace(raw, i+1) == len(raw)
 	}
 	for {
-		nameEnd, plain, ok := scanName(raw, i)
+		nameEnd, plain := scanName(raw, i)
+		ok := plain
+		if !plain {
+			nameEnd, ok = scanOtherName(raw, i)
+		}
 		if !ok {
 			return ms, false
 		}
@@ -275,25 +279,32 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// scanName scans a member name starting at b[i] and returns the index after
-// its closing quote; plain reports a name of printable ASCII without
-// escapes, which is its own decoded form.
-func scanName(b []byte, i int) (end int, plain, ok bool) {
+// scanName scans a plain member name starting at b[i]: printable ASCII
+// without escapes, its own decoded form, as every etcd client sends. It
+// returns the index after its closing quote; ok is false for any other
+// name, which the caller then scans with scanString. (Kept small enough to
+// be inlined.)
+func scanName(b []byte, i int) (int, bool) {
 	if i >= len(b) || b[i] != '"' {
-		return 0, false, false
+		return 0, false
 	}
 	for j := i + 1; j < len(b); j++ {
 		switch c := b[j]; {
 		case c == '"':
-			return j + 1, true, true
-		case c == '\\' || c >= 0x80:
-			end, ok = scanString(b, i)
-			return end, false, ok
-		case c < 0x20:
-			return 0, false, false
+			return j + 1, true
+		case c == '\\' || c < 0x20 || c >= 0x80:
+			return 0, false
 		}
 	}
-	return 0, false, false
+	return 0, false
+}
+
+// scanOtherName scans a member name that scanName did not take.
+func scanOtherName(b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return 0, false
+	}
+	return scanString(b, i)
 }
 
 // unquoteName decodes a valid quoted name that is not plain, as encoding/json
@@ -314,6 +325,9 @@ func scanValue(b []byte, i, depth int, sp *spanned, w where) (int, bool) {
 	}
 	switch c := b[i]; {
 	case c == '"':
+		if end, ok := scanPlainString(b, i); ok {
+			return end, true
+		}
 		return scanString(b, i)
 	case c == '{':
 		if sp != nil {
@@ -330,7 +344,11 @@ func scanValue(b []byte, i, depth int, sp *spanned, w where) (int, bool) {
 			return i + 1, true
 		}
 		for {
-			end, plain, ok := scanName(b, i)
+			end, plain := scanName(b, i)
+			ok := plain
+			if !plain {
+				end, ok = scanOtherName(b, i)
+			}
 			if !ok {
 				return 0, false
 			}
@@ -413,9 +431,24 @@ func scanValue(b []byte, i, depth int, sp *spanned, w where) (int, bool) {
 	return 0, false
 }
 
-// scanString accepts a JSON string. Bytes from 0x80 up pass through as
-// they are, as encoding/json's scanner lets them (json.RawMessage keeps
-// them; decoding a string replaces invalid UTF-8).
+// scanPlainString accepts a JSON string without escapes; bytes from 0x80
+// up pass through as they are, as encoding/json's scanner lets them
+// (json.RawMessage keeps them; decoding a string replaces invalid UTF-8).
+// ok is false for a string with an escape too, which scanString then
+// takes. (Kept small enough to be inlined.)
+func scanPlainString(b []byte, i int) (int, bool) {
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			return j + 1, true
+		case c == '\\' || c < 0x20:
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// scanString accepts any JSON string starting at b[i].
 func scanString(b []byte, i int) (int, bool) {
 	for j := i + 1; j < len(b); j++ {
 		switch c := b[j]; {
