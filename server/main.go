@@ -144,7 +144,7 @@ func run() error {
 	// context ends them, so that Shutdown does not wait for them forever.
 	base, stopStreams := context.WithCancel(context.Background())
 	srv := &http.Server{
-		Handler: guard(origins, routes(reg, web.Handler())),
+		Handler: tp.guard(origins, routes(reg, web.Handler())),
 		// Bodies and answers get deadlines per request (httpapi); a
 		// server-wide ReadTimeout or WriteTimeout would end every watch.
 		ReadHeaderTimeout: 10 * time.Second,

@@ -66,9 +66,10 @@ func (t *transport) apply(opts *classroom.Options) (*httpapi.Origins, error) {
 }
 
 // guard is the server's outermost handler: no page of a site that origins
-// does not trust changes anything, on any path (httpapi.Origins.Guard).
-func guard(origins *httpapi.Origins, h http.Handler) http.Handler {
-	return origins.Guard(h, refuseServerPath)
+// does not trust changes anything, on any path (httpapi.Origins.Guard),
+// and every body is read under --body-timeout.
+func (t *transport) guard(origins *httpapi.Origins, h http.Handler) http.Handler {
+	return origins.Guard(httpapi.BodyDeadline(h, *t.bodyTimeout), refuseServerPath)
 }
 
 // refuseServerPath words a refusal of any path of the server: a session's

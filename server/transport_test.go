@@ -40,7 +40,7 @@ func startTransportServer(t *testing.T, args []string, sessions ...string) *http
 			t.Fatal(err)
 		}
 	}
-	srv := httptest.NewServer(guard(origins, routes(reg, nil)))
+	srv := httptest.NewServer(tp.guard(origins, routes(reg, nil)))
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
 		srv.Close()

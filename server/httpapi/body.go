@@ -179,3 +179,18 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 		return b, &api.Refusal{Kind: api.BodyBroken, Detail: err.Error()}
 	}
 }
+
+// BodyDeadline gives every request that has a body timeout to send it,
+// for handlers that read bodies themselves (the server's own paths: POST
+// /sessions, /join): without it a client that never finishes its body
+// holds a goroutine and a connection forever. The adapter sets the same
+// deadline itself and lifts it once the body is in, for the streams that
+// follow.
+func BodyDeadline(next http.Handler, timeout time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength != 0 {
+			http.NewResponseController(w).SetReadDeadline(time.Now().Add(timeout))
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -215,3 +215,19 @@ func TestABodyWaitsBrieflyForMemory(t *testing.T) {
 		t.Fatalf("calls %d, held %d", h.calls.Load(), budget.Held())
 	}
 }
+
+// A handler of the server's own that reads a body itself gets it under the
+// same deadline: a client that never finishes it does not hold the handler.
+func TestBodyDeadlineBoundsHandlersThatReadBodiesThemselves(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.ReadAll(r.Body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+		}
+	})
+	srv := httptest.NewServer(BodyDeadline(h, 200*time.Millisecond))
+	defer srv.Close()
+	c := rawRequest(t, srv, "POST /sessions HTTP/1.1\r\nContent-Length: 100", `{"name":`)
+	if resp, body := readAnswer(t, c); resp.StatusCode != 400 || !strings.Contains(body, "timeout") {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+}
