@@ -47,8 +47,9 @@ const lab = {
   },
   // settled resolves when the console has run what was queued.
   settled() { return lab.console?.idle(); },
-  // cardFor finds the card of a lesson's client ("A", "B", "controller", "R").
-  cardFor(name) { return $({ A: 'client-a', B: 'client-b', controller: 'client-controller', R: 'client-reflector' }[name] || `client-${String(name).toLowerCase()}`); },
+  // cardFor finds where a lesson's client shows: its card (A, B, the
+  // controller, the informer I), else its stream in the watch panel.
+  cardFor(name) { return $({ A: 'client-a', B: 'client-b', controller: 'client-controller', I: 'client-reflector' }[name] || 'watches-panel'); },
   // afterWrite: the store changed; the etcd view re-reads it.
   afterWrite() { lab.etcd_view?.refresh(); },
 };
