@@ -162,7 +162,10 @@ func TestTheLabListsTheLessons(t *testing.T) {
 			t.Errorf("lessons out of order: %v after %v", l, idx[i])
 		}
 	}
-	if b := body(t, get(t, Handler(), "/lab")); !strings.Contains(b, `"lessons":[{"dir":"01-etcd-revisions","number":1,"slug":"etcd-revisions"}`) {
+	if idx[0].Steps != 5 || idx[0].Titles["en"] != "etcd revisions" || idx[0].Titles["zh"] == "" || idx[0].Titles["ko"] == "" {
+		t.Errorf("lesson 1: %d steps, titles %v", idx[0].Steps, idx[0].Titles)
+	}
+	if b := body(t, get(t, Handler(), "/lab")); !strings.Contains(b, `"lessons":[{"dir":"01-etcd-revisions","number":1,"slug":"etcd-revisions","steps":5,"titles":{`) {
 		t.Error("the lab's configuration lacks the lessons")
 	}
 }

@@ -19,6 +19,11 @@ type LessonRef struct {
 	Dir    string `json:"dir"`
 	Number int    `json:"number"`
 	Slug   string `json:"slug"`
+	// Steps counts the lesson's steps; Titles is its title in each
+	// language it has (the first line of <lang>/00.md), so that the lesson
+	// list shows without a request.
+	Steps  int               `json:"steps"`
+	Titles map[string]string `json:"titles"`
 }
 
 var (
@@ -42,12 +47,28 @@ func LessonIndex() []LessonRef {
 				continue
 			}
 			var def struct {
-				Slug string `json:"slug"`
+				Slug  string            `json:"slug"`
+				Steps []json.RawMessage `json:"steps"`
 			}
 			if json.Unmarshal(b, &def) == nil && def.Slug != "" {
 				slug = def.Slug
 			}
-			lessonIndex = append(lessonIndex, LessonRef{Dir: e.Name(), Number: n, Slug: slug})
+			ref := LessonRef{Dir: e.Name(), Number: n, Slug: slug, Steps: len(def.Steps), Titles: map[string]string{}}
+			langs, _ := fs.ReadDir(files, e.Name())
+			for _, l := range langs {
+				if !l.IsDir() {
+					continue
+				}
+				intro, err := fs.ReadFile(files, path.Join(e.Name(), l.Name(), "00.md"))
+				if err != nil {
+					continue
+				}
+				first, _, _ := strings.Cut(string(intro), "\n")
+				if title, ok := strings.CutPrefix(strings.TrimSpace(first), "# "); ok {
+					ref.Titles[l.Name()] = strings.TrimSpace(title)
+				}
+			}
+			lessonIndex = append(lessonIndex, ref)
 		}
 		sort.Slice(lessonIndex, func(i, j int) bool { return lessonIndex[i].Number < lessonIndex[j].Number })
 	})

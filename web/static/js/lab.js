@@ -32,8 +32,11 @@ const frame = new Frame();
 const { show: notice, guard } = createNotice(frame);
 const server = cfg.mode === 'server';
 
+let markReady;
 const lab = {
   cfg, frame, notice, guard,
+  // ready resolves when every panel is mounted and the session booted.
+  ready: new Promise((resolve) => { markReady = resolve; }),
   revisions: new Revisions(),
   history: new History(server ? `rvplay.lab.session.${cfg.session}` : 'rvplay.lab.offline'),
   replaying: false,
@@ -194,6 +197,7 @@ async function start() {
   performance.mark('keys-loaded');
   $('lab').dataset.ready = 'true';
   performance.mark('lab-interactive');
+  markReady();
   $('lab').dataset.readyMs = String(Math.round(performance.now()));
 
   // The lesson panel opens at once; restoring the saved lab (replaying its

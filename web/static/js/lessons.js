@@ -127,7 +127,7 @@ export function mountLessons(lab) {
   const server = cfg.mode === 'server';
   const progress = new Progress(server ? `rvplay.lessons.session.${cfg.session}` : 'rvplay.lessons.offline');
   const texts = new Map(); // "<dir>/<lang>/<nn>" -> split text
-  let lessons = [];
+  const refs = cfg.lessons || []; // {dir, number, slug, steps, titles}
   let cur = null; // {lesson, step, since, hints, result, busy}
   let verifyTimer = null;
 
@@ -156,7 +156,8 @@ export function mountLessons(lab) {
     return texts.get(key);
   }
 
-  const bySlug = (slug) => lessons.find((l) => l.slug === slug);
+  const bySlug = (slug) => refs.find((l) => l.slug === slug);
+  const titleOf = (ref) => ref.titles?.[lang()] || ref.titles?.en || ref.slug;
 
   // definition fetches a lesson.json once.
   function definition(ref) {
@@ -169,30 +170,28 @@ export function mountLessons(lab) {
     return defs.get(ref.dir);
   }
 
-  // prefetch starts loading every definition and every title at once,
-  // and the text of the step the learner will see first.
+  // prefetch starts loading the lesson and the text the learner will see
+  // first (the list itself needs nothing: the page lists the lessons).
   function prefetch() {
-    const refs = cfg.lessons || [];
     const first = parseDeepLink(location.hash) || progress.data.current;
-    return Promise.all(refs.map((ref) => definition(ref).then((d) => {
-      text(d, 0).catch(() => {});
-      if (first && first.slug === d.slug && first.step) text(d, first.step).catch(() => {});
-      return d;
-    })));
+    const ref = first && bySlug(first.slug);
+    if (ref) definition(ref).then((d) => text(d, first.step || 0)).catch(() => {});
   }
-  const prefetched = prefetch();
+  prefetch();
+  // The list needs nothing but the page: show it at once, unless a lesson
+  // is to be opened (load() does that once the lab is interactive).
+  if (!parseDeepLink(location.hash) && !progress.data.current) renderList();
 
   // ---- the list ---------------------------------------------------------
 
-  async function renderList() {
+  function renderList() {
     cur = null;
     progress.close();
-    lab.clients.showCards([]);
+    lab.clients?.showCards([]);
     setHash('');
-    const titles = await Promise.all(lessons.map((l) => text(l, 0).then((s) => s.title).catch(() => l.slug)));
-    const items = lessons.map((l, i) => {
+    const items = refs.map((l, i) => {
       const p = progress.lesson(l.slug);
-      const done = progress.complete(l.slug, l.steps.length);
+      const done = progress.complete(l.slug, l.steps);
       const mark = done ? '✓' : p.passed.length ? '◐' : '○';
       return el('li', { class: done ? 'done' : '' },
         el('button', {
@@ -201,9 +200,9 @@ export function mountLessons(lab) {
         },
         el('span', { class: 'mark', 'aria-hidden': 'true', text: mark }),
         el('span', { class: 'num', text: String(l.number || i + 1) }),
-        el('span', { class: 'title', text: titles[i] }),
+        el('span', { class: 'title', text: titleOf(l) }),
         el('span', { class: 'visually-hidden', text: done ? ` (${t('lessons.complete.mark')})` : '' }),
-        p.passed.length && !done ? el('small', { class: 'muted', text: ` ${t('lessons.progress', { n: p.passed.length, total: l.steps.length })}` }) : null));
+        p.passed.length && !done ? el('small', { class: 'muted', text: ` ${t('lessons.progress', { n: p.passed.length, total: l.steps })}` }) : null));
     });
     body().replaceChildren(
       el('p', { class: 'muted', text: t('lessons.intro') }),
@@ -215,8 +214,9 @@ export function mountLessons(lab) {
   // ---- one lesson ---------------------------------------------------------
 
   async function open(slug, step = 0) {
-    const lesson = bySlug(slug);
-    if (!lesson) throw new Error(t('lessons.unknown', { slug }));
+    const ref = bySlug(slug);
+    if (!ref) throw new Error(t('lessons.unknown', { slug }));
+    const lesson = await definition(ref);
     const p = progress.lesson(slug);
     if (step > 0 && !p.started) {
       // A deep link into a lesson not started here: set it up first.
@@ -235,6 +235,7 @@ export function mountLessons(lab) {
   // setup prepares the store: offline a fresh one when the lesson asks,
   // then the lesson's settings and objects (the session's own route).
   async function setup(lesson) {
+    await lab.ready;
     await lab.restored;
     if (lesson.setup?.fresh && !server) {
       await lab.resetLab();
@@ -306,14 +307,14 @@ export function mountLessons(lab) {
   async function finish() {
     const l = cur.lesson;
     progress.at(l.slug, l.steps.length);
-    const i = lessons.indexOf(l);
-    const next = lessons[i + 1];
-    const nextTitle = next ? (await text(next, 0)).title : '';
+    const i = refs.findIndex((r) => r.slug === l.slug);
+    const next = refs[i + 1];
+    const nextTitle = next ? titleOf(next) : '';
     body().replaceChildren(el('div', { class: 'lesson-done', 'data-testid': 'lesson-done', role: 'status' },
       el('h3', { text: t('lessons.finished') }),
       el('p', { text: progress.complete(l.slug, l.steps.length) ? t('lessons.finished.all') : t('lessons.finished.some') }),
       next ? el('button', { type: 'button', class: 'primary', 'data-testid': 'lesson-next-lesson', onclick: lab.guard(() => open(next.slug, 0)), text: t('lessons.nextlesson', { title: nextTitle }) }) : null,
-      el('button', { type: 'button', 'data-testid': 'lesson-all', onclick: lab.guard(renderList), text: t('lessons.all') })));
+      el('button', { type: 'button', 'data-testid': 'lesson-all', onclick: () => renderList(), text: t('lessons.all') })));
   }
 
   // ---- actions and checks -------------------------------------------------------
@@ -392,7 +393,7 @@ export function mountLessons(lab) {
     const step = intro ? null : l.steps[n - 1];
     const p = progress.lesson(l.slug);
     const head = el('div', { class: 'lesson-head' },
-      el('button', { type: 'button', class: 'link', 'data-testid': 'lesson-all', onclick: lab.guard(renderList), text: `← ${t('lessons.all')}` }),
+      el('button', { type: 'button', class: 'link', 'data-testid': 'lesson-all', onclick: () => renderList(), text: `← ${t('lessons.all')}` }),
       el('span', { class: 'muted', 'data-testid': 'lesson-position', text: intro ? t('lessons.lesson', { n: l.number }) : t('lessons.step', { n, total: l.steps.length }) }));
     const dots = el('ol', { class: 'step-dots', 'aria-label': t('lessons.steps') }, ...l.steps.map((_, i) => {
       const k = i + 1;
@@ -553,23 +554,28 @@ export function mountLessons(lab) {
   }
 
   async function load() {
-    lessons = await prefetched;
-    if (server) await serverProgress().catch(() => {});
     const link = parseDeepLink(location.hash);
     const resume = link || progress.data.current;
     if (resume && bySlug(resume.slug)) await open(resume.slug, resume.step);
-    else await renderList();
+    else renderList();
+    // Every lesson's definition and introduction, for a click to open at once.
+    for (const ref of refs) definition(ref).then((d) => text(d, 0)).catch(() => {});
+    // The session's record of passed steps (a server session) comes after.
+    if (server) {
+      await serverProgress().catch(() => {});
+      if (!cur) renderList();
+    }
   }
 
   window.addEventListener('hashchange', lab.guard(async () => {
     const link = parseDeepLink(location.hash);
     if (link && (!cur || cur.lesson.slug !== link.slug || cur.step !== link.step)) await open(link.slug, link.step);
   }));
-  onLanguageChange(() => { if (cur) render().catch(() => {}); else if (lessons.length) renderList().catch(() => {}); });
+  onLanguageChange(() => { if (cur) render().catch(() => {}); else renderList(); });
 
   return {
     load, open, verify, verifySoon, act, renderList, progress,
     current: () => (cur ? { slug: cur.lesson.slug, step: cur.step } : null),
-    lessons: () => lessons,
+    lessons: () => refs,
   };
 }
