@@ -14,7 +14,7 @@ import (
 // The gateway's own cost per request (decode, checks, encode) over the
 // memory store; compare with engine/mvcc's benchmarks for the store's share.
 
-func benchGateway(b *testing.B) *Gateway {
+func benchGateway(b testing.TB) *Gateway {
 	s, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{})
 	if err != nil {
 		b.Fatal(err)

@@ -17,7 +17,7 @@ import (
 // check refused the request. Decoding now follows etcd's op budget, which
 // no txn nested 129 deep can fit, and refuses the body after a linear scan.
 func TestNestedTxnsPastTheOpBudgetAreRefusedWithoutDecodingThem(t *testing.T) {
-	g := benchGatewayT(t)
+	g := benchGateway(t)
 	body := nestedTxn(3300, "")
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -87,7 +87,7 @@ func TestDecodingFollowsTheOpBudgetOfTheStoresCheck(t *testing.T) {
 			if _, err := store.Txn(context.Background(), txn); err != nil {
 				want = err.Error()
 			}
-			g := benchGatewayT(t)
+			g := benchGateway(t)
 			resp := g.Serve(context.Background(), &api.Request{Method: "POST", Path: "/v3/kv/txn", Body: txnJSON(txn)})
 			got := "200"
 			if resp.Status != 200 {
@@ -100,15 +100,6 @@ func TestDecodingFollowsTheOpBudgetOfTheStoresCheck(t *testing.T) {
 			}
 		})
 	}
-}
-
-func benchGatewayT(t *testing.T) *Gateway {
-	s, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return NewWithOptions(s, Options{})
 }
 
 // txnJSON writes a txn request as an etcd client sends it to the gateway.
