@@ -99,6 +99,9 @@ export async function mountReflector(lab) {
     if (s.rv && s.kind !== 'expired' && s.kind !== 'too-large') { r.rv = s.rv; lab.revisions.see(s.rv); }
     const row = rowOf(s);
     if (row) stream().add(row.type, row.text, { rv: row.rv });
+    // The card's log tells the reflector's own steps (its events and
+    // bookmarks are in its stream): list, watch, 410, relist, backoff.
+    if (row && !['event', 'bookmark', 'initial-events-end', 'list', 'watch'].includes(s.kind)) card.log.note(`${row.type} ${row.text}`);
     if (s.kind === 'expired' || s.kind === 'too-large') {
       r.relists++;
       if (s.kind === 'expired') stream().add('RELIST', t('reflector.ev.relist', { why: '410 Gone' }));
