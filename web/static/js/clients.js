@@ -475,7 +475,7 @@ export async function mountClients(lab) {
     }
   }
 
-  for (const { label } of CARDS) await clientFor(label);
+  await Promise.all(CARDS.map(({ label }) => clientFor(label)));
   for (const id of ['a', 'b']) {
     $(`client-${id}-get`).addEventListener('click', lab.guard(() => get(id)));
     $(`client-${id}-put`).addEventListener('click', lab.guard(() => put(id)));
