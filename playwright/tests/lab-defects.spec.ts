@@ -4,6 +4,7 @@
 // when the server was gone, presentation mode on a projector, the page's
 // words.
 import { expect, test, type APIRequestContext, type Page, type TestInfo } from '@playwright/test';
+import { exchange, newClass, openLab, run } from './labhelpers';
 
 function watchErrors(page: Page) {
   const errors: string[] = [];
@@ -11,37 +12,8 @@ function watchErrors(page: Page) {
   return errors;
 }
 
-async function openLab(page: Page, path = '/lab') {
-  await page.goto(path);
-  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true', { timeout: 20_000 });
-}
-
-// A new guarded session whose teacher is the browser context of request
-// (page.request or context.request): the answer's cookie carries the
-// teacher's token to that context's pages and requests.
-async function newClass(request: APIRequestContext): Promise<{ id: string; joinCode: string }> {
-  const r = await request.post('/sessions', { data: {} });
-  expect(r.status()).toBe(201);
-  return r.json();
-}
-
 async function newSession(request: APIRequestContext): Promise<string> {
   return (await newClass(request)).id;
-}
-
-async function run(page: Page, command: string) {
-  const input = page.getByTestId('console-input');
-  await input.fill(command);
-  await input.press('Enter');
-  await expect(page.getByTestId('console-line').filter({ hasText: `$ ${command}` }).last()).toBeVisible();
-}
-
-async function exchange(page: Page, client: string, action: 'get' | 'put') {
-  const log = page.getByTestId(`client-${client}-log`).getByTestId('exchange');
-  const before = await log.count();
-  await page.getByTestId(`client-${client}-${action}`).click();
-  await expect(log).toHaveCount(before + 1);
-  return log.last();
 }
 
 async function shot(page: Page, testInfo: TestInfo, name: string) {

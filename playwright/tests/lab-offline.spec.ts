@@ -2,21 +2,14 @@
 // drive it the way a learner does and wait on what the page shows
 // (web-first assertions on revisions, event rows and log entries).
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
+import { exchange, openLab as open, run } from './labhelpers';
 
+// openLab opens the lab and collects its page errors.
 async function openLab(page: Page, path = '/lab') {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(path);
-  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true', { timeout: 20_000 });
+  await open(page, path);
   return errors;
-}
-
-async function run(page: Page, command: string) {
-  const input = page.getByTestId('console-input');
-  await input.fill(command);
-  await input.press('Enter');
-  // The console echoes each command before its output.
-  await expect(page.getByTestId('console-line').filter({ hasText: `$ ${command}` }).last()).toBeVisible();
 }
 
 async function shot(page: Page, testInfo: TestInfo, name: string) {
@@ -24,16 +17,6 @@ async function shot(page: Page, testInfo: TestInfo, name: string) {
 }
 
 const consoleText = (page: Page) => page.getByTestId('console-output');
-
-// exchange clicks a client's button and waits for the request it makes to
-// appear in that client's log; it returns that log entry.
-async function exchange(page: Page, client: string, action: 'get' | 'put') {
-  const log = page.getByTestId(`client-${client}-log`).getByTestId('exchange');
-  const before = await log.count();
-  await page.getByTestId(`client-${client}-${action}`).click();
-  await expect(log).toHaveCount(before + 1);
-  return log.last();
-}
 
 test('the offline lab is interactive within a second on localhost', async ({ page }, testInfo) => {
   // The first visit fills the HTTP cache (the .wasm revalidates by ETag);

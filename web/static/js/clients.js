@@ -18,9 +18,8 @@
 
 import { $ } from './dom.js';
 import { t } from './i18n.js';
-import { lookupResource, itemPath, collectionPath, parseStatus } from './kube.js';
+import { lookupResource, itemPath, collectionPath } from './kube.js';
 import { ExchangeLog, outcomeOf, renderOutcome } from './exchanges.js';
-import { describeEvent, endText } from './watches.js';
 import yaml from '../vendor/js-yaml-4.1.0.mjs';
 
 const NS = 'default';
@@ -400,26 +399,12 @@ export async function mountClients(lab) {
     const w = { stream: s, cancel: null };
     c.watch = w;
     const qs = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined && v !== '')).toString();
-    w.cancel = lab.transport.watch(path, query, (e) => {
-      if (e.type === 'open') {
-        c.log?.add({ method: 'GET', path: `${path}?${qs}`, status: e.status, respBody: e.status === 200 ? t('reflector.log.watch') : e.body });
-        if (e.status === 200) s.setState('open', t('stream.open'), e.via);
-        else {
-          const st = parseStatus(e.body);
-          s.add('ERROR', `${e.status} ${st?.reason || ''}: ${st?.message || e.body}`, { detail: e.body });
-        }
-      } else if (e.type === 'frame') {
-        let ev;
-        try { ev = JSON.parse(e.data); } catch { return; }
-        const d = describeEvent(ev);
-        if (d.rv) { c.lastRV = d.rv; lab.revisions.see(d.rv); }
-        s.add(ev.type, d.text, d);
-      } else {
-        s.setState('ended', endText(e));
-        if (c.watch === w) c.watch = null;
-      }
-    }, { userAgent: `${c.label}/rvplay-lab` });
-    s.onStop(() => w.cancel());
+    w.cancel = lab.watches.follow(s, path, query, {
+      userAgent: `${c.label}/rvplay-lab`,
+      onOpen: (e) => c.log?.add({ method: 'GET', path: `${path}?${qs}`, status: e.status, respBody: e.status === 200 ? t('reflector.log.watch') : e.body }),
+      onEvent: (ev, d) => { if (d.rv) c.lastRV = d.rv; },
+      onEnd: () => { if (c.watch === w) c.watch = null; },
+    });
   }
 
   function stopWatch(c) {

@@ -75,15 +75,14 @@ export function mountWatches(lab) {
     return handle;
   }
 
-  // start watches the subject's kind, as `kubectl get <kind> --watch` does.
-  function start(rv = $('watch-rv').value.trim(), bookmarks = $('watch-bookmarks').checked) {
-    lab.record({ op: 'watch', rv, bookmarks, kind: lab.clients.subject.kind });
-    const r = lab.clients.subject.resource;
-    const path = collectionPath(r, 'default');
-    const query = { watch: 'true', resourceVersion: rv || undefined, allowWatchBookmarks: bookmarks ? 'true' : undefined };
-    const s = open(`watch ${r.resource}`, path, query);
+  // follow runs a Kubernetes watch into stream s (its state, a row per
+  // event) and answers its cancel function; the stream's Stop ends it.
+  // onOpen, onEvent(event, row) and onEnd let a client follow along;
+  // userAgent names the client to the session.
+  function follow(s, path, query, { userAgent, onOpen, onEvent, onEnd } = {}) {
     const cancel = lab.transport.watch(path, query, (e) => {
       if (e.type === 'open') {
+        onOpen?.(e);
         if (e.status === 200) s.setState('open', t('stream.open'), e.via);
         else {
           const st = parseStatus(e.body);
@@ -94,17 +93,30 @@ export function mountWatches(lab) {
         try { ev = JSON.parse(e.data); } catch { return; }
         const d = describeEvent(ev);
         lab.revisions.see(d.rv);
+        onEvent?.(ev, d);
         s.add(ev.type, d.text, d);
       } else {
         s.setState('ended', endText(e));
+        onEnd?.(e);
       }
-    });
+    }, userAgent ? { userAgent } : {});
     s.onStop(cancel);
+    return cancel;
+  }
+
+  // start watches the subject's kind, as `kubectl get <kind> --watch` does.
+  function start(rv = $('watch-rv').value.trim(), bookmarks = $('watch-bookmarks').checked) {
+    lab.record({ op: 'watch', rv, bookmarks, kind: lab.clients.subject.kind });
+    const r = lab.clients.subject.resource;
+    const path = collectionPath(r, 'default');
+    const query = { watch: 'true', resourceVersion: rv || undefined, allowWatchBookmarks: bookmarks ? 'true' : undefined };
+    const s = open(`watch ${r.resource}`, path, query);
+    follow(s, path, query);
     return s;
   }
 
   function reset() { $('streams').replaceChildren(); }
 
   $('watch-start').addEventListener('click', lab.guard(() => start()));
-  return { open, start, reset };
+  return { open, follow, start, reset };
 }

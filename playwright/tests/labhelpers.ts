@@ -1,0 +1,37 @@
+// What the lab's end-to-end tests share: opening a lab, typing a console
+// command, clicking a client's button and waiting for its request, a new
+// guarded session.
+import { expect, type APIRequestContext, type Page } from '@playwright/test';
+
+export async function openLab(page: Page, path = '/lab') {
+  await page.goto(path);
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true', { timeout: 20_000 });
+}
+
+// run types a command into the console; the console echoes each command
+// before its output.
+export async function run(page: Page, command: string) {
+  const input = page.getByTestId('console-input');
+  await input.fill(command);
+  await input.press('Enter');
+  await expect(page.getByTestId('console-line').filter({ hasText: `$ ${command}` }).last()).toBeVisible();
+}
+
+// exchange clicks a client's button and waits for the request it makes to
+// appear in that client's log; it returns that log entry.
+export async function exchange(page: Page, client: string, action: 'get' | 'put') {
+  const log = page.getByTestId(`client-${client}-log`).getByTestId('exchange');
+  const before = await log.count();
+  await page.getByTestId(`client-${client}-${action}`).click();
+  await expect(log).toHaveCount(before + 1);
+  return log.last();
+}
+
+// newClass creates a guarded session whose teacher is the browser context
+// of request (page.request or context.request): the answer's cookie
+// carries the teacher's token to that context's pages and requests.
+export async function newClass(request: APIRequestContext): Promise<{ id: string; joinCode: string }> {
+  const r = await request.post('/sessions', { data: {} });
+  expect(r.status()).toBe(201);
+  return r.json();
+}
