@@ -210,7 +210,8 @@ func compactionSize(r *mvcc.CompactionRequest) int {
 
 // The gRPC server's send limit. etcd sets it to math.MaxInt32, so a range
 // of any size is sent; a shared server caps it lower
-// (Options.MaxResponseBytes), and a response over the cap gets the error
+// (Options.MaxResponseBytes, which differs from etcd only in its value),
+// and a response over the cap gets the error
 // gRPC gives for a message over its send limit (ResourceExhausted, which
 // the gateway answers with HTTP 429). The check runs after the store
 // answered and before a byte of JSON is written: a refused answer costs
