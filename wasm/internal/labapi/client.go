@@ -310,8 +310,16 @@ func (c *labClient) retryOnConflict(ctx context.Context, req *Request, mutate Mu
 	}
 	var last Answer
 	attempts := 0
+	get := client.GetOptions{}
+	switch req.Read {
+	case "":
+	case "cache":
+		get.ResourceVersion = "0"
+	default:
+		return nil, fmt.Errorf("rvplay clients: read %q: use \"cache\" (resourceVersion=0) or leave it out", req.Read)
+	}
 	err = retrier.RetryOnConflict(ctx, backoff, func() error {
-		cur, err := rc.Get(ctx, req.Name, client.GetOptions{})
+		cur, err := rc.Get(ctx, req.Name, get)
 		if err != nil {
 			last = answerOfErr(err)
 			return err

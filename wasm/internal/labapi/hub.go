@@ -109,6 +109,9 @@ type Request struct {
 	// values to set at dotted paths and/or a function the page passes.
 	Backoff json.RawMessage `json:"backoff"`
 	Set     map[string]any  `json:"set"`
+	// Read "cache" makes each attempt's GET resourceVersion=0: served
+	// from the watch cache, possibly stale (the pitfall lesson 4 shows).
+	Read string `json:"read"`
 
 	// Informers.
 	WatchList *bool `json:"watchList"`

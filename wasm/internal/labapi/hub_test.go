@@ -246,6 +246,27 @@ func TestRetryOnConflictRereadsAndReappliesWithDefaultRetry(t *testing.T) {
 	}
 }
 
+// read: "cache" reads each attempt from the watch cache
+// (resourceVersion=0), as a controller reading its informer's cache does.
+func TestRetryOnConflictReadsFromTheCacheWhenAsked(t *testing.T) {
+	f := newFixture(t)
+	f.call(map[string]any{"op": "client", "client": "ctl", "label": "controller"}, nil)
+	f.answer(map[string]any{"op": "create", "client": "ctl", "resource": "configmaps", "object": map[string]any{"metadata": map[string]any{"name": "c"}, "data": map[string]any{"v": "1"}}})
+	a := f.answer(map[string]any{"op": "retryOnConflict", "client": "ctl", "resource": "configmaps", "name": "c", "read": "cache", "set": map[string]any{"data.v": "2"}})
+	if a.Status != 200 {
+		t.Fatalf("update: %+v", a)
+	}
+	_, get := f.steps.waitFor(t, 0, func(m map[string]any) bool {
+		return m["client"] == "ctl" && m["kind"] == "exchange" && m["method"] == "GET"
+	})
+	if get["query"] != "resourceVersion=0" {
+		t.Fatalf("the attempt's read: %v", get)
+	}
+	if _, err := f.hub.Call(context.Background(), []byte(`{"op":"retryOnConflict","client":"ctl","resource":"configmaps","name":"c","read":"etcd","set":{"data.v":"3"}}`), nil); err == nil {
+		t.Fatal("an unknown read is a misuse")
+	}
+}
+
 func TestRetryOnConflictGivesUpAfterDefaultBackoffsFourAttempts(t *testing.T) {
 	f := newFixture(t)
 	f.call(map[string]any{"op": "client", "client": "ctl"}, nil)

@@ -188,7 +188,9 @@ export class Client {
    * function (object) => object may change anything (it must not await).
    * @param {Ref} ref
    * @param {{set: Object<string, any>}|((o: object) => object)} change
-   * @param {{backoff?: Backoff, withoutResourceVersion?: boolean, fieldManager?: string}} [opts]
+   * read: "cache" makes each attempt's GET resourceVersion=0 (the watch
+   * cache: possibly stale, as an informer's cache is).
+   * @param {{backoff?: Backoff, withoutResourceVersion?: boolean, fieldManager?: string, read?: 'cache'}} [opts]
    * @returns {Promise<Answer>} the last update's answer, with attempts
    */
   retryOnConflict(ref, change, { backoff = 'DefaultRetry', ...opts } = {}) {
