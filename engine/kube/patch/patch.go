@@ -84,7 +84,7 @@ func JSONPatch(original, patchJSON []byte) ([]byte, error) {
 	}
 	if len(p) > MaxJSONPatchOperations {
 		return nil, &Error{Code: 413, Reason: "RequestEntityTooLarge",
-			Message: fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", MaxJSONPatchOperations, len(p))}
+			Message: fmt.Sprintf("Request entity too large: The allowed maximum operations in a JSON patch is %d, got %d", MaxJSONPatchOperations, len(p))}
 	}
 	opts := jsonpatch.NewApplyOptions()
 	doc := original
