@@ -76,7 +76,7 @@ func (s *Server) Patch(ctx context.Context, r *Resource, ns, name, sub, patchTyp
 	if s.patcher == nil {
 		return nil, false, NewUnsupportedMediaType()
 	}
-	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, o.Encoded, nil, func(cur Object) (Object, error) {
+	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, true, o.Encoded, nil, func(cur Object) (Object, error) {
 		patched, err := s.patcher.Patch(r, patchType, r.Encode(cur), body)
 		if err != nil {
 			return nil, err
@@ -90,14 +90,14 @@ func (s *Server) Patch(ctx context.Context, r *Resource, ns, name, sub, patchTyp
 				return nil, NewBadRequest(schema.StrictDecodingError(unknown))
 			}
 		}
-		return s.preparePatched(r, cur, nobj, ns, name, sub, o.FieldManager, true)
+		return s.preparePatched(r, cur, nobj, ns, name, sub, o.FieldManager, byPatch)
 	})
 	return out, false, err
 }
 
 // preparePatched checks a patched object like an update body: identity
 // unchanged, a resourceVersion it carries must be the current one.
-func (s *Server) preparePatched(r *Resource, cur, nobj Object, ns, name, sub, manager string, track bool) (Object, error) {
+func (s *Server) preparePatched(r *Resource, cur, nobj Object, ns, name, sub, manager string, by managedBy) (Object, error) {
 	m := meta(nobj)
 	if n := str(m, "name"); n != name {
 		return nil, NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
@@ -128,7 +128,7 @@ func (s *Server) preparePatched(r *Resource, cur, nobj Object, ns, name, sub, ma
 	if r.Default != nil && sub == "" {
 		r.Default(nobj)
 	}
-	return s.prepareUpdate(r, cur, nobj, sub, manager, track)
+	return s.prepareUpdate(r, cur, nobj, sub, manager, by)
 }
 
 func (s *Server) apply(ctx context.Context, r *Resource, ns, name, sub string, body []byte, o PatchOptions) (Object, bool, error) {
@@ -141,6 +141,9 @@ func (s *Server) apply(ctx context.Context, r *Resource, ns, name, sub string, b
 	config, err := DecodeObject(body)
 	if err != nil {
 		return nil, false, NewBadRequest(err.Error())
+	}
+	if err := checkApply(config); err != nil {
+		return nil, false, err
 	}
 	force := o.Force != nil && *o.Force
 	create := func() (Object, error) {
@@ -160,13 +163,16 @@ func (s *Server) apply(ctx context.Context, r *Resource, ns, name, sub string, b
 		wo.keepManagedFields = true // the applier's
 		return s.create(ctx, r, ns, out, wo)
 	}
-	out, created, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, o.Encoded, create, func(cur Object) (Object, error) {
+	out, created, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, o.Encoded, create, func(cur Object) (Object, error) {
+		if fields, _ := measure(cur); fields > MaxTrackedFields {
+			return nil, NewTooManyFields(fields)
+		}
 		live := copyObject(cur)
 		nobj, err := s.applier.Apply(r, live, config, o.FieldManager, force, s.now())
 		if err != nil {
 			return nil, err
 		}
-		return s.preparePatched(r, cur, nobj, ns, name, sub, "", false)
+		return s.preparePatched(r, cur, nobj, ns, name, sub, "", byApplier)
 	})
 	return out, created, err
 }

@@ -341,7 +341,7 @@ func (s *Server) createOnce(ctx context.Context, r *Resource, obj Object, o Writ
 	}
 	delete(m, "resourceVersion")
 	if !o.keepManagedFields {
-		if err := s.fm.Update(r, nil, obj, o.FieldManager, "", now); err != nil {
+		if err := s.updateManagedFields(r, nil, obj, o.FieldManager, "", byCreate, now); err != nil {
 			return nil, err
 		}
 	}
@@ -357,12 +357,23 @@ func (s *Server) createOnce(ctx context.Context, r *Resource, obj Object, o Writ
 		return obj, nil
 	}
 	data := storageBytes(r, obj)
+	if err := checkEtcdRequest(key, data); err != nil {
+		// kube-apiserver's create tries once more without managedFields;
+		// an apply's create does not.
+		if _, had := m["managedFields"]; !had || o.keepManagedFields {
+			return nil, err
+		}
+		delete(m, "managedFields")
+		if data = storageBytes(r, obj); checkEtcdRequest(key, data) != nil {
+			return nil, err
+		}
+	}
 	resp, err := s.kv.Txn(ctx, &mvcc.TxnRequest{
 		Compare: []mvcc.Compare{{Target: mvcc.CompareCreate, Result: mvcc.CompareEqual, Key: []byte(key), CreateRevision: 0}},
 		Success: []mvcc.RequestOp{{Put: &mvcc.PutRequest{Key: []byte(key), Value: data}}},
 	})
 	if err != nil {
-		return nil, err
+		return nil, quotaExceeded(r, name, err)
 	}
 	if !resp.Succeeded {
 		return nil, NewAlreadyExists(r.Group, r.Resource, name)
@@ -457,7 +468,11 @@ func isFutureRev(err error) bool {
 // transform result identical to what is stored is a no-op (no write, same
 // resourceVersion). An object left with a deletionTimestamp and no
 // finalizers is deleted.
-func (s *Server) guaranteedUpdate(ctx context.Context, r *Resource, ns, name string, dryRun bool, enc *[]byte,
+//
+// A put above etcd's request limit fails as etcd fails it; with shed (a
+// non-apply patch) it is tried once more without managedFields, as
+// kube-apiserver does.
+func (s *Server) guaranteedUpdate(ctx context.Context, r *Resource, ns, name string, dryRun, shed bool, enc *[]byte,
 	notFound func() (Object, error), transform func(cur Object) (Object, error)) (Object, bool, error) {
 	key := r.Key(ns, name)
 	for {
@@ -490,6 +505,18 @@ func (s *Server) guaranteedUpdate(ctx context.Context, r *Resource, ns, name str
 			return nobj, false, nil
 		}
 		finalized := str(meta(nobj), "deletionTimestamp") != "" && len(finalizers(nobj)) == 0
+		if !finalized {
+			if err := checkEtcdRequest(key, data); err != nil {
+				m := meta(nobj)
+				if _, had := m["managedFields"]; !had || !shed {
+					return nil, false, err
+				}
+				delete(m, "managedFields")
+				if data = storageBytes(r, nobj); checkEtcdRequest(key, data) != nil {
+					return nil, false, err
+				}
+			}
+		}
 		op := mvcc.RequestOp{Put: &mvcc.PutRequest{Key: []byte(key), Value: data}}
 		if finalized {
 			op = mvcc.RequestOp{DeleteRange: &mvcc.DeleteRangeRequest{Key: []byte(key)}}
@@ -499,7 +526,7 @@ func (s *Server) guaranteedUpdate(ctx context.Context, r *Resource, ns, name str
 			Success: []mvcc.RequestOp{op},
 		})
 		if err != nil {
-			return nil, false, err
+			return nil, false, quotaExceeded(r, name, err)
 		}
 		if !resp.Succeeded {
 			continue
@@ -549,7 +576,7 @@ func (s *Server) Update(ctx context.Context, r *Resource, ns, name, sub string, 
 		return nil, err
 	}
 	bodyUID := str(m, "uid")
-	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, o.Encoded, nil, func(cur Object) (Object, error) {
+	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, o.Encoded, nil, func(cur Object) (Object, error) {
 		if err := s.checkUpdatePreconditions(r, cur, name, bodyUID, clientRV); err != nil {
 			return nil, err
 		}
@@ -564,7 +591,7 @@ func (s *Server) Update(ctx context.Context, r *Resource, ns, name, sub string, 
 		if r.Default != nil && sub == "" {
 			r.Default(nobj)
 		}
-		return s.prepareUpdate(r, cur, nobj, sub, o.FieldManager, true)
+		return s.prepareUpdate(r, cur, nobj, sub, o.FieldManager, byUpdate)
 	})
 	return out, err
 }
@@ -594,7 +621,7 @@ func (s *Server) checkUpdatePreconditions(r *Resource, cur Object, name, bodyUID
 // fields come from the stored object, status (main endpoint) or everything
 // but status (status endpoint) is kept, generation moves on spec changes,
 // the result is validated and managedFields updated.
-func (s *Server) prepareUpdate(r *Resource, cur, nobj Object, sub, manager string, track bool) (Object, error) {
+func (s *Server) prepareUpdate(r *Resource, cur, nobj Object, sub, manager string, by managedBy) (Object, error) {
 	cm, nm := meta(cur), meta(nobj)
 	if sub == "status" {
 		st, has := nobj["status"]
@@ -606,7 +633,7 @@ func (s *Server) prepareUpdate(r *Resource, cur, nobj Object, sub, manager strin
 			delete(nobj, "status")
 		}
 		nm = meta(nobj)
-		if !track && hasManaged {
+		if by == byApplier && hasManaged {
 			nm["managedFields"] = managed // apply computed them
 		}
 	} else {
@@ -642,8 +669,8 @@ func (s *Server) prepareUpdate(r *Resource, cur, nobj Object, sub, manager strin
 	if len(errs) > 0 {
 		return nil, NewInvalid(r.Group, r.Kind, Name(nobj), errs)
 	}
-	if track {
-		if err := s.fm.Update(r, cur, nobj, manager, sub, s.now()); err != nil {
+	if by != byApplier {
+		if err := s.updateManagedFields(r, cur, nobj, manager, sub, by, s.now()); err != nil {
 			return nil, err
 		}
 	}
@@ -699,7 +726,7 @@ func (s *Server) Delete(ctx context.Context, r *Resource, ns, name string, o Del
 		}
 		if len(finalizers(cur)) > 0 {
 			// graceful: mark for deletion, the last finalizer removal deletes
-			out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, nil, nil, func(c Object) (Object, error) {
+			out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, nil, nil, func(c Object) (Object, error) {
 				if ResourceVersion(c) != ResourceVersion(cur) {
 					return nil, errRetryDelete
 				}
@@ -844,7 +871,7 @@ func (s *Server) UpdateScale(ctx context.Context, r *Resource, ns, name string, 
 		return nil, NewInvalid("autoscaling", "Scale", name, []FieldError{{Type: CauseFieldValueInvalid,
 			Field: "spec.replicas", Value: jsonInt(replicas), Detail: "must be greater than or equal to 0"}})
 	}
-	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, nil, nil, func(cur Object) (Object, error) {
+	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, nil, nil, func(cur Object) (Object, error) {
 		if clientRV != 0 && formatRV(clientRV) != ResourceVersion(cur) {
 			return nil, NewConflict(r.Group, r.Resource, name, OptimisticLockErrorMsg)
 		}
