@@ -28,12 +28,17 @@ type Options struct {
 	Kube kube.Options
 	// MaxBodyBytes overrides the request body limit.
 	MaxBodyBytes int
+	// RequestTimeout is kube-apiserver's --request-timeout: the deadline
+	// of every request but a watch (deadline.go). Zero:
+	// DefaultRequestTimeout.
+	RequestTimeout time.Duration
 }
 
 // Handler serves the Kubernetes REST API of one session.
 type Handler struct {
-	s       *kube.Server
-	maxBody int
+	s              *kube.Server
+	maxBody        int
+	requestTimeout time.Duration
 }
 
 // New returns the Handler of a session.
@@ -42,9 +47,12 @@ func New(o Options) *Handler {
 	if s == nil {
 		s = kube.New(kube.StoreKV(o.Store), o.Kube)
 	}
-	h := &Handler{s: s, maxBody: o.MaxBodyBytes}
+	h := &Handler{s: s, maxBody: o.MaxBodyBytes, requestTimeout: o.RequestTimeout}
 	if h.maxBody == 0 {
 		h.maxBody = MaxBodyBytes
+	}
+	if h.requestTimeout <= 0 {
+		h.requestTimeout = DefaultRequestTimeout
 	}
 	return h
 }
@@ -136,7 +144,19 @@ func (h *Handler) Serve(ctx context.Context, req *api.Request) (resp *api.Respon
 	if !ok {
 		return notFoundPage()
 	}
-	return prettyPrint(req, h.serveResource(ctx, rq))
+	if rq.watchPath || boolParam(rq.Query, "watch") {
+		return prettyPrint(req, h.serveResource(ctx, rq))
+	}
+	ctx, cancel, write, refused := h.withDeadline(ctx, rq)
+	if refused != nil {
+		return prettyPrint(req, refused)
+	}
+	defer cancel()
+	resp = h.serveResource(ctx, rq)
+	if ctx.Err() == context.DeadlineExceeded {
+		resp = timedOut(ctx, write)
+	}
+	return prettyPrint(req, resp)
 }
 
 // prettyPrint indents JSON answers as kube-apiserver does for ?pretty=true

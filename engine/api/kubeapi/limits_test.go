@@ -187,6 +187,24 @@ func TestJSONPatchOperationsAreCappedWithKubesWords(t *testing.T) {
 		`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001","reason":"RequestEntityTooLarge","code":413}`)
 }
 
+// A request whose deadline has passed is answered with kube-apiserver's
+// 504s; a malformed ?timeout= with its 400.
+func TestRequestDeadlinesAnswerKubesTimeouts(t *testing.T) {
+	s, _ := limitedSession(t, mvcc.Options{})
+	call(s, "GET", cms, "", "") // bootstrap
+	past, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	wantStatus(t, "write", callCtx(past, s, "POST", cms, "application/json", configMap("late", 1)),
+		`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: request did not complete within requested timeout - context deadline exceeded","reason":"Timeout","details":{},"code":504}`)
+	wantStatus(t, "read", callCtx(past, s, "GET", cms, "", ""),
+		`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}`)
+	wantStatus(t, "bad timeout", call(s, "GET", cms+"?timeout=abc", "", ""),
+		`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"invalid timeout specified in the request URL - time: invalid duration \"abc\"","reason":"BadRequest","code":400}`)
+	if r := call(s, "GET", cms+"?timeout=30s", "", ""); r.Status != 200 {
+		t.Fatalf("a request within its timeout: %d %s", r.Status, r.Body)
+	}
+}
+
 var storageQuota = regexp.MustCompile(`^configmaps "(c\d+)" is forbidden: exceeded quota: quota-backend-bytes, requested: storage=(\d+), used: storage=(\d+), limited: storage=16Ki$`)
 
 // A session's bounds read on the Kubernetes API as ResourceQuota's 403:
