@@ -11,6 +11,11 @@
 // metadata.resourceVersion is its key's mod_revision and a list's
 // resourceVersion is the revision it was read at.
 //
+// A write is bounded before the costly work as kube-apiserver bounds it,
+// and by one bound of this server's own (limits.go): etcd's request limit,
+// the fields whose ownership is tracked. A write the store refuses for a
+// quota reads as ResourceQuota's 403 (quota.go).
+//
 // The package talks to storage through the small KV interface (shaped on
 // engine/mvcc's request types) so that it can run over a real etcd as well as
 // over *mvcc.Store. It must not import net/http, syscall/js, SQLite or a

@@ -2,7 +2,8 @@
 // as an api.Handler: discovery (/version, /api, /apis, …), the OpenAPI
 // documents kubectl validates with, and every verb on the resources of
 // package kube (/api/v1/…, /apis/apps/v1/…), with kube-apiserver's query
-// parameters, content types, Status errors and watch streams.
+// parameters, content types, Status errors and watch streams, and its
+// request deadlines (deadline.go).
 //
 // It is transport-neutral: it must not import net/http, syscall/js, SQLite
 // or a websocket library, because the WebAssembly build links it.

@@ -62,6 +62,16 @@ func ForSession(name string, store *mvcc.Store) api.Handler {
 	return New(Options{Store: store})
 }
 
+// ForSessions is session.Options.Kube for handlers configured by o, each
+// over its own session's store.
+func ForSessions(o Options) func(name string, store *mvcc.Store) api.Handler {
+	return func(_ string, store *mvcc.Store) api.Handler {
+		o := o
+		o.Server, o.Store = nil, store
+		return New(o)
+	}
+}
+
 // Server is the Kubernetes layer the handler serves.
 func (h *Handler) Server() *kube.Server { return h.s }
 
