@@ -38,21 +38,25 @@ func fillStore(t testing.TB, s *mvcc.Store, n, keys, value int) {
 	}
 }
 
+// openStore opens the file at path and a store over its session "s".
+func openStore(t testing.TB, path string) (*DB, *mvcc.Store) {
+	t.Helper()
+	db, err := OpenWithOptions(path, Options{Synchronous: SyncNormal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := mvcc.Open(session(t, db, "s"), mvcc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, s
+}
+
 // Compaction must give the file's space back, not only free pages inside
 // it: the file shrinks to what the retained records need.
 func TestCompactionShrinksTheFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "rvplay.db")
-	open := func() (*DB, *mvcc.Store) {
-		db, err := OpenWithOptions(path, Options{Synchronous: SyncNormal})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := mvcc.Open(session(t, db, "s"), mvcc.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return db, s
-	}
+	open := func() (*DB, *mvcc.Store) { return openStore(t, path) }
 	db, s := open()
 	fillStore(t, s, 4000, 100, 1000) // 40 revisions of 100 keys
 	s.Close()
@@ -132,20 +136,12 @@ func TestRecordOverheadMatchesTheFile(t *testing.T) {
 	}
 	for _, value := range []int{100, 500, 900, 1000} {
 		path := filepath.Join(t.TempDir(), "rvplay.db")
-		db, err := OpenWithOptions(path, Options{Synchronous: SyncNormal})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := mvcc.Open(session(t, db, "s"), mvcc.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		db, s := openStore(t, path)
 		s.Close()
 		db.Close()
 		empty := fileSize(t, path)
 
-		db, _ = OpenWithOptions(path, Options{Synchronous: SyncNormal})
-		s, _ = mvcc.Open(session(t, db, "s"), mvcc.Options{})
+		db, s = openStore(t, path)
 		const n = 20000
 		fillStore(t, s, n, 1000, value)
 		counted := s.Usage().DBSizeInUse

@@ -5,14 +5,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/session"
 	"github.com/rvplay/rvplay/internal/etcdtest"
-	"github.com/rvplay/rvplay/server/httpapi"
 )
 
 // quotaBytes is the quota both sides run with: etcd's
@@ -20,21 +18,6 @@ import (
 // pages against rvplay's RecordSize), so each side fills to its own first
 // refusal and the answers from there on are compared.
 const quotaBytes = 1 << 20
-
-// quotaMemoryTarget is memoryTarget with the bytes quota.
-func quotaMemoryTarget(t *testing.T) *Target {
-	sess, err := session.New("diff", mvcc.NewMemoryBackend(), session.Options{Store: mvcc.Options{QuotaBackendBytes: quotaBytes}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(httpapi.Handler(sess, httpapi.Options{}))
-	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-		sess.Close()
-	})
-	return NewTarget("rvplay-memory", srv.URL)
-}
 
 // TestNoSpaceCycleMatchesEtcd runs the operator's cycle for a full
 // database, fill -> NOSPACE -> compact -> defragment -> disarm, against a
@@ -46,7 +29,7 @@ func quotaMemoryTarget(t *testing.T) *Target {
 func TestNoSpaceCycleMatchesEtcd(t *testing.T) {
 	ref := etcdtest.Start(t, etcdtest.Options{Args: []string{fmt.Sprint("--quota-backend-bytes=", quotaBytes)}})
 	server := etcdtest.StartRvplayServer(t, "diff", fmt.Sprint("--quota-backend-bytes=", quotaBytes))
-	targets := []*Target{NewTarget("etcd", ref.URL), quotaMemoryTarget(t), NewTarget("rvplay-sqlite", server.SessionURL)}
+	targets := []*Target{NewTarget("etcd", ref.URL), memoryTargetWith(t, session.Options{Store: mvcc.Options{QuotaBackendBytes: quotaBytes}}), NewTarget("rvplay-sqlite", server.SessionURL)}
 	var answers [][]string
 	for _, tg := range targets {
 		answers = append(answers, noSpaceCycle(t, tg))

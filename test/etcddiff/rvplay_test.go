@@ -24,8 +24,11 @@ func TestMain(m *testing.M) {
 
 // memoryTarget serves a session on the memory backend through the
 // server's net/http adapter on a real loopback HTTP server.
-func memoryTarget(t *testing.T) *Target {
-	sess, err := session.New("diff", mvcc.NewMemoryBackend(), session.Options{})
+func memoryTarget(t *testing.T) *Target { return memoryTargetWith(t, session.Options{}) }
+
+// memoryTargetWith is memoryTarget for a session opened with opts.
+func memoryTargetWith(t *testing.T, opts session.Options) *Target {
+	sess, err := session.New("diff", mvcc.NewMemoryBackend(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
