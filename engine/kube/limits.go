@@ -76,13 +76,14 @@ func tracked(o Object) Object {
 
 // measure counts o's fields as structured-merge-diff's field sets hold
 // them (every map key and list item at any depth, managedFields aside),
-// and the fewest bytes an object holding them takes in etcd with
-// managedFields that name them: every string and key of o (but its old
-// managedFields) once in JSON, plus `"f:key":{}` for each key of the maps
-// kube tracks key by key whatever the schema (a ConfigMap's or Secret's
-// data, labels, annotations). The floor is a lower bound: what is stored
-// is never smaller.
-func measure(o Object) (fields, floor int) {
+// and two lower bounds of what storing o takes in etcd: stored, every
+// string and key of o (but its old managedFields) once in JSON; and
+// owned, what managedFields add when one manager owns all of o's fields:
+// `"f:key":{}` for each key of the maps kube tracks key by key whatever the
+// schema (a ConfigMap's or Secret's data, labels, annotations). What is
+// stored is never smaller than stored, nor than stored+owned when a create
+// or an apply makes one manager own every field it sets.
+func measure(o Object) (fields, stored, owned int) {
 	o = tracked(o)
 	var walk func(v any)
 	walk = func(v any) {
@@ -90,7 +91,7 @@ func measure(o Object) (fields, floor int) {
 		case map[string]any:
 			fields += len(x)
 			for k, e := range x {
-				floor += len(k) + 3 // "k":
+				stored += len(k) + 3 // "k":
 				walk(e)
 			}
 		case []any:
@@ -99,9 +100,9 @@ func measure(o Object) (fields, floor int) {
 				walk(e)
 			}
 		case string:
-			floor += len(x) + 2
+			stored += len(x) + 2
 		default:
-			floor++
+			stored++
 		}
 	}
 	walk(o)
@@ -109,11 +110,11 @@ func measure(o Object) (fields, floor int) {
 	for _, granular := range []any{o["data"], o["binaryData"], o["stringData"], m["labels"], m["annotations"]} {
 		if g, ok := granular.(map[string]any); ok {
 			for k := range g {
-				floor += len(k) + len(`"f:":{}`)
+				owned += len(k) + len(`"f:":{}`)
 			}
 		}
 	}
-	return fields, floor
+	return fields, stored, owned
 }
 
 // NewTooManyFields is the 413 a server-side apply gets when the
@@ -135,19 +136,24 @@ const (
 	byPatch
 )
 
-// updateManagedFields is FieldManager.Update within the bounds: an object
-// (or the live one it replaces) with more than MaxTrackedFields fields, or
-// one that etcd could not store with managedFields naming its fields on a
-// create or a patch (which kube-apiserver then stores without them), is
-// stored without managedFields. An update too large to store with them is
-// refused as etcd refuses it: kube-apiserver does not try an update again.
+// updateManagedFields is FieldManager.Update within the bounds. An object
+// (or the live one it replaces) with more than MaxTrackedFields fields is
+// stored without managedFields. So is a created one that etcd could not
+// store with managedFields naming all its fields, as kube-apiserver's
+// second try stores it. An update whose object alone etcd could not store
+// is refused as etcd refuses it (kube-apiserver does not try an update
+// again); a patch's is stored without managedFields if that fits (the
+// write itself checks).
 func (s *Server) updateManagedFields(r *Resource, live, obj Object, manager, sub string, by managedBy, now time.Time) error {
-	fields, floor := measure(obj)
+	fields, floor, owned := measure(obj)
+	if live == nil {
+		floor += owned // the creator owns every field
+	}
 	if floor > MaxEtcdRequestBytes && by == byUpdate {
 		return mvcc.ErrRequestTooLarge
 	}
 	if live != nil && fields <= MaxTrackedFields {
-		fields, _ = measure(live)
+		fields, _, _ = measure(live)
 	}
 	if floor > MaxEtcdRequestBytes || fields > MaxTrackedFields {
 		delete(meta(obj), "managedFields")
@@ -161,8 +167,8 @@ func (s *Server) updateManagedFields(r *Resource, live, obj Object, manager, sub
 // etcd would refuse the result (kube-apiserver does not retry an apply
 // without managedFields), and one with too many fields with 413.
 func checkApply(config Object) error {
-	fields, floor := measure(config)
-	if floor > MaxEtcdRequestBytes {
+	fields, stored, owned := measure(config)
+	if stored+owned > MaxEtcdRequestBytes {
 		return mvcc.ErrRequestTooLarge
 	}
 	if fields > MaxTrackedFields {

@@ -164,7 +164,7 @@ func (s *Server) apply(ctx context.Context, r *Resource, ns, name, sub string, b
 		return s.create(ctx, r, ns, out, wo)
 	}
 	out, created, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, o.Encoded, create, func(cur Object) (Object, error) {
-		if fields, _ := measure(cur); fields > MaxTrackedFields {
+		if fields, _, _ := measure(cur); fields > MaxTrackedFields {
 			return nil, NewTooManyFields(fields)
 		}
 		live := copyObject(cur)
