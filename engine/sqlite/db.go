@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -57,6 +58,12 @@ type Options struct {
 	// BusyTimeoutMillis is how long a connection waits for a lock held by
 	// another process before failing with SQLITE_BUSY; 0 means 5000.
 	BusyTimeoutMillis int
+	// OnCommit, if set, is told of every group commit: how many write
+	// requests shared the SQL transaction and how long it took, from
+	// BEGIN to the end of COMMIT (the fsync included). It runs on the
+	// writer's goroutine, so it must be quick; the server counts it in its
+	// metrics (this package stays free of them).
+	OnCommit func(requests int, elapsed time.Duration)
 }
 
 // DB is one SQLite file holding many sessions. One process opens a file at
@@ -90,6 +97,8 @@ type DB struct {
 
 	inUseMu sync.Mutex
 	inUse   map[int64]bool // ids of sessions with an open Backend
+
+	onCommit func(requests int, elapsed time.Duration)
 }
 
 // Open opens (creating if needed) the database at path with the default
@@ -130,7 +139,7 @@ func OpenWithOptions(path string, opts Options) (*DB, error) {
 	// (Pages still in the WAL are read with pread either way.)
 	rdsn := base + "?" + common + "&_pragma=mmap_size(1073741824)&_query_only=1"
 
-	db := &DB{path: abs, handoff: make(chan struct{}, 1), done: make(chan struct{}), inUse: map[int64]bool{}}
+	db := &DB{path: abs, handoff: make(chan struct{}, 1), done: make(chan struct{}), inUse: map[int64]bool{}, onCommit: opts.OnCommit}
 	db.idle = sync.NewCond(&db.wmu)
 	ok := false
 	defer func() {
@@ -221,6 +230,19 @@ func (db *DB) closeHandles() error {
 		errs = append(errs, db.rdb.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// Check reports whether the database is usable: open, and its file
+// readable through the readers' connections (a health check).
+func (db *DB) Check(ctx context.Context) error {
+	if db.isClosed() {
+		return ErrClosed
+	}
+	var n int
+	if err := db.rdb.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM sessions LIMIT 1)").Scan(&n); err != nil {
+		return fmt.Errorf("sqlite: %w", err)
+	}
+	return nil
 }
 
 func (db *DB) isClosed() bool {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
@@ -213,7 +214,13 @@ func (db *DB) runBatch() {
 		db.errs = make([]error, maxGroup)
 	}
 	errs := db.errs[:len(db.batch)]
-	db.w.runGroup(db.batch, errs)
+	if db.onCommit == nil {
+		db.w.runGroup(db.batch, errs)
+	} else {
+		start := time.Now()
+		db.w.runGroup(db.batch, errs)
+		db.onCommit(len(db.batch), time.Since(start))
+	}
 	for i, r := range db.batch {
 		r.done <- errs[i]
 	}
