@@ -1,0 +1,132 @@
+package telemetry
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Recorder takes the outcome of every request (package metrics).
+type Recorder interface {
+	ObserveRequest(protocol, verb string, code int, elapsed time.Duration)
+}
+
+// Handler serves next, following each request: it carries a Request in
+// its context, and its outcome goes to rec (if not nil) and to log. A
+// request that is a stream (a watch) ends when the stream does; a
+// WebSocket counts as its upgrade's 101.
+func Handler(next http.Handler, rec Recorder, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ri := &Request{}
+		ri.Protocol, ri.Verb = Classify(r)
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r.WithContext(WithRequest(r.Context(), ri)))
+		elapsed := time.Since(start)
+		code := sw.status()
+		logRequest(r.Context(), log, r, ri, code, elapsed)
+		if rec != nil {
+			rec.ObserveRequest(ri.Protocol, ri.Verb, code, elapsed)
+		}
+	})
+}
+
+// logRequest logs a failed request (5xx) as an error, a refused one (4xx)
+// as information, and the others (and the 429s of shed load) for
+// debugging.
+func logRequest(ctx context.Context, log *slog.Logger, r *http.Request, ri *Request, code int, elapsed time.Duration) {
+	level, msg := slog.LevelDebug, "request"
+	switch {
+	case code >= 500:
+		level, msg = slog.LevelError, "request failed"
+	case code == http.StatusTooManyRequests:
+		// Shed load: counted in the metrics, and logged only for
+		// debugging, or a client held back would fill the log at the rate
+		// it retries.
+		level, msg = slog.LevelDebug, "request refused"
+	case code >= 400:
+		level, msg = slog.LevelInfo, "request refused"
+	}
+	if !log.Enabled(ctx, level) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.String("protocol", ri.Protocol), slog.String("verb", ri.Verb),
+		slog.Int("code", code), slog.Duration("elapsed", elapsed),
+		slog.String("remote", RemoteHost(r)),
+	}
+	if ri.Session != "" {
+		attrs = append(attrs, slog.String("session", ri.Session))
+	}
+	if ri.Principal != "" {
+		attrs = append(attrs, slog.String("principal", ri.Principal))
+	}
+	if ua := r.UserAgent(); ua != "" {
+		attrs = append(attrs, slog.String("userAgent", ua))
+	}
+	log.LogAttrs(ctx, level, msg, attrs...)
+}
+
+// statusWriter remembers the status written through it. It keeps what
+// the server's handlers need of the ResponseWriter it wraps: Flush for
+// chunked watches, Hijack for WebSocket upgrades (gorilla/websocket asks
+// for http.Hijacker itself), and Unwrap for http.ResponseController's
+// deadlines.
+type statusWriter struct {
+	http.ResponseWriter
+	code     int
+	hijacked bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.code == 0 && code >= 200 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h, ok := w.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("telemetry: the connection cannot be hijacked")
+	}
+	c, rw, err := h.Hijack()
+	if err == nil {
+		w.hijacked = true
+	}
+	return c, rw, err
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// status is the status the client got: 101 for a hijacked connection (a
+// WebSocket upgrade writes its 101 itself), 200 when the handler wrote
+// nothing (net/http's default).
+func (w *statusWriter) status() int {
+	switch {
+	case w.code != 0:
+		return w.code
+	case w.hijacked:
+		return http.StatusSwitchingProtocols
+	}
+	return http.StatusOK
+}
