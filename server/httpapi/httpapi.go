@@ -66,15 +66,50 @@ type Options struct {
 	// PingInterval is how often a WebSocket is pinged; a client that does
 	// not answer within two intervals is disconnected. Zero: 30 s.
 	PingInterval time.Duration
-	// SendBuffer is how many frames may wait for a WebSocket client; when
-	// they stay full for WriteTimeout the client is disconnected. Zero: 256.
+	// SendBuffer is how many frames may wait for a WebSocket client. Zero:
+	// 256.
 	SendBuffer int
+	// SlowTimeout is how long a WebSocket's buffer may stay full before a
+	// stream whose style says CloseSlow is closed for being slow. Zero:
+	// WriteTimeout.
+	SlowTimeout time.Duration
+	// WebSocketStyle gives the style of a WebSocket stream on path. Nil:
+	// the zero style.
+	WebSocketStyle func(path string) WebSocketStyle
+	// Observe, if set, is told of what streams do (the metrics).
+	Observe StreamObserver
 	// ReadLimit bounds one message from a WebSocket client. Zero: 1 MiB.
 	ReadLimit int64
 	// WatchLimiter gives the limiter of the client a request comes from;
 	// it rides in the request's context (api.WithWatchLimiter), and every
 	// watch the request makes takes a unit. Nil: no per-client cap.
 	WatchLimiter func(r *http.Request) api.Limiter
+}
+
+// WebSocketStyle is how a protocol's streams behave on a WebSocket.
+type WebSocketStyle struct {
+	// KeepNewline keeps each frame's trailing newline in its message, as
+	// kube-apiserver's watch does (its JSON encoder ends each event with
+	// one); etcd's websocket proxy sends each response without it.
+	KeepNewline bool
+	// CloseSlow closes the stream of a client that leaves its buffer full
+	// for SlowTimeout, as kube-apiserver's watch cache terminates a
+	// watcher whose buffer stays full: the stream ends with a normal
+	// close, the client watches again from its last resourceVersion (and
+	// lists again if that is compacted). Without it the stream waits for
+	// its client, as etcd lets a slow watcher fall behind and catch up
+	// later; a client that takes nothing at all for WriteTimeout is
+	// disconnected either way.
+	CloseSlow bool
+}
+
+// StreamObserver is told of what streams do.
+type StreamObserver interface {
+	// FrameSent: a frame of r's stream was written to its client.
+	FrameSent(r *http.Request)
+	// SlowClosed: r's stream was closed because its client did not keep
+	// up.
+	SlowClosed(r *http.Request)
 }
 
 func (o *Options) defaults() {
@@ -92,6 +127,9 @@ func (o *Options) defaults() {
 	}
 	if o.SendBuffer <= 0 {
 		o.SendBuffer = 256
+	}
+	if o.SlowTimeout <= 0 {
+		o.SlowTimeout = o.WriteTimeout
 	}
 	if o.ReadLimit <= 0 {
 		o.ReadLimit = 1 << 20
@@ -258,7 +296,8 @@ func writeAnswer(w http.ResponseWriter, resp *api.Response, length int) {
 // browserUserAgent restores the User-Agent a page could not send as one
 // (api.BrowserUserAgentHeader on a fetch, api.UserAgentProtocol on a
 // WebSocket), so that the session's record and kube's field managers name
-// the lab's clients. It returns the subprotocol to accept, if any.
+// the lab's clients. It returns the subprotocol to accept, if any: the
+// User-Agent's, or the only one offered.
 func browserUserAgent(r *http.Request, ws bool) (protocol string) {
 	if ua := r.Header.Get(api.BrowserUserAgentHeader); ua != "" {
 		r.Header.Set("User-Agent", ua)
@@ -266,11 +305,19 @@ func browserUserAgent(r *http.Request, ws bool) (protocol string) {
 	if !ws {
 		return ""
 	}
-	for _, p := range websocket.Subprotocols(r) {
+	offered := websocket.Subprotocols(r)
+	for _, p := range offered {
 		if ua, ok := api.UserAgentFromProtocol(p); ok {
 			r.Header.Set("User-Agent", ua)
 			return p
 		}
+	}
+	if len(offered) == 1 {
+		// As kube-apiserver's WebSocket handshake: the one subprotocol a
+		// client offers (beside its bearer token's, which authentication
+		// took out) is the one it gets, so that a browser, which fails a
+		// handshake that selects none of those it offered, connects.
+		return offered[0]
 	}
 	return ""
 }
@@ -311,6 +358,11 @@ func (a *Adapter) streamChunked(w http.ResponseWriter, r *http.Request, s api.St
 		if _, err := w.Write(frame); err != nil {
 			return
 		}
+		if a.opts.Observe != nil {
+			// Before the flush, so that the frame is counted by the time
+			// its client can read it.
+			a.opts.Observe.FrameSent(r)
+		}
 		if err := rc.Flush(); err != nil {
 			return
 		}
@@ -318,17 +370,22 @@ func (a *Adapter) streamChunked(w http.ResponseWriter, r *http.Request, s api.St
 }
 
 // serveWebSocket upgrades the connection and sends every frame as one text
-// message (without its trailing newline). One goroutine writes; one reads
-// (pongs, and client messages for streams that take them); the stream is
-// pumped into a bounded buffer, and a client that leaves it full for
-// WriteTimeout is disconnected rather than allowed to hold anything up.
-func (a *Adapter) serveWebSocket(w http.ResponseWriter, r *http.Request, resp *api.Response, uaProtocol string) {
+// message. One goroutine writes; one reads (pongs, and client messages for
+// streams that take them); the stream is pumped into a bounded buffer, so
+// that nothing a slow client does holds up anyone else: its stream either
+// waits for it or, in the CloseSlow style, is closed once the buffer has
+// stayed full for SlowTimeout.
+func (a *Adapter) serveWebSocket(w http.ResponseWriter, r *http.Request, resp *api.Response, protocol string) {
 	// The 101 carries nothing of the response's header, as etcd's
-	// websocket proxy's does not; only the subprotocol that carried the
-	// User-Agent is accepted, as the handshake requires.
+	// websocket proxy's does not; only the subprotocol chosen by
+	// browserUserAgent is accepted, as the handshake requires.
 	var accept http.Header
-	if uaProtocol != "" {
-		accept = http.Header{"Sec-Websocket-Protocol": {uaProtocol}}
+	if protocol != "" {
+		accept = http.Header{"Sec-Websocket-Protocol": {protocol}}
+	}
+	var style WebSocketStyle
+	if a.opts.WebSocketStyle != nil {
+		style = a.opts.WebSocketStyle(r.URL.Path)
 	}
 	conn, err := a.up.Upgrade(w, r, accept)
 	if err != nil {
@@ -339,11 +396,12 @@ func (a *Adapter) serveWebSocket(w http.ResponseWriter, r *http.Request, resp *a
 	defer cancel()
 
 	out := make(chan []byte, a.opts.SendBuffer)
+	stop := make(chan struct{}) // closed to end the writer before out is drained
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
 		defer cancel()
-		a.writeLoop(ctx, conn, out)
+		a.writeLoop(ctx, r, conn, out, stop)
 	}()
 
 	conn.SetReadLimit(a.opts.ReadLimit)
@@ -365,12 +423,24 @@ func (a *Adapter) serveWebSocket(w http.ResponseWriter, r *http.Request, resp *a
 		}
 	}()
 
-	if len(resp.Body) > 0 {
-		out <- bytes.TrimSuffix(resp.Body, []byte("\n"))
+	message := func(frame []byte) []byte {
+		if style.KeepNewline {
+			return frame
+		}
+		return bytes.TrimSuffix(frame, []byte("\n"))
 	}
+	if len(resp.Body) > 0 {
+		out <- message(resp.Body)
+	}
+	// A stream that ends, or a client closed for being slow, gets a normal
+	// close, as kube-apiserver's watch handler closes its WebSocket when
+	// the watch ends.
 	closeWith := websocket.FormatCloseMessage(websocket.CloseNormalClosure, "")
-	slow := time.NewTimer(a.opts.WriteTimeout)
-	defer slow.Stop()
+	var slow *time.Timer
+	if style.CloseSlow {
+		slow = time.NewTimer(a.opts.SlowTimeout)
+		defer slow.Stop()
+	}
 pump:
 	for {
 		frame, err := resp.Stream.Next(ctx)
@@ -381,17 +451,31 @@ pump:
 			break
 		}
 		select {
-		case out <- bytes.TrimSuffix(frame, []byte("\n")):
+		case out <- message(frame):
 			continue
 		default:
 		}
-		// The buffer is full: the client gets WriteTimeout to make room,
-		// then it is too slow, and is told so and hung up on.
-		slow.Reset(a.opts.WriteTimeout)
+		if slow == nil {
+			// The buffer is full: wait for the client. Meanwhile the
+			// stream's watchers fall behind and catch up later.
+			select {
+			case out <- message(frame):
+				continue
+			case <-ctx.Done():
+				closeWith = nil
+				break pump
+			}
+		}
+		// The buffer is full: the client gets SlowTimeout to make room,
+		// then its watch is closed.
+		slow.Reset(a.opts.SlowTimeout)
 		select {
-		case out <- bytes.TrimSuffix(frame, []byte("\n")):
+		case out <- message(frame):
 		case <-slow.C:
-			closeWith = websocket.FormatCloseMessage(websocket.CloseTryAgainLater, "client too slow")
+			close(stop)
+			if a.opts.Observe != nil {
+				a.opts.Observe.SlowClosed(r)
+			}
 			break pump
 		case <-ctx.Done():
 			closeWith = nil
@@ -406,8 +490,9 @@ pump:
 }
 
 // writeLoop is the only writer of conn (gorilla/websocket allows one): it
-// sends frames and pings until out is closed or a write fails.
-func (a *Adapter) writeLoop(ctx context.Context, conn *websocket.Conn, out <-chan []byte) {
+// sends frames and pings until out is closed and drained, stop is closed,
+// or a write fails.
+func (a *Adapter) writeLoop(ctx context.Context, r *http.Request, conn *websocket.Conn, out <-chan []byte, stop <-chan struct{}) {
 	ping := time.NewTicker(a.opts.PingInterval)
 	defer ping.Stop()
 	for {
@@ -416,14 +501,24 @@ func (a *Adapter) writeLoop(ctx context.Context, conn *websocket.Conn, out <-cha
 			if !ok {
 				return
 			}
+			select {
+			case <-stop:
+				return
+			default:
+			}
 			conn.SetWriteDeadline(time.Now().Add(a.opts.WriteTimeout))
 			if err := conn.WriteMessage(websocket.TextMessage, frame); err != nil {
 				return
+			}
+			if a.opts.Observe != nil {
+				a.opts.Observe.FrameSent(r)
 			}
 		case <-ping.C:
 			if err := conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(a.opts.WriteTimeout)); err != nil {
 				return
 			}
+		case <-stop:
+			return
 		case <-ctx.Done():
 			return
 		}
