@@ -6,12 +6,14 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/api/etcdgw"
 	"github.com/rvplay/rvplay/engine/kube"
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/session"
+	"github.com/rvplay/rvplay/server/httpapi"
 )
 
 // The classroom's refusals, each in the protocol of the path it refuses:
@@ -72,6 +74,22 @@ func registryError(path, name string, err error) *api.Response {
 	return inProtocol(path, &mvcc.Error{Code: mvcc.CodeUnavailable, Message: err.Error()}, kube.NewInternalError(err))
 }
 
+// rateLimited answers a client over its rate: etcd's "too many requests"
+// on the gateway's paths, and elsewhere kube-apiserver's 429 for a request
+// it sheds, with the time to wait (whole seconds, at least one, as
+// Retry-After carries it) in Retry-After and details.retryAfterSeconds.
+func rateLimited(path string, wait time.Duration) *api.Response {
+	secs := max(1, int((wait+time.Second-1)/time.Second))
+	if session.IsEtcdPath(path) {
+		resp := etcdError(mvcc.ErrTooManyRequests)
+		resp.Header.Set("Retry-After", strconv.Itoa(secs))
+		return resp
+	}
+	se := kube.NewTooManyRequests()
+	se.Status.Details.RetryAfterSeconds = int32(secs)
+	return statusResponse(se)
+}
+
 // webSocketMethod: etcd's gateway serves its WebSockets (watch) as POSTs;
 // Kubernetes watches are GETs, as the browser sends them.
 func webSocketMethod(path string) string {
@@ -79,6 +97,17 @@ func webSocketMethod(path string) string {
 		return http.MethodPost
 	}
 	return http.MethodGet
+}
+
+// webSocketStyle: a Kubernetes watch over a WebSocket is kube-apiserver's,
+// one event a message with its trailing newline, and a watcher that stays
+// behind is closed; etcd's watch stream sends each response without a
+// newline and waits for a slow client, whose watchers catch up later.
+func webSocketStyle(path string) httpapi.WebSocketStyle {
+	if session.IsEtcdPath(path) {
+		return httpapi.WebSocketStyle{}
+	}
+	return httpapi.WebSocketStyle{KeepNewline: true, CloseSlow: true}
 }
 
 // writeResponse writes a complete (not streaming) answer.

@@ -6,10 +6,12 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/kube"
 	"github.com/rvplay/rvplay/engine/session"
+	"github.com/rvplay/rvplay/server/telemetry"
 )
 
 // Handler serves the classroom's HTTP API and, under /s/<id>/, every
@@ -25,13 +27,20 @@ import (
 //	       /s/<id>/<path>              the session: /v3/... the etcd gateway, the rest the Kubernetes API
 //
 // On a guarded session every request carries "Authorization: Bearer
-// <token>" (on etcd's paths also etcd's own "Authorization: <token>") or the
-// session's cookie; the person it names reaches the engine as the
-// api.Principal of the request's context.
+// <token>" (on etcd's paths also etcd's own "Authorization: <token>"), a
+// WebSocket's "base64url.bearer.authorization.k8s.io.<token>" subprotocol
+// (websocket.go), or the session's cookie; the person it names reaches the
+// engine as the api.Principal of the request's context, and the server's
+// logs and per-client limits as its telemetry.Request.
 type Handler struct {
 	Registry *Registry
 	// Web serves the lab page of a session (GET /s/<id>/); nil: none.
 	Web http.Handler
+	// Admit, if set, says whether client (telemetry.Request.Client: a
+	// person of a guarded session, or an address) may make r now, and if
+	// not, how long it should wait: a per-client rate limit. A refusal is
+	// a 429 in the protocol of r's path, with Retry-After.
+	Admit func(r *http.Request, client string) (retryAfter time.Duration, ok bool)
 }
 
 // CookieName is the cookie that carries a browser's token. Its path is
@@ -44,6 +53,9 @@ const cookieMaxAge = 30 * 24 * 60 * 60
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch p := r.URL.Path; {
 	case p == "/sessions":
+		if !h.admit(w, r, p) {
+			return
+		}
 		h.serveSessions(w, r)
 	case strings.HasPrefix(p, "/s/"):
 		h.serveSession(w, r)
@@ -102,13 +114,20 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 	sub = "/" + sub
 	info, ok := h.Registry.Lookup(name)
 	if !ok {
-		writeResponse(w, sessionNotFound(name))
+		if h.admit(w, r, sub) {
+			writeResponse(w, sessionNotFound(name))
+		}
 		return
+	}
+	if ri := telemetry.From(r.Context()); ri != nil {
+		ri.Session = name
 	}
 	if !hasSlash {
 		switch r.Method {
 		case http.MethodGet, http.MethodHead:
-			http.Redirect(w, r, URL(name), http.StatusMovedPermanently)
+			if h.admit(w, r, sub) {
+				http.Redirect(w, r, URL(name), http.StatusMovedPermanently)
+			}
 		case http.MethodDelete:
 			h.end(w, r, info)
 		default:
@@ -118,10 +137,17 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if sub == "/join" {
-		h.join(w, r, info)
+		// By address: whoever guesses join codes is held to the rate of
+		// one client.
+		if h.admit(w, r, sub) {
+			h.join(w, r, info)
+		}
 		return
 	}
 	p, token, authed := h.authenticate(r, info, sub)
+	if !h.admit(w, r, sub) {
+		return
+	}
 	if sub == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead) && h.Web != nil {
 		if !authed {
 			// A person without the session's credentials (a student who
@@ -177,9 +203,17 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 
 // authenticate finds who makes r on session info: on an open session
 // everyone is its teacher; on a guarded one, the holder of the token the
-// request carries, or nobody (authed false).
+// request carries, or nobody (authed false). The person of a guarded
+// session becomes the request's telemetry principal and client.
 func (h *Handler) authenticate(r *http.Request, info Session, sub string) (p api.Principal, token string, authed bool) {
 	token, presented := bearer(r, session.IsEtcdPath(sub))
+	if !presented {
+		var err error
+		token, presented, err = webSocketBearer(r)
+		if err != nil {
+			return api.Principal{}, "", false
+		}
+	}
 	if !presented {
 		if c, err := r.Cookie(CookieName); err == nil {
 			token = c.Value
@@ -189,7 +223,26 @@ func (h *Handler) authenticate(r *http.Request, info Session, sub string) (p api
 	if !info.Guarded {
 		token = ""
 	}
+	if ri := telemetry.From(r.Context()); ri != nil && authed && info.Guarded {
+		ri.Principal = p.ID
+		ri.Client = info.Name + "/" + p.ID
+	}
 	return p, token, authed
+}
+
+// admit applies Admit to r, whose path within its session (or the
+// classroom's) is path, and answers the refusal. It reports whether r may
+// go on.
+func (h *Handler) admit(w http.ResponseWriter, r *http.Request, path string) bool {
+	if h.Admit == nil {
+		return true
+	}
+	wait, ok := h.Admit(r, telemetry.ClientOf(r))
+	if ok {
+		return true
+	}
+	writeResponse(w, rateLimited(path, wait))
+	return false
 }
 
 // bearer returns the token of r's Authorization header, and whether the
@@ -241,6 +294,9 @@ func teacherOnly(method, path string) bool {
 func (h *Handler) end(w http.ResponseWriter, r *http.Request, info Session) {
 	path := "/s/" + info.Name
 	p, _, authed := h.authenticate(r, info, path)
+	if !h.admit(w, r, path) {
+		return
+	}
 	switch {
 	case !authed:
 		writeResponse(w, unauthorized(path))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/rvplay/rvplay/engine/kube"
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/sqlite"
+	"github.com/rvplay/rvplay/server/telemetry"
 )
 
 var t0 = time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)
@@ -33,6 +35,9 @@ type env struct {
 
 	mu   sync.Mutex
 	seen []api.Principal // principals the Kubernetes API served, in order
+
+	// admit is the Handler's Admit (a rate limit), if set before open.
+	admit func(r *http.Request, client string) (time.Duration, bool)
 }
 
 func newEnv(t testing.TB, opts Options) *env {
@@ -70,7 +75,10 @@ func (e *env) open(opts Options) {
 		t.Fatal(err)
 	}
 	pages := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "lab page "+r.URL.Path) })
-	srv := httptest.NewServer(&Handler{Registry: reg, Web: pages})
+	// As in the server, package telemetry follows each request, so that
+	// the handler can name its session, principal and client.
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	srv := httptest.NewServer(telemetry.Handler(&Handler{Registry: reg, Web: pages, Admit: e.admit}, nil, quiet))
 	e.db, e.reg, e.srv = db, reg, srv
 	t.Cleanup(e.close)
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log"
+	"log/slog"
 	"regexp"
 	"sort"
 	"sync"
@@ -15,6 +15,7 @@ import (
 	"github.com/rvplay/rvplay/engine/session"
 	"github.com/rvplay/rvplay/engine/sqlite"
 	"github.com/rvplay/rvplay/server/httpapi"
+	"github.com/rvplay/rvplay/server/telemetry"
 )
 
 // Storage keeps the sessions: their data (one mvcc.Backend each) and the
@@ -53,8 +54,9 @@ type Options struct {
 	// Session configures every session the registry loads.
 	Session session.Options
 	// HTTP configures the net/http adapter of every loaded session. Its
-	// Refuse defaults to session.Refuse, its WebSocketMethod to this
-	// package's.
+	// Refuse defaults to session.Refuse, its WebSocketMethod and
+	// WebSocketStyle to this package's, which follow the protocol of the
+	// path.
 	HTTP httpapi.Options
 	// MaxSessions caps how many sessions exist (loaded or not); creating
 	// one more is refused.
@@ -76,6 +78,10 @@ type Options struct {
 	// over HTTPS when it is not in the system's roots; every kubeconfig
 	// carries it.
 	CA []byte
+	// Logger takes the sessions' lifecycle events (created, joined,
+	// loaded, unloaded, reset, ended, expired) and the errors of the
+	// registry's own work. Nil: slog.Default().
+	Logger *slog.Logger
 }
 
 func (o *Options) defaults() {
@@ -94,11 +100,17 @@ func (o *Options) defaults() {
 	if o.Clock == nil {
 		o.Clock = realClock{}
 	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
 	if o.HTTP.Refuse == nil {
 		o.HTTP.Refuse = session.Refuse
 	}
 	if o.HTTP.WebSocketMethod == nil {
 		o.HTTP.WebSocketMethod = webSocketMethod
+	}
+	if o.HTTP.WebSocketStyle == nil {
+		o.HTTP.WebSocketStyle = webSocketStyle
 	}
 }
 
@@ -246,6 +258,7 @@ func (r *Registry) CreateOpen(name string) (created bool, err error) {
 		return false, err
 	}
 	r.sessions[name] = newEntry(info)
+	r.opts.Logger.Info("session created", "session", name, "guarded", false)
 	return true, nil
 }
 
@@ -301,6 +314,7 @@ func (r *Registry) CreateGuarded(name string) (Created, error) {
 		return Created{}, ErrClosed
 	}
 	r.sessions[name] = newEntry(info)
+	r.opts.Logger.Info("session created", "session", name, "guarded", true)
 	return Created{ID: name, JoinCode: code, URL: URL(name), TeacherToken: token}, nil
 }
 
@@ -435,6 +449,7 @@ func (r *Registry) Join(ctx context.Context, name, code, displayName string) (Jo
 		e.addStudent(st)
 	}
 	r.mu.Unlock()
+	r.opts.Logger.Info("student joined", "session", name, "principal", id)
 	return Joined{Token: token, ID: id, Name: displayName, Namespace: id}, nil
 }
 
@@ -505,6 +520,7 @@ func (r *Registry) Acquire(ctx context.Context, name string) (*Loaded, func(), e
 			e.lastUsed = now
 			e.setState(isLoaded)
 			r.mu.Unlock()
+			r.opts.Logger.Info("session loaded", "session", name, "revision", l.sess.Store.Rev())
 			return &Loaded{sess: l.sess, HTTP: l.http}, r.releaser(e, l), nil
 		default: // loading, unloading, ended: wait for the next state
 			ch := e.changed
@@ -575,7 +591,9 @@ func (r *Registry) beginUnloadLocked(e *entry) *live {
 
 func (r *Registry) finishUnload(e *entry, l *live) {
 	if err := l.sess.Close(); err != nil {
-		log.Printf("session %s: unload: %v", e.name, err)
+		r.opts.Logger.Error("session unload failed", "session", e.name, "err", err)
+	} else {
+		r.opts.Logger.Info("session unloaded", "session", e.name)
 	}
 	r.mu.Lock()
 	delete(r.loaded, e)
@@ -647,11 +665,26 @@ func (r *Registry) End(ctx context.Context, name string) error {
 	return r.end(ctx, name, nil)
 }
 
+// principalOf names who asked for what ctx is doing, for the logs: the
+// principal of its request, or "system" (the registry's own sweeps).
+func principalOf(ctx context.Context) string {
+	if ri := telemetry.From(ctx); ri != nil && ri.Principal != "" {
+		return ri.Principal
+	}
+	if ctx.Value(sweepKey{}) != nil {
+		return "system"
+	}
+	return api.PrincipalFrom(ctx).ID
+}
+
+// sweepKey marks the context of the registry's own work.
+type sweepKey struct{}
+
 // errSkipped: end's check found the session no longer due.
 var errSkipped = errors.New("skipped")
 
 func (r *Registry) end(ctx context.Context, name string, check func(*entry) bool) error {
-	return r.takeOffline(ctx, name, check, true, "end", func() error { return r.store.DeleteSession(name) })
+	return r.takeOffline(ctx, name, check, true, "ended", func() error { return r.store.DeleteSession(name) })
 }
 
 // takeOffline has session name to itself (see quiesce) while op changes
@@ -669,10 +702,15 @@ func (r *Registry) takeOffline(ctx context.Context, name string, check func(*ent
 	}
 	if l != nil {
 		if err := l.sess.Close(); err != nil {
-			log.Printf("session %s: %s: %v", name, what, err)
+			r.opts.Logger.Error("closing the store of a session to be "+what+" failed", "session", name, "err", err)
 		}
 	}
 	err = op()
+	if err != nil {
+		r.opts.Logger.Error("session could not be "+what, "session", name, "err", err)
+	} else {
+		r.opts.Logger.Info("session "+what, "session", name, "principal", principalOf(ctx))
+	}
 	r.mu.Lock()
 	delete(r.loaded, e)
 	if remove {
@@ -729,7 +767,7 @@ func (r *Registry) Sweep(ctx context.Context) {
 		r.finishUnload(u.e, u.l)
 	}
 	if err := r.store.Touch(touched); err != nil {
-		log.Printf("sessions: recording last use: %v", err)
+		r.opts.Logger.Error("recording when sessions were last used failed", "err", err)
 	} else {
 		r.mu.Lock()
 		for name, t := range touched {
@@ -744,9 +782,11 @@ func (r *Registry) Sweep(ctx context.Context) {
 		inUse := e.state == isLoaded && e.live.refs > 0
 		return !inUse && now.Sub(e.lastUsed) >= r.opts.ExpireAfter
 	}
+	ctx = context.WithValue(ctx, sweepKey{}, true)
 	for _, name := range expired {
+		r.opts.Logger.Info("session expired", "session", name, "unusedFor", r.opts.ExpireAfter)
 		if err := r.end(ctx, name, stillExpired); err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, errSkipped) {
-			log.Printf("session %s: expiry: %v", name, err)
+			r.opts.Logger.Error("ending an expired session failed", "session", name, "err", err)
 		}
 	}
 }
@@ -755,7 +795,7 @@ func (r *Registry) Sweep(ctx context.Context) {
 // more often when UnloadAfter is short) until ctx ends.
 func (r *Registry) Run(ctx context.Context) {
 	if err := r.store.PurgeDeleted(); err != nil {
-		log.Printf("sessions: finishing interrupted deletions: %v", err)
+		r.opts.Logger.Error("finishing interrupted deletions of sessions failed", "err", err)
 	}
 	every := min(defaultSweepInterval, max(r.opts.UnloadAfter/4, time.Second))
 	t := time.NewTicker(every)
@@ -792,9 +832,12 @@ func (r *Registry) Close() {
 	}
 	r.mu.Unlock()
 	for _, l := range open {
-		l.sess.Close()
+		if err := l.sess.Close(); err != nil {
+			r.opts.Logger.Error("closing a session failed", "session", l.sess.Name, "err", err)
+		}
 	}
 	if err := r.store.Touch(touched); err != nil {
-		log.Printf("sessions: recording last use: %v", err)
+		r.opts.Logger.Error("recording when sessions were last used failed", "err", err)
 	}
+	r.opts.Logger.Info("sessions closed", "loaded", len(open))
 }
