@@ -34,6 +34,13 @@ func startServer(t testing.TB, sqlitePath string, sessions ...string) *httptest.
 
 func startServerWith(t testing.TB, sqlitePath string, opts classroom.Options, pages http.Handler, sessions ...string) (*httptest.Server, *classroom.Registry) {
 	t.Helper()
+	return startServerOps(t, sqlitePath, opts, operations{}, pages, sessions...)
+}
+
+// startServerOps is startServerWith with the server's operations (health
+// checks, metrics, rate limits).
+func startServerOps(t testing.TB, sqlitePath string, opts classroom.Options, ops operations, pages http.Handler, sessions ...string) (*httptest.Server, *classroom.Registry) {
+	t.Helper()
 	memory := sqlitePath == ""
 	dbOpts := sqlite.Options{} // the server's own: synchronous=FULL
 	if memory {
@@ -58,13 +65,23 @@ func startServerWith(t testing.TB, sqlitePath string, opts classroom.Options, pa
 			t.Fatal(err)
 		}
 	}
-	srv := httptest.NewServer(routes(reg, pages))
+	srv := httptest.NewServer(routes(reg, pages, ops))
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
 		srv.Close()
 		reg.Close()
 	})
 	return srv, reg
+}
+
+// openMemoryData is a memoryData on a throwaway SQLite file.
+func openMemoryData(t testing.TB) (memoryData, error) {
+	sdb, err := sqlite.OpenWithOptions(tempDB(t), sqlite.Options{Synchronous: sqlite.SyncNormal})
+	if err != nil {
+		return memoryData{}, err
+	}
+	t.Cleanup(func() { sdb.Close() })
+	return memoryData{sdb}, nil
 }
 
 func tempDB(t testing.TB) string { return filepath.Join(t.TempDir(), "rvplay.db") }

@@ -1,9 +1,12 @@
 // Command server serves rvplay sessions over HTTP: per session the etcd v3
 // JSON gateway (/s/<name>/v3/...) and the Kubernetes API (/s/<name>/...),
-// with watches as chunked HTTP or WebSockets, plus the pages. Sessions and
-// their data persist in one SQLite file and survive restarts. This package
-// only wires flags to the parts: the sessions and who may use them are
-// package classroom's, the transport package httpapi's, the pages web's.
+// with watches as chunked HTTP or WebSockets, plus the pages, the health
+// endpoints and the metrics. Sessions and their data persist in one SQLite
+// file and survive restarts. This package wires flags (each also settable
+// as an RVPLAY_... environment variable, flags.go) to the parts and runs
+// the graceful shutdown: the sessions and who may use them are package
+// classroom's, the transport package httpapi's, the pages web's, the
+// operations packages telemetry's, metrics', health's and ratelimit's.
 //
 //	go run ./server --addr 127.0.0.1:8080 --db rvplay.db --session demo
 package main
@@ -14,10 +17,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -29,6 +33,9 @@ import (
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/sqlite"
 	"github.com/rvplay/rvplay/server/classroom"
+	"github.com/rvplay/rvplay/server/health"
+	"github.com/rvplay/rvplay/server/metrics"
+	"github.com/rvplay/rvplay/server/ratelimit"
 	"github.com/rvplay/rvplay/server/tlscert"
 	"github.com/rvplay/rvplay/web"
 	"github.com/rvplay/rvplay/web/lessons"
@@ -36,13 +43,23 @@ import (
 
 type sessionFlags []string
 
-func (f *sessionFlags) String() string     { return strings.Join(*f, ",") }
-func (f *sessionFlags) Set(v string) error { *f = append(*f, v); return nil }
+func (f *sessionFlags) String() string { return strings.Join(*f, ",") }
+
+// Set adds a session, or several separated by commas (as RVPLAY_SESSION
+// carries them; a session name has no comma).
+func (f *sessionFlags) Set(v string) error {
+	for _, name := range strings.Split(v, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			*f = append(*f, name)
+		}
+	}
+	return nil
+}
 
 func main() {
-	log.SetFlags(log.LstdFlags | log.Lmicroseconds)
 	if err := run(); err != nil {
-		log.Fatal(err)
+		slog.Error("rvplay stopped", "err", err)
+		os.Exit(1)
 	}
 }
 
@@ -50,13 +67,13 @@ func run() error {
 	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on (port 0: any free port)")
 	dbPath := flag.String("db", "rvplay.db", "SQLite file holding the sessions (created if missing)")
 	var names sessionFlags
-	flag.Var(&names, "session", "an open session to serve, created if missing (repeatable): everyone who knows its name may do everything in it")
+	flag.Var(&names, "session", "an open session `name` to serve, created if missing (repeatable; comma-separated in the environment): everyone who knows its name may do everything in it")
 	progress := flag.Duration("watch-progress-notify-interval", etcdgw.DefaultProgressInterval,
 		"period of progress notifications for etcd watches created with progress_notify (etcd's flag and default)")
 	catchUps := flag.Int("max-watch-catchups", mvcc.DefaultCatchUpConcurrency,
 		"how many watchers, across all sessions, may read history from the database at once (the others wait their turn)")
 	perSession := flag.Int("max-watchers-per-session", 10000, "watchers one session may hold, both protocols together (0: no cap)")
-	perClient := flag.Int("max-watchers-per-client", 2000, "watchers one client (remote address) may hold across all sessions (0: no cap)")
+	perClient := flag.Int("max-watchers-per-client", 2000, "watchers one client (a person of a guarded session, else an address) may hold across all sessions (0: no cap)")
 	perStream := flag.Int("max-watchers-per-stream", 1000, "watches one etcd /v3/watch stream may hold (0: no cap)")
 	quotaBytes := flag.Int64("quota-backend-bytes", 64<<20, "bytes of records one session may retain, every revision until compaction (etcd's flag, per session; a put beyond it raises the NOSPACE alarm; 0: no quota)")
 	maxKeys := flag.Int64("max-keys-per-session", 100000, "keys that may exist at once in one session (0: no cap)")
@@ -76,7 +93,24 @@ func run() error {
 	allowHTTP := flag.Bool("allow-insecure-http", false, "serve plain HTTP on an address other than loopback: tokens and join codes then cross the network in clear")
 	tp := transportFlags(flag.CommandLine)
 	debugAddr := flag.String("debug-addr", "", "if set, serve Go's profiler (/debug/pprof/) on this address, apart from the sessions")
-	flag.Parse()
+	clientQPS := flag.Float64("client-qps", 100, "requests a second one client may make on average to the sessions' APIs, beyond which it gets 429 with Retry-After (0: no limit); a client is a person of a guarded session (their token), else an address")
+	clientBurst := flag.Int("client-burst", 500, "requests one client may make at once before --client-qps holds it back")
+	limitLoopback := flag.Bool("rate-limit-loopback", false, "hold requests without a session token from a loopback address (this machine's own tools, tests and benchmarks) to --client-qps too")
+	shutdownDelay := flag.Duration("shutdown-delay-duration", 0, "on SIGTERM, how long to keep serving with /readyz failing before closing, so that a load balancer stops sending new clients (kube-apiserver's flag)")
+	shutdownGrace := flag.Duration("shutdown-grace-period", 10*time.Second, "on SIGTERM, how long requests in flight get to finish before their connections are cut")
+	logFormat := flag.String("log-format", "text", "how logs are written to standard error: text (key=value) or json (one object a line)")
+	logLevel := flag.String("log-level", "info", "the least severe log records written: debug (every request), info (lifecycle events and refused requests), warn or error")
+	if err := parseFlags(flag.CommandLine, os.Args[1:], osEnv); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	logger, err := newLogger(os.Stderr, *logFormat, *logLevel)
+	if err != nil {
+		return err
+	}
+	slog.SetDefault(logger)
 
 	if *debugAddr != "" {
 		if err := serveDebug(*debugAddr); err != nil {
@@ -87,16 +121,29 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	db, err := sqlite.Open(*dbPath)
+	watchers := newClientWatchers(*perClient)
+	var reg *classroom.Registry
+	m := metrics.New(metrics.Sources{
+		Sessions: func() (int, int) { st := reg.Stats(); return st.Sessions, st.Loaded },
+		Watchers: watchers.open,
+	})
+	db, err := sqlite.OpenWithOptions(*dbPath, sqlite.Options{OnCommit: m.ObserveCommit})
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer func() {
+		if err := db.Close(); err != nil {
+			slog.Error("closing the database failed", "db", *dbPath, "err", err)
+		} else {
+			slog.Info("database closed", "db", *dbPath)
+		}
+	}()
 	opts := classroom.Options{
 		MaxSessions: *maxSessions,
 		MaxLoaded:   *maxLoaded,
 		UnloadAfter: *unloadAfter,
 		ExpireAfter: *expireAfter,
+		Logger:      logger,
 	}
 	if serving != nil {
 		opts.CA = serving.CA
@@ -109,7 +156,8 @@ func run() error {
 	opts.Session.Store.MaxKeys = *maxKeys
 	opts.Session.Store.Memory = mvcc.NewMemoryBudget(*memoryBudget)
 	opts.Session.Kube = kubeapi.ForSessions(kubeapi.Options{RequestTimeout: *requestTimeout})
-	opts.HTTP.WatchLimiter = newClientWatchers(*perClient).limiter
+	opts.HTTP.WatchLimiter = watchers.limiter
+	opts.HTTP.Observe = streamObserver{metrics: m, log: logger}
 	origins, err := tp.apply(&opts)
 	if err != nil {
 		return err
@@ -117,7 +165,7 @@ func run() error {
 	if opts.Session.Lessons, err = lesson.Load(lessons.Definitions()); err != nil {
 		return fmt.Errorf("lessons: %w", err)
 	}
-	reg, err := classroom.New(db, opts)
+	reg, err = classroom.New(db, opts)
 	if err != nil {
 		return err
 	}
@@ -143,57 +191,92 @@ func run() error {
 		scheme = "https"
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{serving.Certificate}, MinVersion: tls.VersionTLS12})
 	}
-	// Streams (watches) live as long as their clients; on shutdown the base
-	// context ends them, so that Shutdown does not wait for them forever.
+	// Streams (watches) live as long as their clients; a shutdown ends
+	// them by closing the sessions, and then, if some are still open after
+	// the grace period, by ending the base context.
 	base, stopStreams := context.WithCancel(context.Background())
+	defer stopStreams()
+	var shutdown health.Shutdown
+	var writes inFlight
 	srv := &http.Server{
-		Handler: tp.guard(origins, routes(reg, web.Handler())),
 		// Bodies and answers get deadlines per request (httpapi); a
 		// server-wide ReadTimeout or WriteTimeout would end every watch.
+		Handler: writes.track(routes(reg, web.Handler(), operations{
+			Metrics:       m,
+			Limiter:       ratelimit.New(ratelimit.Options{Rate: *clientQPS, Burst: *clientBurst}),
+			LimitLoopback: *limitLoopback,
+			Checks:        []health.Check{{Name: "database", Check: func(r *http.Request) error { return db.Check(r.Context()) }}},
+			Shutdown:      &shutdown,
+			Logger:        logger,
+			Wrap:          func(h http.Handler) http.Handler { return tp.guard(origins, h) },
+		})),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    1 << 20,
 		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	// Tests and scripts read the address from this line.
 	fmt.Printf("rvplay listening on %s://%s\n", scheme, ln.Addr())
 	for _, n := range names {
 		fmt.Printf("session %s: %s://%s/s/%s/\n", n, scheme, ln.Addr(), n)
 	}
+	slog.Info("serving", "addr", ln.Addr().String(), "scheme", scheme, "db", *dbPath, "sessions", reg.Stats().Sessions)
 
-	sig, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(signals)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
 	case err := <-served:
-		stopStreams()
 		reg.Close()
 		return err
-	case <-sig.Done():
+	case s := <-signals:
+		slog.Info("shutting down", "signal", s.String(), "delay", *shutdownDelay, "gracePeriod", *shutdownGrace)
 	}
-	log.Print("shutting down")
-	// Stop accepting, then close the sessions: their watch streams end the
-	// way etcd's do when the server goes away, and every acknowledged write
-	// is already committed. Streams that do not end by themselves are ended
-	// after a grace period, so that Shutdown can finish.
-	shutdown := make(chan error, 1)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	return gracefulShutdown(srv, reg, &shutdown, &writes, stopStreams, *shutdownDelay, *shutdownGrace)
+}
+
+// gracefulShutdown stops the server in the order that loses nothing:
+// /readyz fails first (and, for delay, new clients are still served while a
+// load balancer notices); then the listeners close, and every request in
+// flight that is not a watch finishes, so that each write that began is
+// committed and acknowledged; then the sessions close, which ends every
+// watch in its protocol's way (a Kubernetes watch's stream ends, so that its
+// client watches again; an etcd watch gets etcd's "transport is closing");
+// watches whose clients do not take their end are cut after the grace
+// period. The database closes last (run's deferred Close).
+func gracefulShutdown(srv *http.Server, reg *classroom.Registry, shutdown *health.Shutdown, writes *inFlight,
+	stopStreams func(), delay, grace time.Duration) error {
+	shutdown.Begin()
+	if delay > 0 {
+		time.Sleep(delay)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	go func() { shutdown <- srv.Shutdown(ctx) }()
-	reg.Close()
-	grace := time.NewTimer(2 * time.Second)
-	defer grace.Stop()
-	select {
-	case err = <-shutdown:
-	case <-grace.C:
-		stopStreams()
-		err = <-shutdown
+	stopped := make(chan error, 1)
+	go func() { stopped <- srv.Shutdown(ctx) }()
+	if err := writes.wait(ctx); err != nil {
+		slog.Warn("requests still in flight after the grace period", "gracePeriod", grace)
 	}
-	stopStreams()
+	reg.Close()
+	var err error
+	select {
+	case err = <-stopped:
+	case <-ctx.Done():
+		stopStreams()
+		err = <-stopped
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		// Connections still busy (hijacked WebSockets are not waited
+		// for): what they were doing has been ended with the sessions.
+		err = nil
+	}
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
+	slog.Info("stopped serving")
 	return err
 }
 
@@ -227,6 +310,6 @@ func serveDebug(addr string) error {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	fmt.Printf("rvplay profiler on http://%s/debug/pprof/\n", ln.Addr())
-	go func() { log.Print(http.Serve(ln, mux)) }()
+	go func() { slog.Error("profiler stopped", "err", http.Serve(ln, mux)) }()
 	return nil
 }

@@ -1,25 +1,107 @@
 package main
 
 import (
-	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/rvplay/rvplay/server/classroom"
+	"github.com/rvplay/rvplay/server/health"
+	"github.com/rvplay/rvplay/server/metrics"
+	"github.com/rvplay/rvplay/server/ratelimit"
+	"github.com/rvplay/rvplay/server/telemetry"
 )
+
+// operations are what the server adds to the sessions to be operated: its
+// health, its metrics, its per-client rate limit and its logs. The zero
+// value has health endpoints that only ping, no metrics and no limit.
+type operations struct {
+	// Metrics, if set, takes every request's outcome and is served at
+	// /metrics.
+	Metrics *metrics.Metrics
+	// Limiter, if set, is the per-client rate limit of the sessions' API.
+	Limiter *ratelimit.Limiter
+	// LimitLoopback applies Limiter to requests from a loopback address
+	// that carry no session token too: without it, the operator's own
+	// tools, tests and benchmarks on the server's machine are not held
+	// back (a person with a token always is).
+	LimitLoopback bool
+	// Checks are the health checks beside ping, in /healthz, /livez and
+	// /readyz alike (the database's).
+	Checks []health.Check
+	// Shutdown, if set, fails /readyz once the server shuts down.
+	Shutdown *health.Shutdown
+	// Logger takes each request's outcome; nil: slog.Default().
+	Logger *slog.Logger
+	// Wrap, if set, wraps the routes inside the telemetry, so that what
+	// it refuses is logged and counted too (the transport's origin guard).
+	Wrap func(http.Handler) http.Handler
+}
+
+// anonymousLoopback reports a request from this machine that names no
+// person of a guarded session.
+func anonymousLoopback(r *http.Request) bool {
+	if ri := telemetry.From(r.Context()); ri != nil && ri.Principal != "" {
+		return false
+	}
+	ip := net.ParseIP(telemetry.RemoteHost(r))
+	return ip != nil && ip.IsLoopback()
+}
 
 // routes wires the server's paths:
 //
-//	GET  /healthz          200 "ok"
-//	     /sessions, /s/…   the classroom: sessions and their APIs (package classroom)
-//	     /, /lab, /static/ pages and assets (pages; nil: none)
-func routes(reg *classroom.Registry, pages http.Handler) http.Handler {
+//	/healthz, /livez, /readyz   kube-apiserver's health endpoints (package health)
+//	/metrics                    Prometheus metrics (package metrics)
+//	/sessions, /s/…             the classroom: sessions and their APIs (package classroom)
+//	/, /lab, /static/           pages and assets (pages; nil: none)
+//
+// Every request goes through package telemetry, which names it for the
+// logs and the metrics.
+func routes(reg *classroom.Registry, pages http.Handler, ops operations) http.Handler {
 	sessions := &classroom.Handler{Registry: reg, Web: pages}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch p := r.URL.Path; {
-		case p == "/healthz":
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			io.WriteString(w, "ok")
+	if ops.Limiter != nil {
+		sessions.Admit = func(r *http.Request, client string) (time.Duration, bool) {
+			if !ops.LimitLoopback && anonymousLoopback(r) {
+				return 0, true
+			}
+			wait, ok := ops.Limiter.Allow(client)
+			if !ok && ops.Metrics != nil {
+				protocol, _ := telemetry.Classify(r)
+				ops.Metrics.RateLimited(protocol)
+			}
+			return wait, ok
+		}
+	}
+	checks := append([]health.Check{health.Ping}, ops.Checks...)
+	ready := checks
+	if ops.Shutdown != nil {
+		ready = append(append([]health.Check(nil), checks...), ops.Shutdown.Check())
+	}
+	endpoints := map[string]*health.Endpoint{
+		"healthz": {Name: "healthz", Checks: checks, Log: ops.Logger},
+		"livez":   {Name: "livez", Checks: checks, Log: ops.Logger},
+		"readyz":  {Name: "readyz", Checks: ready, Log: ops.Logger},
+	}
+	var metricsHandler http.Handler
+	var recorder telemetry.Recorder
+	if ops.Metrics != nil {
+		metricsHandler = ops.Metrics.Handler()
+		recorder = ops.Metrics
+	}
+	logger := ops.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	mux := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		first, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+		switch {
+		case endpoints[first] != nil:
+			endpoints[first].ServeHTTP(w, r)
+		case p == "/metrics" && metricsHandler != nil:
+			metricsHandler.ServeHTTP(w, r)
 		case p == "/sessions" || strings.HasPrefix(p, "/s/"):
 			sessions.ServeHTTP(w, r)
 		case pages != nil:
@@ -28,4 +110,9 @@ func routes(reg *classroom.Registry, pages http.Handler) http.Handler {
 			http.NotFound(w, r)
 		}
 	})
+	var h http.Handler = mux
+	if ops.Wrap != nil {
+		h = ops.Wrap(h)
+	}
+	return telemetry.Handler(h, recorder, logger)
 }

@@ -40,7 +40,7 @@ func startTransportServer(t *testing.T, args []string, sessions ...string) *http
 			t.Fatal(err)
 		}
 	}
-	srv := httptest.NewServer(tp.guard(origins, routes(reg, nil)))
+	srv := httptest.NewServer(routes(reg, nil, operations{Wrap: func(h http.Handler) http.Handler { return tp.guard(origins, h) }}))
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
 		srv.Close()
