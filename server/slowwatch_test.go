@@ -58,6 +58,7 @@ func (l *shrinkable) shrink(t *testing.T, client net.Addr) {
 type slowObserver struct{ closed chan string }
 
 func (o slowObserver) FrameSent(*http.Request)    {}
+func (o slowObserver) Behind(*http.Request)       {}
 func (o slowObserver) SlowClosed(r *http.Request) { o.closed <- r.URL.Path }
 
 type kubeEvent struct {
@@ -144,6 +145,12 @@ func TestASlowWebSocketWatcherIsClosedAndNobodyElseWaits(t *testing.T) {
 			_, m, err := fastConn.ReadMessage()
 			if err != nil {
 				t.Logf("the fast watcher's read: %v", err)
+				break
+			}
+			// One event a message, ending in its newline, as
+			// kube-apiserver's JSON encoder writes it.
+			if !strings.HasSuffix(string(m), "}\n") || strings.Count(string(m), "\n") != 1 {
+				t.Errorf("message %q is not one event and its newline", m)
 				break
 			}
 			var e kubeEvent

@@ -18,6 +18,8 @@ type streamObserver struct {
 
 func (o streamObserver) FrameSent(r *http.Request) { o.metrics.EventSent(protocolOf(r)) }
 
+func (o streamObserver) Behind(r *http.Request) { o.metrics.StreamBehind(protocolOf(r)) }
+
 func (o streamObserver) SlowClosed(r *http.Request) {
 	protocol := protocolOf(r)
 	o.metrics.SlowWatcherClosed(protocol)

@@ -69,3 +69,38 @@ func newRequestWithAuthorization(v string) *http.Request {
 	}
 	return r
 }
+
+// webSocketBearer reads any Sec-WebSocket-Protocol header without
+// panicking; a token it accepts is valid UTF-8, and no subprotocol left
+// for the handshake to echo carries a token.
+func FuzzWebSocketBearer(f *testing.F) {
+	for _, s := range []string{"", "rvplay.watch", BearerProtocolPrefix + "dG9rZW4, rvplay.watch", BearerProtocolPrefix + "dG9rZW4",
+		BearerProtocolPrefix + "a+b, x", BearerProtocolPrefix + "dG9rZW4," + BearerProtocolPrefix + "dG9rZW4,x", BearerProtocolPrefix + ",x",
+		",,", " , x ,", BearerProtocolPrefix + "_w,x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, header string) {
+		r, _ := http.NewRequest("GET", "http://x/", nil)
+		r.Header.Set("Upgrade", "websocket")
+		r.Header["Sec-Websocket-Protocol"] = []string{header}
+		token, presented, err := webSocketBearer(r)
+		if !presented && (token != "" || err != nil) {
+			t.Fatalf("nothing presented, yet token %q, err %v", token, err)
+		}
+		if err != nil || !presented {
+			return
+		}
+		if token == "" || !utf8.ValidString(token) {
+			t.Fatalf("accepted token %q", token)
+		}
+		left := r.Header.Get("Sec-Websocket-Protocol")
+		if left == "" {
+			t.Fatal("no subprotocol left for the handshake to echo")
+		}
+		for _, p := range strings.Split(left, ",") {
+			if p == "" || strings.HasPrefix(p, BearerProtocolPrefix) {
+				t.Fatalf("left %q for the handshake", left)
+			}
+		}
+	})
+}

@@ -28,6 +28,9 @@ func webSocketBearer(r *http.Request) (token string, presented bool, err error) 
 	for _, h := range r.Header.Values("Sec-Websocket-Protocol") {
 		for _, p := range strings.Split(h, ",") {
 			p = strings.TrimSpace(p)
+			if p == "" {
+				continue // "a,,b" or a trailing comma: no subprotocol
+			}
 			encoded, ok := strings.CutPrefix(p, BearerProtocolPrefix)
 			if !ok {
 				others = append(others, p)

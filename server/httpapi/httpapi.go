@@ -107,6 +107,10 @@ type WebSocketStyle struct {
 type StreamObserver interface {
 	// FrameSent: a frame of r's stream was written to its client.
 	FrameSent(r *http.Request)
+	// Behind: a frame of r's stream found its client's buffer full, so
+	// the stream waits for the client (or, in the CloseSlow style, gives
+	// it SlowTimeout).
+	Behind(r *http.Request)
 	// SlowClosed: r's stream was closed because its client did not keep
 	// up.
 	SlowClosed(r *http.Request)
@@ -454,6 +458,9 @@ pump:
 		case out <- message(frame):
 			continue
 		default:
+		}
+		if a.opts.Observe != nil {
+			a.opts.Observe.Behind(r)
 		}
 		if slow == nil {
 			// The buffer is full: wait for the client. Meanwhile the

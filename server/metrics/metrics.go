@@ -37,6 +37,7 @@ type Metrics struct {
 	rateLimited *prometheus.CounterVec
 	eventsSent  *prometheus.CounterVec
 	slowClosed  *prometheus.CounterVec
+	behind      *prometheus.CounterVec
 	commitBatch prometheus.Histogram
 	commitTime  prometheus.Histogram
 }
@@ -65,6 +66,10 @@ func New(src Sources) *Metrics {
 			Name: "rvplay_watch_events_sent_total",
 			Help: "Watch messages written to clients, by protocol: on kube one event each; on etcd one WatchResponse each (created, canceled, progress, or the events of one or more revisions).",
 		}, []string{"protocol"}),
+		behind: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rvplay_watch_streams_behind_total",
+			Help: "Times a watch message found its WebSocket client's buffer full (the client is behind: an etcd stream waits for it, a Kubernetes watch is closed if it stays so), by protocol.",
+		}, []string{"protocol"}),
 		slowClosed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rvplay_watchers_closed_slow_total",
 			Help: "Watch streams closed because their client did not keep up (kube-apiserver's apiserver_terminated_watchers_total), by protocol.",
@@ -80,7 +85,7 @@ func New(src Sources) *Metrics {
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16), // 100 µs to about 3.3 s
 		}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.rateLimited, m.eventsSent, m.slowClosed, m.commitBatch, m.commitTime,
+	m.reg.MustRegister(m.requests, m.latency, m.rateLimited, m.eventsSent, m.behind, m.slowClosed, m.commitBatch, m.commitTime,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if src.Sessions != nil {
 		m.reg.MustRegister(
@@ -119,6 +124,9 @@ func (m *Metrics) RateLimited(protocol string) { m.rateLimited.WithLabelValues(p
 
 // EventSent counts a watch message written to a client.
 func (m *Metrics) EventSent(protocol string) { m.eventsSent.WithLabelValues(protocol).Inc() }
+
+// StreamBehind counts a watch message that found its client's buffer full.
+func (m *Metrics) StreamBehind(protocol string) { m.behind.WithLabelValues(protocol).Inc() }
 
 // SlowWatcherClosed counts a watch stream closed for its slow client.
 func (m *Metrics) SlowWatcherClosed(protocol string) { m.slowClosed.WithLabelValues(protocol).Inc() }

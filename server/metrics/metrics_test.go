@@ -111,3 +111,10 @@ rvplay_sqlite_commit_batch_requests_count 1
 		}
 	}
 }
+
+func BenchmarkObserveRequest(b *testing.B) {
+	m := New(Sources{})
+	for b.Loop() {
+		m.ObserveRequest("kube", "GET", 200, time.Millisecond)
+	}
+}

@@ -97,3 +97,27 @@ func TestClientsBeyondTheCapShareABucket(t *testing.T) {
 		t.Fatalf("%d buckets after the sweep, want 1", n)
 	}
 }
+
+// Allow runs on every request to a session.
+func BenchmarkAllow(b *testing.B) {
+	b.Run("one client", func(b *testing.B) {
+		l := New(Options{Rate: 1e9, Burst: 1 << 30})
+		for b.Loop() {
+			l.Allow("class-1/ada-x3k9q")
+		}
+	})
+	b.Run("200 clients in parallel", func(b *testing.B) {
+		l := New(Options{Rate: 1e9, Burst: 1 << 30})
+		keys := make([]string, 200)
+		for i := range keys {
+			keys[i] = "class-1/student-" + strconv.Itoa(i)
+		}
+		b.RunParallel(func(pb *testing.PB) {
+			i := 0
+			for pb.Next() {
+				l.Allow(keys[i%len(keys)])
+				i++
+			}
+		})
+	})
+}
