@@ -126,3 +126,42 @@ func TestAStreamWithCloseSlowClosesAClientThatStaysBehind(t *testing.T) {
 	}
 	waitClosed(t, s)
 }
+
+// A client that answers no ping within two intervals is gone: its
+// connection and its stream are closed.
+func TestAClientThatAnswersNoPingIsDisconnected(t *testing.T) {
+	s := newChanStream()
+	srv := httptest.NewServer(Handler(streaming(s), Options{PingInterval: 20 * time.Millisecond}))
+	defer srv.Close()
+	conn, _, err := websocket.DefaultDialer.Dial(wsURL(srv), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// The client never reads, so gorilla/websocket never answers a ping.
+	waitClosed(t, s)
+}
+
+// A client message over ReadLimit ends the connection with 1009 (message
+// too big), as gorilla/websocket answers it, and the stream with it.
+func TestAClientMessageOverTheReadLimitEndsTheConnection(t *testing.T) {
+	s := &receivingStream{chanStream: newChanStream(), got: make(chan string, 1)}
+	srv := httptest.NewServer(Handler(streaming(s), Options{ReadLimit: 1024}))
+	defer srv.Close()
+	conn, _, err := websocket.DefaultDialer.Dial(wsURL(srv), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.WriteMessage(websocket.TextMessage, bytes.Repeat([]byte("x"), 2048))
+	conn.SetReadDeadline(time.Now().Add(15 * time.Second))
+	if _, _, err := conn.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseMessageTooBig) {
+		t.Fatalf("after an oversized message: %v, want close 1009", err)
+	}
+	waitClosed(t, s.chanStream)
+	select {
+	case m := <-s.got:
+		t.Fatalf("the stream received %d bytes", len(m))
+	default:
+	}
+}
