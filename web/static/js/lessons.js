@@ -106,6 +106,42 @@ export function actionText(a) {
   return JSON.stringify(a);
 }
 
+// unmetPart follows the path a failed check reports ("all[1].sequence")
+// into the step's predicate and answers the part that did not hold.
+export function unmetPart(verify, path) {
+  let p = verify;
+  for (const m of String(path || '').matchAll(/all\[(\d+)\]/g)) p = p?.all?.[Number(m[1])];
+  return p || null;
+}
+
+// matchText names what an exchange match asks for: who, what, on which
+// object, and the answer ("B update deployments/nginx → 409 Conflict").
+export function matchText(m) {
+  const what = [m.client || m.userAgent || '', m.verb || '', [m.resource, m.name].filter(Boolean).join('/') || m.key || m.keyPrefix || ''].filter(Boolean).join(' ');
+  const answer = m.status ? `${m.status}${m.reason ? ` ${m.reason}` : ''}` : m.success ? '2xx' : m.watch?.error ? `ERROR ${m.watch.error}` : '';
+  const extra = [m.sentResourceVersion === 'none' ? 'without resourceVersion' : '', m.from ? `from ${m.from}` : '',
+    m.query ? Object.entries(m.query).map(([k, v]) => `${k}=${v}`).join('&') : ''].filter(Boolean).join(', ');
+  return `${what}${extra ? ` (${extra})` : ''}${answer ? ` → ${answer}` : ''}`;
+}
+
+// predicateText says in a line what a predicate asks for.
+export function predicateText(p) {
+  if (!p) return '';
+  if (p.exchange) return matchText(p.exchange);
+  if (p.sequence) return (p.sequence.steps || []).map(matchText).join(', then ');
+  if (p.key) {
+    const k = p.key;
+    return `etcd ${k.key}${k.exists === false ? ' deleted' : ''}${k.version ? ` version ${k.version}` : ''}${k.minVersion ? ` version ≥ ${k.minVersion}` : ''}${k.recreated ? ' recreated' : ''}`;
+  }
+  if (p.object) return `${p.object.resource}/${p.object.name}${p.object.fields ? ' ' + Object.entries(p.object.fields).map(([f, v]) => `${f}=${JSON.stringify(v)}`).join(', ') : ''}`;
+  if (p.compacted !== undefined) return p.compacted ? 'compaction' : 'no compaction';
+  if (p.detected) return `${p.detected.client ? `${p.detected.client}: ` : ''}${p.detected.name}`;
+  if (p.not) return `not ${predicateText(p.not)}`;
+  if (p.any) return p.any.map(predicateText).join(' or ');
+  if (p.all) return p.all.map(predicateText).join('; ');
+  return '';
+}
+
 // focusOf says which part of the lab shows what a step teaches: the card
 // of the client its check is about, the etcd view for a key, the console
 // for commands.
@@ -479,7 +515,11 @@ export function mountLessons(lab) {
     v.dataset.passed = r ? String(!!r.passed) : '';
     if (!r) v.replaceChildren();
     else if (r.passed) v.replaceChildren(el('b', { text: step.verify ? `✓ ${t('lessons.passed')}` : t('lessons.readonly') }));
-    else v.replaceChildren(el('b', { text: `✗ ${t('lessons.notyet')}`, title: r.unmet || undefined }));
+    else {
+      const missing = predicateText(unmetPart(step.verify, r.unmet));
+      v.replaceChildren(el('b', { text: `✗ ${t('lessons.notyet')}`, title: r.unmet || undefined }),
+        missing ? el('div', { class: 'missing', 'data-testid': 'lesson-missing' }, t('lessons.missing'), ' ', el('code', { text: missing })) : null);
+    }
     const next = $('lesson-next');
     if (next) next.classList.toggle('ready', !!r?.passed);
   }

@@ -1,0 +1,68 @@
+// The lesson panel's pure parts: deep links, durations, progress, what a
+// failed check is missing, where a step's moment shows.
+import './setup.mjs';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { parseDeepLink, deepLink, parseDuration, Progress, actionText, focusOf, unmetPart, predicateText, textPath } from '../static/js/lessons.js';
+
+const root = new URL('../lessons/', import.meta.url);
+const lessons = readdirSync(root).filter((d) => /^\d\d-/.test(d)).map((d) => JSON.parse(readFileSync(new URL(`${d}/lesson.json`, root), 'utf8')));
+
+test('a deep link names a lesson and a step; a share link is not one', () => {
+  assert.deepEqual(parseDeepLink('#lesson=lost-update/3'), { slug: 'lost-update', step: 3 });
+  assert.deepEqual(parseDeepLink('#lesson=lost-update'), { slug: 'lost-update', step: 0 });
+  assert.equal(parseDeepLink('#h=abc'), null);
+  assert.equal(parseDeepLink('#lesson=../x/1'), null);
+  assert.equal(deepLink('lost-update', 2), '#lesson=lost-update/2');
+  assert.equal(textPath('03-lost-update', 'zh', 4), 'lessons/03-lost-update/zh/04.md');
+});
+
+test('a wait is a Go duration', () => {
+  assert.equal(parseDuration('6s'), 6000);
+  assert.equal(parseDuration('1m30s'), 90_000);
+  assert.equal(parseDuration('250ms'), 250);
+  assert.throws(() => parseDuration('6'));
+  assert.throws(() => parseDuration('6s and more'));
+});
+
+test('progress is kept per lesson and survives a new page', () => {
+  const store = new Map();
+  const storage = { getItem: (k) => store.get(k) ?? null, setItem: (k, v) => store.set(k, v) };
+  const p = new Progress('k', storage);
+  p.at('lost-update', 1);
+  p.pass('lost-update', 2);
+  p.pass('lost-update', 1);
+  p.pass('lost-update', 1);
+  const again = new Progress('k', storage);
+  assert.deepEqual(again.lesson('lost-update').passed, [1, 2]);
+  assert.deepEqual(again.data.current, { slug: 'lost-update', step: 1 });
+  assert.equal(again.complete('lost-update', 2), true);
+  assert.equal(again.complete('lost-update', 3), false);
+  again.reset('lost-update');
+  assert.deepEqual(new Progress('k', storage).lesson('lost-update').passed, []);
+});
+
+test('what a failed check is missing, in a line', () => {
+  const verify = { all: [
+    { exchange: { client: 'A', verb: 'get', success: true, resource: 'deployments', name: 'nginx' } },
+    { sequence: { steps: [{ client: 'B', verb: 'get' }, { client: 'B', verb: 'update', status: 409, reason: 'Conflict', resource: 'deployments', name: 'nginx' }] } },
+  ] };
+  assert.equal(predicateText(unmetPart(verify, 'all[1].sequence')), 'B get, then B update deployments/nginx → 409 Conflict');
+  assert.equal(predicateText(unmetPart(verify, 'all[0].exchange')), 'A get deployments/nginx → 2xx');
+  assert.equal(predicateText({ key: { key: 'k1', exists: true, version: 1 } }), 'etcd k1 version 1');
+  // Every lesson's every predicate says something.
+  for (const l of lessons) for (const s of l.steps) if (s.verify) assert.notEqual(predicateText(s.verify), '', `${l.slug}/${s.id}`);
+});
+
+test('every action of every lesson has words, and every step a place to look at', () => {
+  for (const l of lessons) {
+    for (const s of l.steps) {
+      for (const a of s.actions || []) assert.doesNotMatch(actionText(a), /^\{/, `${l.slug}/${s.id}/${a.id}`);
+      const f = focusOf(s);
+      assert.ok(f.client || f.panel, `${l.slug}/${s.id}`);
+    }
+  }
+  assert.deepEqual(focusOf({ verify: { exchange: { client: 'B', status: 409 } } }), { client: 'B' });
+  assert.deepEqual(focusOf({ verify: { key: { key: 'k1' } } }), { panel: 'etcd-panel' });
+});
