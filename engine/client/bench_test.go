@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/api/kubeapi"
 	"github.com/rvplay/rvplay/engine/mvcc"
-	"github.com/rvplay/rvplay/engine/session"
 )
 
 func BenchmarkStoreReplace10k(b *testing.B) {
@@ -32,14 +32,19 @@ func BenchmarkStoreReplace10k(b *testing.B) {
 	}
 }
 
-// benchSession is a memory session with n configmaps in "default".
+// benchSession is a memory session's Kubernetes API with n configmaps in
+// "default".
 func benchSession(b *testing.B, n int) *Client {
-	sess, err := session.New("bench", mvcc.NewMemoryBackend(), session.Options{})
+	store, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { sess.Close() })
-	c := New(api.Handler(sess))
+	h := kubeapi.New(kubeapi.Options{Store: store})
+	b.Cleanup(func() {
+		h.Server().Close()
+		store.Close()
+	})
+	c := New(api.Handler(h))
 	rc := c.Resource(ConfigMaps).Namespace("default")
 	ctx := context.Background()
 	for i := 0; i < n; i++ {

@@ -1,23 +1,32 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
 
-// DeploymentController is the smallest controller that shows the pattern:
-// an informer (Reflector + Store) on apps/v1 deployments feeds a work
-// queue of keys; each key is reconciled by writing status through the
-// status subresource, retrying on 409 Conflict with a fresh read.
+// DeploymentController keeps each Deployment's status the way
+// kube-controller-manager's deployment controller does, so that
+// `kubectl rollout status` completes and lessons can watch generation and
+// observedGeneration: an informer (Reflector + Store) on apps/v1
+// deployments feeds a work queue of keys; each key is reconciled by writing
+// status through the status subresource, retrying on 409 Conflict with a
+// fresh read. Every status write moves the resourceVersion; the generation
+// moves only with the spec.
 //
-// It maintains status.observedGeneration = metadata.generation and the
-// replica counts (replicas, updatedReplicas, readyReplicas,
-// availableReplicas) = spec.replicas (default 1). There are no pods in the
-// playground: the controller pretends every desired replica is created,
-// updated, ready and available at once, which is enough to teach
-// generation vs observedGeneration and conflicts on status writes.
+// There are no ReplicaSets and no pods in the playground (there is no
+// kubelet). The controller plays both: when it first sees a generation it
+// writes observedGeneration, replicas and updatedReplicas at once, and the
+// replicas become ready and available ReadyDelay later (a second status
+// write), with the Available and Progressing conditions and the reasons and
+// messages kube writes when no ReplicaSet is involved.
 type DeploymentController struct {
 	Client    *Client
 	Namespace string // "" = all namespaces
@@ -27,13 +36,32 @@ type DeploymentController struct {
 	// Backoff for status writes that conflict (client-go DefaultRetry).
 	Backoff Backoff
 	Retrier Retrier
-	// FieldManager names the controller's status writes.
+	// FieldManager names the controller's status writes ("": kube derives
+	// it from the User-Agent).
 	FieldManager string
+	// ReadyDelay is how long a new generation's replicas take to become
+	// ready (default 1 s; negative: at once).
+	ReadyDelay time.Duration
+	// Clock drives ReadyDelay and requeues (default: the wall clock).
+	Clock Clock
 
 	// OnSync, if set, is told the outcome of every reconcile.
 	OnSync func(SyncResult)
 
 	queue workQueue
+
+	mu       sync.Mutex
+	rollouts map[string]rollout
+	runCtx   context.Context
+}
+
+// rollout is what the controller remembers of a deployment's current
+// generation: when it saw it, when its replicas are ready, which pod
+// template it had.
+type rollout struct {
+	generation int64
+	readyAt    time.Time
+	template   string
 }
 
 // SyncResult is one reconcile of one deployment.
@@ -42,13 +70,15 @@ type SyncResult struct {
 	Generation         int64
 	ObservedGeneration int64 // after the sync
 	Replicas           int64
+	Available          int64
 	Attempts           int    // status writes tried (0 = already up to date)
 	ResourceVersion    string // of the written status, if written
 	Err                error
 }
 
 func (s SyncResult) String() string {
-	out := fmt.Sprintf("sync %s generation=%d observedGeneration=%d replicas=%d attempts=%d", s.Key, s.Generation, s.ObservedGeneration, s.Replicas, s.Attempts)
+	out := fmt.Sprintf("sync %s generation=%d observedGeneration=%d replicas=%d available=%d attempts=%d",
+		s.Key, s.Generation, s.ObservedGeneration, s.Replicas, s.Available, s.Attempts)
 	if s.ResourceVersion != "" {
 		out += " rv=" + s.ResourceVersion
 	}
@@ -58,18 +88,23 @@ func (s SyncResult) String() string {
 	return out
 }
 
+// DefaultReadyDelay is how long the playground's pretend pods take to
+// become ready.
+const DefaultReadyDelay = time.Second
+
 // NewDeploymentController returns a controller for deployments in
 // namespace ("" = all).
 func NewDeploymentController(c *Client, namespace string) *DeploymentController {
 	store := NewStore()
 	rc := c.Resource(Deployments).Namespace(namespace)
 	dc := &DeploymentController{
-		Client:       c,
-		Namespace:    namespace,
-		Store:        store,
-		Reflector:    NewReflector(rc, store),
-		Backoff:      DefaultRetry,
-		FieldManager: "rvplay-deployment-controller",
+		Client:     c,
+		Namespace:  namespace,
+		Store:      store,
+		Reflector:  NewReflector(rc, store),
+		Backoff:    DefaultRetry,
+		ReadyDelay: DefaultReadyDelay,
+		rollouts:   map[string]rollout{},
 	}
 	dc.queue.init()
 	store.AddHandler(Handler{
@@ -80,8 +115,24 @@ func NewDeploymentController(c *Client, namespace string) *DeploymentController 
 	return dc
 }
 
+func (dc *DeploymentController) clock() Clock {
+	if dc.Clock == nil {
+		return RealClock{}
+	}
+	return dc.Clock
+}
+
 // Run starts the informer and reconciles queued deployments until ctx ends.
 func (dc *DeploymentController) Run(ctx context.Context) {
+	dc.mu.Lock()
+	dc.runCtx = ctx
+	dc.mu.Unlock()
+	if dc.Reflector.Clock == nil {
+		dc.Reflector.Clock = dc.Clock
+	}
+	if dc.Retrier.Sleep == nil {
+		dc.Retrier.Sleep = dc.clock().Sleep
+	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -104,13 +155,39 @@ func (dc *DeploymentController) Run(ctx context.Context) {
 		}
 		if res.Err != nil && ctx.Err() == nil && !IsNotFound(res.Err) {
 			// Try again later, like a rate-limited requeue.
-			go func(k string) {
-				if SleepContext(ctx, 100*time.Millisecond) == nil {
-					dc.queue.add(k)
-				}
-			}(key)
+			dc.addAfter(key, 100*time.Millisecond)
 		}
 	}
+}
+
+// addAfter queues key again after d on the controller's clock.
+func (dc *DeploymentController) addAfter(key string, d time.Duration) {
+	dc.mu.Lock()
+	ctx := dc.runCtx
+	dc.mu.Unlock()
+	if ctx == nil {
+		return // Sync called outside Run: the caller decides
+	}
+	tc, ok := dc.clock().(TimerClock)
+	if !ok {
+		go func() {
+			if dc.clock().Sleep(ctx, d) == nil {
+				dc.queue.add(key)
+			}
+		}()
+		return
+	}
+	// The timer is armed here, before the caller goes on, so that a test
+	// moving a fake clock next cannot overtake it.
+	t := tc.NewTimer(d)
+	go func() {
+		defer t.Stop()
+		select {
+		case <-t.C():
+			dc.queue.add(key)
+		case <-ctx.Done():
+		}
+	}()
 }
 
 func desiredReplicas(o Object) int64 {
@@ -120,26 +197,29 @@ func desiredReplicas(o Object) int64 {
 	return 1
 }
 
-func statusUpToDate(o Object) bool {
-	want := desiredReplicas(o)
-	obs, _ := o.NestedInt64("status", "observedGeneration")
-	if obs != o.Generation() {
-		return false
+// rolloutOf returns what the controller knows of o's generation, starting
+// a new rollout (replicas not ready until ReadyDelay from now) when the
+// generation is new to it, and whether o's pod template changed with it.
+func (dc *DeploymentController) rolloutOf(o Object, now time.Time) (rollout, bool) {
+	key, gen := o.Key(), o.Generation()
+	tmpl, _ := o.Nested("spec", "template")
+	tb, _ := json.Marshal(tmpl)
+	dc.mu.Lock()
+	r, known := dc.rollouts[key]
+	if known && r.generation >= gen {
+		// This generation, or a stale copy of an older one.
+		dc.mu.Unlock()
+		return r, false
 	}
-	for _, f := range []string{"replicas", "updatedReplicas", "readyReplicas", "availableReplicas"} {
-		if n, _ := o.NestedInt64("status", f); n != want {
-			return false
-		}
+	delay := max(dc.ReadyDelay, 0)
+	changed := known && r.template != string(tb)
+	r = rollout{generation: gen, readyAt: now.Add(delay), template: string(tb)}
+	dc.rollouts[key] = r
+	dc.mu.Unlock()
+	if delay > 0 {
+		dc.addAfter(key, delay)
 	}
-	return true
-}
-
-func setStatus(o Object) {
-	want := desiredReplicas(o)
-	o.SetNested(o.Generation(), "status", "observedGeneration")
-	for _, f := range []string{"replicas", "updatedReplicas", "readyReplicas", "availableReplicas"} {
-		o.SetNested(want, "status", f)
-	}
+	return r, changed
 }
 
 // Sync reconciles one deployment by key ("namespace/name"). The first
@@ -149,13 +229,10 @@ func (dc *DeploymentController) Sync(ctx context.Context, key string) SyncResult
 	res := SyncResult{Key: key}
 	cached, ok := dc.Store.Get(key)
 	if !ok {
+		dc.mu.Lock()
+		delete(dc.rollouts, key)
+		dc.mu.Unlock()
 		return res // deleted: nothing to maintain
-	}
-	res.Generation = cached.Generation()
-	res.ObservedGeneration, _ = cached.NestedInt64("status", "observedGeneration")
-	res.Replicas = desiredReplicas(cached)
-	if statusUpToDate(cached) {
-		return res
 	}
 	rc := dc.Client.Resource(Deployments).Namespace(cached.Namespace())
 	cur := cached.DeepCopy()
@@ -166,12 +243,17 @@ func (dc *DeploymentController) Sync(ctx context.Context, key string) SyncResult
 				return err
 			}
 			cur = fresh
-			if statusUpToDate(cur) {
-				return nil
-			}
+		}
+		// Readiness belongs to the generation being written: a re-read
+		// after a conflict may have brought a newer one.
+		now := dc.clock().Now()
+		ro, templateChanged := dc.rolloutOf(cur, now)
+		next, changed := DeploymentStatus(cur, !now.Before(ro.readyAt), templateChanged, now)
+		if !changed {
+			return nil
 		}
 		res.Attempts++
-		setStatus(cur)
+		cur.SetNested(next, "status")
 		out, err := rc.UpdateStatus(ctx, cur, WriteOptions{FieldManager: dc.FieldManager})
 		if err != nil {
 			return err
@@ -183,7 +265,141 @@ func (dc *DeploymentController) Sync(ctx context.Context, key string) SyncResult
 	res.Generation = cur.Generation()
 	res.ObservedGeneration, _ = cur.NestedInt64("status", "observedGeneration")
 	res.Replicas = desiredReplicas(cur)
+	res.Available, _ = cur.NestedInt64("status", "availableReplicas")
 	return res
+}
+
+// Deployment condition types, reasons and messages, as
+// kube-controller-manager writes them when no ReplicaSet is involved.
+const (
+	DeploymentAvailable   = "Available"
+	DeploymentProgressing = "Progressing"
+
+	ReasonMinimumReplicasAvailable   = "MinimumReplicasAvailable"
+	ReasonMinimumReplicasUnavailable = "MinimumReplicasUnavailable"
+	ReasonNewReplicaSetAvailable     = "NewReplicaSetAvailable"
+	ReasonReplicaSetUpdated          = "ReplicaSetUpdated"
+	ReasonDeploymentPaused           = "DeploymentPaused"
+)
+
+// DeploymentStatus computes the status the controller writes for o: all
+// desired replicas updated, and ready and available once ready (before
+// that, those that were available stay so unless the pod template
+// changed, which replaces up to maxUnavailable of them). It reports
+// whether that differs from o's status.
+func DeploymentStatus(o Object, ready, templateChanged bool, now time.Time) (map[string]any, bool) {
+	desired := desiredReplicas(o)
+	old, _ := o.Nested("status")
+	oldStatus, _ := old.(map[string]any)
+	prevAvail, _ := o.NestedInt64("status", "availableReplicas")
+	maxUnavailable := maxUnavailable(o, desired)
+	avail := desired
+	if !ready {
+		avail = min(prevAvail, desired)
+		if templateChanged {
+			avail = min(avail, max(desired-maxUnavailable, 0))
+		}
+	}
+	st := map[string]any{}
+	setCount := func(name string, n int64) {
+		if n != 0 { // kube's DeploymentStatus fields are omitempty
+			st[name] = n
+		}
+	}
+	setCount("observedGeneration", o.Generation())
+	setCount("replicas", desired)
+	setCount("updatedReplicas", desired)
+	setCount("readyReplicas", avail)
+	setCount("availableReplicas", avail)
+	setCount("unavailableReplicas", desired-avail)
+	if v, ok := oldStatus["collisionCount"]; ok {
+		st["collisionCount"] = v
+	}
+
+	conds, _ := oldStatus["conditions"].([]any)
+	ts := now.UTC().Truncate(time.Second).Format(time.RFC3339)
+	if avail >= desired-maxUnavailable {
+		conds = setCondition(conds, DeploymentAvailable, "True", ReasonMinimumReplicasAvailable, "Deployment has minimum availability.", ts)
+	} else {
+		conds = setCondition(conds, DeploymentAvailable, "False", ReasonMinimumReplicasUnavailable, "Deployment does not have minimum availability.", ts)
+	}
+	name := o.Name()
+	paused, _ := o.Nested("spec", "paused")
+	switch {
+	case paused == true:
+		conds = setCondition(conds, DeploymentProgressing, "Unknown", ReasonDeploymentPaused, "Deployment is paused", ts)
+	case avail == desired:
+		conds = setCondition(conds, DeploymentProgressing, "True", ReasonNewReplicaSetAvailable, "Deployment "+strconv.Quote(name)+" has successfully progressed.", ts)
+	default:
+		conds = setCondition(conds, DeploymentProgressing, "True", ReasonReplicaSetUpdated, "Deployment "+strconv.Quote(name)+" is progressing.", ts)
+	}
+	st["conditions"] = conds
+
+	a, _ := json.Marshal(oldStatus)
+	b, _ := json.Marshal(st)
+	return st, !bytes.Equal(a, b)
+}
+
+// setCondition is kube's SetDeploymentCondition: an unchanged status and
+// reason leave the condition alone; a changed reason with the same status
+// keeps lastTransitionTime; the new condition goes last.
+func setCondition(conds []any, typ, status, reason, message, now string) []any {
+	var cur map[string]any
+	out := make([]any, 0, len(conds)+1)
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m != nil && m["type"] == typ {
+			cur = m
+			continue
+		}
+		out = append(out, c)
+	}
+	if cur != nil && cur["status"] == status && cur["reason"] == reason {
+		return conds
+	}
+	c := map[string]any{"type": typ, "status": status, "lastUpdateTime": now, "lastTransitionTime": now,
+		"reason": reason, "message": message}
+	if cur != nil && cur["status"] == status {
+		c["lastTransitionTime"] = cur["lastTransitionTime"]
+	}
+	return append(out, c)
+}
+
+// maxUnavailable resolves spec.strategy.rollingUpdate.maxUnavailable
+// (default 25%, rounded down) as kube's deployment util does: 0 for
+// Recreate or 0 replicas, and at least 1 when maxSurge resolves to 0 too.
+func maxUnavailable(o Object, desired int64) int64 {
+	if t, _ := o.NestedString("spec", "strategy", "type"); t == "Recreate" || desired == 0 {
+		return 0
+	}
+	unavail := intOrPercent(o, "maxUnavailable", "25%", desired, false)
+	surge := intOrPercent(o, "maxSurge", "25%", desired, true)
+	if unavail == 0 && surge == 0 {
+		unavail = 1
+	}
+	return min(unavail, desired)
+}
+
+func intOrPercent(o Object, field, def string, total int64, roundUp bool) int64 {
+	v, ok := o.Nested("spec", "strategy", "rollingUpdate", field)
+	if !ok {
+		v = def
+	}
+	switch x := v.(type) {
+	case string:
+		pct, err := strconv.ParseFloat(strings.TrimSuffix(x, "%"), 64)
+		if err != nil || !strings.HasSuffix(x, "%") {
+			return 0
+		}
+		f := pct * float64(total) / 100
+		if roundUp {
+			return int64(math.Ceil(f))
+		}
+		return int64(math.Floor(f))
+	default:
+		n, _ := toInt64(x)
+		return n
+	}
 }
 
 // workQueue hands out keys one at a time; a key added while queued is

@@ -31,6 +31,12 @@ func TestDeploymentControllerMaintainsObservedGenerationAndReplicas(t *testing.T
 		t.Fatal(err)
 	}
 	dc := NewDeploymentController(c, "default")
+	// ReadyDelay passes when the test says; a status write that conflicts
+	// (the informer's copy not yet at the controller's last write) retries
+	// after DefaultRetry's real 10ms.
+	clock := NewFakeClock(time.Unix(1_800_000_000, 0))
+	dc.Clock = clock
+	dc.Retrier.Sleep = SleepContext
 	synced := make(chan SyncResult, 100)
 	dc.OnSync = func(r SyncResult) { synced <- r }
 	runCtx, cancel := context.WithCancel(context.Background())
@@ -38,7 +44,7 @@ func TestDeploymentControllerMaintainsObservedGenerationAndReplicas(t *testing.T
 	go func() { defer close(done); dc.Run(runCtx) }()
 	defer func() { cancel(); <-done }()
 
-	waitFor := func(gen, replicas int64) {
+	waitFor := func(gen, replicas, available int64) {
 		t.Helper()
 		timeout := time.After(15 * time.Second)
 		for {
@@ -47,7 +53,7 @@ func TestDeploymentControllerMaintainsObservedGenerationAndReplicas(t *testing.T
 				if r.Err != nil {
 					t.Fatalf("sync: %v", r)
 				}
-				if r.ObservedGeneration == gen && r.Replicas == replicas {
+				if r.ObservedGeneration == gen && r.Replicas == replicas && r.Available == available {
 					return
 				}
 			case <-timeout:
@@ -73,14 +79,22 @@ func TestDeploymentControllerMaintainsObservedGenerationAndReplicas(t *testing.T
 			}
 		}
 	}
-	waitFor(1, 3)
+	// The new generation is observed at once; its replicas become
+	// available ReadyDelay later.
+	waitFor(1, 3, 0)
+	clock.WaitForSleepers(ctx, 1)
+	clock.Advance(DefaultReadyDelay)
+	waitFor(1, 3, 3)
 	check(1, 3)
 
 	// Scaling changes spec: generation 2, and the controller catches up.
 	if _, err := deps.Patch(ctx, "web", MergePatch, []byte(`{"spec":{"replicas":5}}`), PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(2, 5)
+	waitFor(2, 5, 3)
+	clock.WaitForSleepers(ctx, 1)
+	clock.Advance(DefaultReadyDelay)
+	waitFor(2, 5, 5)
 	check(2, 5)
 }
 

@@ -35,31 +35,3 @@ func (e Exchange) StatusObject() (Status, bool) {
 	}
 	return st, true
 }
-
-// MarshalJSON renders an exchange for a UI: bodies as text, the query
-// encoded, the Status' reason and message lifted out of a failed answer.
-func (e Exchange) MarshalJSON() ([]byte, error) {
-	type out struct {
-		Kind        string `json:"kind"`
-		Method      string `json:"method"`
-		Path        string `json:"path"`
-		Query       string `json:"query,omitempty"`
-		RequestBody string `json:"requestBody,omitempty"`
-		Status      int    `json:"status"`
-		Reason      string `json:"reason,omitempty"`
-		Message     string `json:"message,omitempty"`
-		Body        string `json:"body,omitempty"`
-		Watch       bool   `json:"watch,omitempty"`
-		Time        string `json:"time"`
-		DurationMS  int64  `json:"durationMs"`
-	}
-	o := out{Kind: "exchange", Method: e.Method, Path: e.Path, Query: e.Query.Encode(),
-		RequestBody: string(e.RequestBody), Status: e.Status, Body: string(e.Body), Watch: e.Watch,
-		Time: e.Start.UTC().Format(time.RFC3339Nano), DurationMS: e.Duration.Milliseconds()}
-	if e.Status >= 300 {
-		if st, ok := e.StatusObject(); ok {
-			o.Reason, o.Message = st.Reason, st.Message
-		}
-	}
-	return json.Marshal(o)
-}

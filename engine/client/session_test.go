@@ -12,14 +12,15 @@ import (
 	"github.com/rvplay/rvplay/engine/api/kubeapi"
 	"github.com/rvplay/rvplay/engine/kube"
 	"github.com/rvplay/rvplay/engine/mvcc"
-	"github.com/rvplay/rvplay/engine/session"
 )
 
-// testSession is a real playground session (memory backend, the real
-// Kubernetes API) with a hook in front of it that tests use to hold a
+// testSession is the Kubernetes API of a playground session (memory
+// backend, kubeapi; engine/session itself runs these clients, so its tests
+// cannot import it) with a hook in front of it that tests use to hold a
 // request until they have changed the world underneath it.
 type testSession struct {
-	*session.Session
+	kube   api.Handler
+	Store  *mvcc.Store
 	mu     sync.Mutex
 	before func(ctx context.Context, req *api.Request)
 	// answer, if it returns non-nil, replaces the session's answer (to
@@ -39,7 +40,7 @@ func (s *testSession) Serve(ctx context.Context, req *api.Request) *api.Response
 			return resp
 		}
 	}
-	return s.Session.Serve(ctx, req)
+	return s.kube.Serve(ctx, req)
 }
 
 func (s *testSession) setBefore(f func(ctx context.Context, req *api.Request)) {
@@ -50,16 +51,16 @@ func (s *testSession) setBefore(f func(ctx context.Context, req *api.Request)) {
 
 func newTestSession(t *testing.T, ko kube.Options) (*testSession, *Client) {
 	t.Helper()
-	sess, err := session.New("t", mvcc.NewMemoryBackend(), session.Options{
-		Kube: func(name string, store *mvcc.Store) api.Handler {
-			return kubeapi.New(kubeapi.Options{Store: store, Kube: ko})
-		},
-	})
+	store, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { sess.Close() })
-	ts := &testSession{Session: sess}
+	h := kubeapi.New(kubeapi.Options{Store: store, Kube: ko})
+	t.Cleanup(func() {
+		h.Server().Close()
+		store.Close()
+	})
+	ts := &testSession{kube: h, Store: store}
 	return ts, New(ts)
 }
 
