@@ -35,3 +35,18 @@ func UserAgentFromProtocol(p string) (string, bool) {
 	}
 	return string(b), true
 }
+
+// LabProduct follows a lab client's label in its User-Agent
+// ("operator-a/rvplay-lab"): kube-apiserver names a writer's field manager
+// after the User-Agent's part before the first "/", so that part is the
+// client's own name, as a program's name is in client-go's User-Agent.
+const LabProduct = "rvplay-lab"
+
+// LabUserAgent is the User-Agent of the lab's client with this label.
+func LabUserAgent(label string) string { return label + "/" + LabProduct }
+
+// LabClient returns the label of a lab client's User-Agent.
+func LabClient(ua string) (string, bool) {
+	label, ok := strings.CutSuffix(ua, "/"+LabProduct)
+	return label, ok && label != ""
+}

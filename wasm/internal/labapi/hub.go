@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -62,16 +61,10 @@ func New(h api.Handler, o Options) *Hub {
 	}
 	hub := &Hub{handler: h, clock: o.Clock, rand: o.Rand, onStep: o.OnStep, clients: map[string]*labClient{}}
 	discovery := client.New(h)
-	discovery.UserAgent = "discovery/" + UserAgentProduct
+	discovery.UserAgent = api.LabUserAgent("discovery")
 	hub.mapper = client.NewMapper(discovery)
 	return hub
 }
-
-// UserAgentProduct follows each client's label in its User-Agent
-// ("operator-a/rvplay-lab"): kube-apiserver names a writer's field manager
-// after the User-Agent's part before the first "/", so that part is the
-// client's own name, as a program's name is in client-go's User-Agent.
-const UserAgentProduct = "rvplay-lab"
 
 // Request is one operation. Which fields count depends on Op; the page's
 // documentation (goclients.js) lists them per operation.
@@ -144,8 +137,6 @@ func (h *Hub) call(ctx context.Context, req *Request, mutate Mutate) (any, error
 	switch req.Op {
 	case "client":
 		return h.createClient(req)
-	case "clients":
-		return h.list(), nil
 	case "advance":
 		fc, ok := h.clock.(*client.FakeClock)
 		if !ok {
@@ -198,22 +189,6 @@ func (h *Hub) client(id string) (*labClient, error) {
 	return c, nil
 }
 
-func (h *Hub) list() []map[string]any {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	ids := make([]string, 0, len(h.clients))
-	for id := range h.clients {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	out := make([]map[string]any, 0, len(ids))
-	for _, id := range ids {
-		c := h.clients[id]
-		out = append(out, map[string]any{"id": id, "label": c.label, "userAgent": c.c.UserAgent})
-	}
-	return out
-}
-
 // createClient makes (or, for an id in use, reconfigures) a client.
 func (h *Hub) createClient(req *Request) (any, error) {
 	if req.Client == "" {
@@ -236,7 +211,7 @@ func (h *Hub) createClient(req *Request) (any, error) {
 		h.clients[req.Client] = c
 	}
 	c.label = label
-	c.c.UserAgent = label + "/" + UserAgentProduct
+	c.c.UserAgent = api.LabUserAgent(label)
 	h.mu.Unlock()
 	return map[string]any{"id": c.id, "label": label, "userAgent": c.c.UserAgent}, nil
 }

@@ -86,7 +86,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	sess, err := session.New("t", mvcc.NewMemoryBackend(), session.Options{})
+	sess, err := session.New("t", mvcc.NewMemoryBackend(), session.Options{NoControllers: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,13 +39,16 @@ func IsStream(req *api.Request) bool {
 	return IsKubeWatch(req) || req.Path == "/v3/watch" || req.Path == "/v3beta/watch"
 }
 
-// forbidden are the request headers a page may not set (the fetch
+// forbidden reports the request headers a page may not set (the fetch
 // standard's list, as far as clients send them); fetch would drop them
 // silently or refuse the request.
-var forbidden = map[string]bool{
-	"Accept-Charset": true, "Accept-Encoding": true, "Connection": true, "Content-Length": true,
-	"Cookie": true, "Date": true, "Host": true, "Keep-Alive": true, "Origin": true, "Referer": true,
-	"Te": true, "Trailer": true, "Transfer-Encoding": true, "Upgrade": true, "User-Agent": true,
+func forbidden(canonical string) bool {
+	switch canonical {
+	case "Accept-Charset", "Accept-Encoding", "Connection", "Content-Length", "Cookie", "Date", "Host",
+		"Keep-Alive", "Origin", "Referer", "Te", "Trailer", "Transfer-Encoding", "Upgrade", "User-Agent":
+		return true
+	}
+	return false
 }
 
 // Headers are the headers a fetch sends for req: what the page may set,
@@ -53,7 +56,7 @@ var forbidden = map[string]bool{
 func Headers(req *api.Request) map[string]string {
 	out := map[string]string{}
 	for k, v := range req.Header {
-		if len(v) == 0 || forbidden[api.CanonicalKey(k)] {
+		if len(v) == 0 || forbidden(api.CanonicalKey(k)) {
 			continue
 		}
 		out[k] = strings.Join(v, ", ")

@@ -119,10 +119,15 @@ func (h *Handler) fetch(ctx context.Context, req *api.Request, stream bool) *api
 		js.CopyBytesToJS(u8, req.Body)
 		init["body"] = u8
 	}
+	// Whatever ends the exchange (the caller's context, its end, a
+	// stream's Close) aborts the fetch: that is how a browser closes the
+	// connection of a stream, and aborting one that is done does nothing.
 	fctx, cancel := context.WithCancel(ctx)
-	stop := context.AfterFunc(fctx, func() { ctl.Call("abort") })
+	go func() {
+		<-fctx.Done()
+		ctl.Call("abort")
+	}()
 	fail := func(err error) *api.Response {
-		stop()
 		cancel()
 		if ctx.Err() != nil {
 			return unavailable(ctx.Err())
@@ -136,13 +141,12 @@ func (h *Handler) fetch(ctx context.Context, req *api.Request, stream bool) *api
 	resp := &api.Response{Status: r.Get("status").Int(), Header: headersOf(r.Get("headers"))}
 	if stream && resp.Status == 200 && r.Get("body").Truthy() {
 		return &api.Response{Status: resp.Status, Header: resp.Header,
-			Stream: &fetchStream{reader: r.Get("body").Call("getReader"), cancel: func() { stop(); cancel() }}}
+			Stream: &fetchStream{reader: r.Get("body").Call("getReader"), cancel: cancel}}
 	}
 	ab, err := await(fctx, r.Call("arrayBuffer"))
 	if err != nil {
 		return fail(err)
 	}
-	stop()
 	cancel()
 	resp.Body = bytesOf(ab)
 	return resp
