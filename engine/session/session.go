@@ -1,7 +1,16 @@
 // Package session wires one playground session: an mvcc.Store over a
 // Backend, the etcd v3 JSON gateway on it, the Kubernetes API (package
-// kubeapi, or another handler given in Options) and the lesson routes
-// (package lesson), behind one api.Handler that routes by path.
+// kubeapi, or another handler given in Options) and the session's own API
+// (/rvplay/v1/...: settings, the record of exchanges, the lessons of package
+// lesson), behind one api.Handler that routes by path. It also runs what a cluster runs beside
+// its API server: kube-apiserver's automatic compaction (when the settings
+// turn it on) and a deployment controller (engine/client), an ordinary
+// client of the session whose requests are recorded like anyone's.
+//
+// Every request the session serves is noted in its Record (record.go):
+// who sent it, what it asked, what it got, which resourceVersion it sent
+// and met, how a watch went. Lessons check what a learner achieved
+// against it.
 //
 // Both the server and the WebAssembly build use it, so it must not import
 // net/http, SQLite, syscall/js or a websocket library: the caller chooses the
@@ -11,10 +20,12 @@ package session
 import (
 	"context"
 	"strings"
+	"sync"
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/api/etcdgw"
 	"github.com/rvplay/rvplay/engine/api/kubeapi"
+	"github.com/rvplay/rvplay/engine/kube"
 	"github.com/rvplay/rvplay/engine/lesson"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
@@ -27,16 +38,28 @@ type Options struct {
 	// replaced by stable IDs derived from the session name.
 	Gateway etcdgw.Options
 	// Kube builds the Kubernetes API handler over the session's store. Nil:
-	// kubeapi.ForSession.
+	// kubeapi's, on the session's Clock.
 	Kube func(name string, store *mvcc.Store) api.Handler
 	// Lessons are the lessons the session serves under /rvplay/v1/lessons
 	// (the caller loads them: web/lessons holds the definitions); nil
 	// serves none.
 	Lessons *lesson.Catalog
+	// Clock drives the session's time: bookmarks and the watch cache's lag
+	// (when Kube is nil), automatic compaction, the controller's waits, the
+	// record's times. Nil: the wall clock.
+	Clock kube.Clock
+	// Settings are the session's initial settings. Nil: DefaultSettings.
+	Settings *Settings
+	// RecordSize is how many exchanges the record keeps (default
+	// DefaultRecordSize).
+	RecordSize int
+	// NoControllers leaves the deployment controller out.
+	NoControllers bool
 }
 
 // Session is one playground: one revision sequence, reachable through the
-// etcd gateway (/v3/...) and the Kubernetes API (everything else).
+// etcd gateway (/v3/...), the session's own API (/rvplay/...) and the
+// Kubernetes API (everything else).
 type Session struct {
 	Name  string
 	Store *mvcc.Store
@@ -44,9 +67,27 @@ type Session struct {
 	Etcd api.Handler
 	// Kube serves every other path; nil answers 404.
 	Kube api.Handler
+	// Control serves /rvplay/...
+	Control *Control
+	// Record holds the exchanges the session served.
+	Record *Record
 	// Lessons serves /rvplay/v1/lessons/... and /rvplay/v1/misconceptions;
 	// nil when the session has no lessons.
 	Lessons *lesson.Service
+
+	clock      kube.Clock
+	kubeServer *kube.Server // nil when Kube is not kubeapi's
+	compactor  *compactor
+	noCtrl     bool
+
+	settingsMu sync.Mutex
+	settings   Settings
+
+	ctx       context.Context // ends at Close
+	stop      context.CancelFunc
+	running   sync.WaitGroup
+	ctrl      controllers
+	closeOnce sync.Once
 }
 
 // New opens a Store over b and returns the session serving it.
@@ -63,17 +104,90 @@ func New(name string, b mvcc.Backend, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Name: name, Store: store, Etcd: etcdgw.NewWithOptions(store, g)}
+	clock := opts.Clock
+	if clock == nil {
+		clock = kube.RealClock{}
+	}
+	settings := DefaultSettings()
+	if opts.Settings != nil {
+		settings = *opts.Settings
+	}
+	if err := settings.Validate(); err != nil {
+		store.Close()
+		return nil, err
+	}
+	s := &Session{Name: name, Store: store, Etcd: etcdgw.NewWithOptions(store, g), Control: newControl(),
+		Record: NewRecord(opts.RecordSize), clock: clock, noCtrl: opts.NoControllers}
 	if opts.Kube == nil {
-		opts.Kube = kubeapi.ForSession // the Kubernetes API of package kubeapi
+		opts.Kube = func(name string, store *mvcc.Store) api.Handler {
+			return kubeapi.New(kubeapi.Options{Store: store, Kube: kube.Options{Clock: clock}})
+		}
 	}
 	s.Kube = opts.Kube(name, store)
+	if ks, ok := s.Kube.(interface{ Server() *kube.Server }); ok {
+		s.kubeServer = ks.Server()
+	}
+	s.ctx, s.stop = context.WithCancel(context.Background())
+	s.ctrl.s = s
+	s.compactor = newCompactor(store, clock, func(loop func()) {
+		s.running.Add(1)
+		go func() {
+			defer s.running.Done()
+			loop()
+		}()
+	})
+	s.applySettings(settings)
+	s.Control.Handle(ControlPrefix+"/settings", api.HandlerFunc(s.serveSettings))
+	s.Control.Handle(ControlPrefix+"/exchanges", api.HandlerFunc(s.serveExchanges))
 	if opts.Lessons != nil {
-		// Exchanges stays nil until the session keeps its record: until
-		// then only the predicates on the store can hold.
-		s.Lessons = &lesson.Service{Catalog: opts.Lessons, Store: store, Handler: s}
+		s.Lessons = &lesson.Service{Catalog: opts.Lessons, Store: store, Handler: s, Exchanges: s.lessonExchanges, Now: clock.Now}
+		s.Control.HandlePrefix(lesson.LessonsPath, s.Lessons)
+		s.Control.Handle(lesson.MisconceptionsPath, s.Lessons)
 	}
 	return s, nil
+}
+
+// Settings returns the session's settings.
+func (s *Session) Settings() Settings {
+	s.settingsMu.Lock()
+	defer s.settingsMu.Unlock()
+	return s.settings
+}
+
+// UpdateSettings changes the settings to what change makes of the current
+// ones, if they are valid, and puts them into effect: a new bookmark
+// interval from each watch's next bookmark, a new compaction interval one
+// interval from now, a new watch-cache lag at once.
+func (s *Session) UpdateSettings(change func(Settings) (Settings, error)) (Settings, error) {
+	s.settingsMu.Lock()
+	defer s.settingsMu.Unlock()
+	next, err := change(s.settings)
+	if err != nil {
+		return s.settings, err
+	}
+	if err := next.Validate(); err != nil {
+		return s.settings, err
+	}
+	s.applyLocked(next)
+	return next, nil
+}
+
+func (s *Session) applySettings(st Settings) {
+	s.settingsMu.Lock()
+	s.applyLocked(st)
+	s.settingsMu.Unlock()
+}
+
+func (s *Session) applyLocked(st Settings) {
+	if s.kubeServer != nil {
+		s.kubeServer.SetBookmarkInterval(st.BookmarkInterval)
+		s.kubeServer.SetWatchCacheDelay(st.WatchCacheDelay)
+	}
+	if st.CompactionInterval != s.settings.CompactionInterval || s.settings == (Settings{}) {
+		s.compactor.setInterval(s.ctx, st.CompactionInterval)
+	}
+	s.settings = st
+	s.ctrl.enable(!st.ControllersPaused)
 }
 
 // IsEtcdPath reports whether path belongs to the etcd gateway: /v3/..., and
@@ -82,18 +196,35 @@ func IsEtcdPath(path string) bool {
 	return path == "/v3" || strings.HasPrefix(path, "/v3/") || strings.HasPrefix(path, "/v3beta/")
 }
 
-// Serve routes a request to the etcd gateway or the Kubernetes API.
+// Serve routes a request to the etcd gateway, the session's own API or the
+// Kubernetes API, and records the exchange. The first Kubernetes request
+// starts the session's controllers: a session used only through the etcd
+// gateway stays a plain etcd, revision 1 and all.
 func (s *Session) Serve(ctx context.Context, req *api.Request) *api.Response {
-	if IsEtcdPath(req.Path) {
-		return s.Etcd.Serve(ctx, req)
+	start := s.clock.Now()
+	proto := protocolOf(req.Path)
+	var resp *api.Response
+	switch {
+	case proto == ProtocolEtcd:
+		resp = s.Etcd.Serve(ctx, req)
+	case proto == ProtocolRvplay:
+		resp = s.Control.Serve(ctx, req)
+	case s.Kube != nil:
+		s.ctrl.kubeUsed()
+		resp = s.Kube.Serve(ctx, req)
+	default:
+		resp = NotFound()
 	}
-	if s.Lessons != nil && lesson.Handles(req.Path) {
-		return s.Lessons.Serve(ctx, req)
+	if resp == nil {
+		resp = ControlStatus(500, "InternalError", "no response from the handler")
 	}
-	if s.Kube != nil {
-		return s.Kube.Serve(ctx, req)
+	// Reading the session's own API is not an exchange worth keeping: a
+	// lesson polling the record would fill it with its own polls. Nor is
+	// a verify, which evaluates and changes nothing.
+	if proto != ProtocolRvplay || (req.Method != "GET" && req.Method != "HEAD" && !strings.HasSuffix(req.Path, "/verify")) {
+		s.record(ctx, req, resp, proto, start)
 	}
-	return NotFound()
+	return resp
 }
 
 // NotFound is kube-apiserver's answer for a path it does not serve.
@@ -108,5 +239,18 @@ func NotFound() *api.Response {
 	}
 }
 
-// Close closes the store (and with it every watch) and its backend.
-func (s *Session) Close() error { return s.Store.Close() }
+// Close stops the session's controllers and compaction, then closes the
+// store (and with it every watch) and its backend.
+func (s *Session) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		s.stop()
+		s.ctrl.stop()
+		s.running.Wait()
+		if s.kubeServer != nil {
+			s.kubeServer.Close()
+		}
+		err = s.Store.Close()
+	})
+	return err
+}

@@ -52,7 +52,9 @@ type Runner struct {
 // New opens a fresh session (revision 1) for the lessons of catalog.
 func New(catalog *lesson.Catalog) (*Runner, error) {
 	r := &Runner{Clock: kube.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), clients: map[string]*labClient{}, Pace: time.Second}
-	sess, err := session.New("lesson", mvcc.NewMemoryBackend(), session.Options{Kube: func(name string, store *mvcc.Store) api.Handler {
+	// NoControllers: the runner runs its own deployment controller and
+	// takes the settings itself (its stand-ins, on the fake clock).
+	sess, err := session.New("lesson", mvcc.NewMemoryBackend(), session.Options{NoControllers: true, Kube: func(name string, store *mvcc.Store) api.Handler {
 		h := kubeapi.New(kubeapi.Options{Store: store, Kube: kube.Options{Clock: r.Clock}})
 		r.Kube = h.Server()
 		return h

@@ -1,0 +1,42 @@
+package session
+
+import (
+	"strconv"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/lesson"
+)
+
+// lessonExchanges hands the record to the lesson engine, in its terms.
+func (s *Session) lessonExchanges() []lesson.Exchange {
+	all, _ := s.Record.Since(0, Filter{}, 0)
+	out := make([]lesson.Exchange, len(all))
+	for i := range all {
+		out[i] = lessonExchange(&all[i])
+	}
+	return out
+}
+
+func lessonExchange(e *Exchange) lesson.Exchange {
+	le := lesson.Exchange{Seq: int64(e.Seq), Time: e.Time, Principal: e.Principal.ID, UserAgent: e.UserAgent,
+		Method: e.Method, Path: e.Path, Query: e.Query, ContentType: e.ContentType,
+		Status: e.Status, Reason: e.Reason, Message: e.Message, ResourceVersion: e.RV,
+		Key: e.Key, RangeEnd: e.RangeEnd, Revision: e.RequestRevision}
+	le.Client, _ = api.LabClient(e.UserAgent)
+	if e.Protocol == ProtocolKubernetes && e.Method != "GET" {
+		le.SentResourceVersion = e.RVSent
+	}
+	if e.Watch != nil {
+		w := e.Watch.Summary()
+		lw := &lesson.WatchRecord{Events: int(w.Events), Bookmarks: int(w.Bookmarks), InitialEventsEnd: w.InitialEventsEnd,
+			Ended: w.Ended, ErrorCode: w.ErrorCode, ErrorReason: w.ErrorReason}
+		if w.LastRV > 0 {
+			lw.LastResourceVersion = strconv.FormatInt(w.LastRV, 10)
+		}
+		if e.Protocol == ProtocolEtcd && w.ErrorReason == "compacted" {
+			lw.ErrorCode, lw.ErrorReason = 410, "Expired"
+		}
+		le.Watch = lw
+	}
+	return le
+}

@@ -1,0 +1,343 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/lesson"
+)
+
+// DefaultRecordSize is how many exchanges a session keeps.
+const DefaultRecordSize = 2048
+
+// MaxRecordedKey bounds the etcd key and range end an exchange keeps.
+const MaxRecordedKey = 256
+
+// Protocols an exchange spoke.
+const (
+	ProtocolKubernetes = "kubernetes"
+	ProtocolEtcd       = "etcd"
+	ProtocolRvplay     = "rvplay" // the session's own control API
+)
+
+// Exchange is one request a session served and its answer: who sent it
+// (the principal the transport authenticated, the client's User-Agent),
+// what it asked, what it got, the resourceVersion it carried and the one
+// it met, and for a stream how it started and ended. Lessons check what a
+// learner achieved against these, whatever the learner used: the lab's
+// clients, the console, kubectl or curl.
+type Exchange struct {
+	Seq       uint64
+	Time      time.Time
+	Duration  time.Duration // until the answer (a stream's head)
+	Principal api.Principal
+	UserAgent string
+	Protocol  string
+	Method    string
+	Path      string
+	Query     url.Values
+	// ContentType is the request's (a patch's type, server-side apply's).
+	ContentType string
+	// Key, RangeEnd and RequestRevision are what an etcd request
+	// addressed: its key and range end (decoded from base64, at most
+	// MaxRecordedKey bytes) and the revision it asked for (a range's
+	// revision, a watch's start_revision, a compaction's revision).
+	Key, RangeEnd   string
+	RequestRevision int64
+	Status          int
+	// Reason and Message are a failed Kubernetes answer's Status reason and
+	// message, or an etcd error's message.
+	Reason  string
+	Message string
+	// RVSent is the resourceVersion the request carried: ?resourceVersion
+	// of a read or watch, metadata.resourceVersion of a written object (""
+	// for an unconditional update), a delete's precondition.
+	RVSent string
+	// RV is the resourceVersion the request met: the answer's (the written
+	// or read object's, the list's), or for a 409 Conflict the object's
+	// current one, against which RVSent was stale. For the etcd gateway:
+	// the answer's header.revision.
+	RV string
+	// Revision is the store's revision when the answer was made.
+	Revision int64
+	// Watch is set for a stream (a Kubernetes or etcd watch).
+	Watch *WatchRecord
+}
+
+// Verb is what the exchange did: the lesson engine's reading of it
+// (lesson.Exchange.Verb: get, list, watch, create, update, patch, apply,
+// delete, deletecollection; etcd's range, put, deleterange, txn,
+// compaction, watch, lease), or for the session's own API its method.
+func (e *Exchange) Verb() string {
+	le := lessonExchange(e)
+	if v := le.Verb(); v != "" {
+		return v
+	}
+	return strings.ToLower(e.Method)
+}
+
+// Target is the resource, namespace, name and subresource a Kubernetes
+// exchange addressed (ok false for other paths).
+func (e *Exchange) Target() (lesson.Target, bool) {
+	le := lessonExchange(e)
+	return le.Target()
+}
+
+// WatchRecord is how a stream went: how it started (the Exchange's query
+// says from where), what it sent, how it ended.
+type WatchRecord struct {
+	_                [0]func() // not comparable
+	events           atomic.Int64
+	bookmarks        atomic.Int64
+	initialEventsEnd atomic.Bool
+	lastRV           atomic.Int64
+
+	mu        sync.Mutex
+	ended     bool
+	endTime   time.Time
+	endedBy   string
+	errCode   int
+	errMsg    string
+	errReason string
+}
+
+// How a stream ended.
+const (
+	EndedByServer = "server" // the server ended it: timeoutSeconds, after an ERROR, the session closing
+	EndedByClient = "client" // the client went away or canceled
+)
+
+// WatchSummary is a WatchRecord read at one moment.
+type WatchSummary struct {
+	// Events counts ADDED, MODIFIED and DELETED events (etcd: responses
+	// that carried events); Bookmarks the BOOKMARKs (etcd: progress
+	// notifications).
+	Events    int64
+	Bookmarks int64
+	// InitialEventsEnd: a watch-list's k8s.io/initial-events-end bookmark
+	// was sent.
+	InitialEventsEnd bool
+	// LastRV is the resourceVersion (etcd: revision) of the last frame.
+	LastRV int64
+	Ended  bool
+	// EndedBy is EndedByServer or EndedByClient; EndTime when.
+	EndedBy string
+	EndTime time.Time
+	// Error is the ERROR event that ended a Kubernetes watch (410 Expired,
+	// ...), or an etcd watch's cancel reason (compaction).
+	ErrorCode    int
+	ErrorReason  string
+	ErrorMessage string
+}
+
+// Summary reads the record.
+func (w *WatchRecord) Summary() WatchSummary {
+	s := WatchSummary{Events: w.events.Load(), Bookmarks: w.bookmarks.Load(),
+		InitialEventsEnd: w.initialEventsEnd.Load(), LastRV: w.lastRV.Load()}
+	w.mu.Lock()
+	s.Ended, s.EndedBy, s.EndTime = w.ended, w.endedBy, w.endTime
+	s.ErrorCode, s.ErrorReason, s.ErrorMessage = w.errCode, w.errReason, w.errMsg
+	w.mu.Unlock()
+	return s
+}
+
+func (w *WatchRecord) end(by string, at time.Time) {
+	w.mu.Lock()
+	if !w.ended {
+		w.ended, w.endedBy, w.endTime = true, by, at
+	}
+	w.mu.Unlock()
+}
+
+// Record is a session's bounded ring of exchanges, oldest first out. It
+// grows as exchanges come, up to its size, so that a quiet session holds
+// little (an exchange is about 350 bytes plus its strings).
+type Record struct {
+	mu   sync.Mutex
+	size int
+	ring []Exchange
+	next uint64 // Seq of the next exchange; the first is 1
+	// changed is closed by the next add; made only while someone waits,
+	// so that recording costs no allocation of its own.
+	changed chan struct{}
+}
+
+// NewRecord returns a record that keeps the last size exchanges.
+func NewRecord(size int) *Record {
+	if size <= 0 {
+		size = DefaultRecordSize
+	}
+	return &Record{size: size, next: 1}
+}
+
+// add stores e with the next sequence number and returns it.
+func (r *Record) add(e *Exchange) uint64 {
+	r.mu.Lock()
+	e.Seq = r.next
+	r.next++
+	if len(r.ring) < r.size {
+		r.ring = append(r.ring, *e) // Seq n sits at n-1 until the ring is full
+	} else {
+		r.ring[(e.Seq-1)%uint64(r.size)] = *e
+	}
+	ch := r.changed
+	r.changed = nil
+	r.mu.Unlock()
+	if ch != nil {
+		close(ch)
+	}
+	return e.Seq
+}
+
+// Filter selects exchanges; the zero Filter selects all.
+type Filter struct {
+	// Principal keeps only the exchanges of the principal with this ID.
+	Principal string
+}
+
+func (f Filter) match(e *Exchange) bool {
+	return f.Principal == "" || e.Principal.ID == f.Principal
+}
+
+// Since returns the retained exchanges after seq that match f, oldest
+// first, at most limit (0: all), and the sequence number to ask for next.
+// Exchanges that fell out of the ring are simply missing: Oldest tells.
+func (r *Record) Since(seq uint64, f Filter, limit int) ([]Exchange, uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	first := r.oldestLocked()
+	if seq+1 > first {
+		first = seq + 1
+	}
+	var out []Exchange
+	last := seq
+	for s := first; s < r.next; s++ {
+		e := &r.ring[(s-1)%uint64(r.size)]
+		last = s
+		if !f.match(e) {
+			continue
+		}
+		out = append(out, *e)
+		if limit > 0 && len(out) >= limit {
+			break
+		}
+	}
+	return out, last
+}
+
+// Oldest is the sequence number of the oldest exchange still kept (Next
+// when there is none).
+func (r *Record) Oldest() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.oldestLocked()
+}
+
+func (r *Record) oldestLocked() uint64 {
+	if n := uint64(r.size); r.next > n {
+		return r.next - n
+	}
+	return 1
+}
+
+// Last is the sequence number of the newest exchange (0 before the first).
+func (r *Record) Last() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.next - 1
+}
+
+// Wait blocks until an exchange after seq exists or ctx ends, and reports
+// which.
+func (r *Record) Wait(ctx context.Context, seq uint64) bool {
+	for {
+		r.mu.Lock()
+		ok := r.next-1 > seq
+		if !ok && r.changed == nil {
+			r.changed = make(chan struct{})
+		}
+		ch := r.changed
+		r.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// MarshalJSON renders an exchange for /rvplay/v1/exchanges.
+func (e Exchange) MarshalJSON() ([]byte, error) {
+	type principal struct {
+		_    [0]func() // not comparable: no equality code to link
+		ID   string    `json:"id"`
+		Name string    `json:"name,omitempty"`
+		Role string    `json:"role"`
+	}
+	type watch struct {
+		_                [0]func()
+		Events           int64  `json:"events"`
+		Bookmarks        int64  `json:"bookmarks"`
+		InitialEventsEnd bool   `json:"initialEventsEnd,omitempty"`
+		LastRV           string `json:"lastResourceVersion,omitempty"`
+		Ended            bool   `json:"ended"`
+		EndedBy          string `json:"endedBy,omitempty"`
+		EndTime          string `json:"endTime,omitempty"`
+		ErrorCode        int    `json:"errorCode,omitempty"`
+		ErrorReason      string `json:"errorReason,omitempty"`
+		ErrorMessage     string `json:"errorMessage,omitempty"`
+	}
+	type out struct {
+		_          [0]func() // not comparable: no equality code to link
+		Seq        uint64    `json:"seq"`
+		Time       string    `json:"time"`
+		DurationMS float64   `json:"durationMs"`
+		Principal  principal `json:"principal"`
+		UserAgent  string    `json:"userAgent,omitempty"`
+		Protocol   string    `json:"protocol"`
+		Verb       string    `json:"verb"`
+		Method     string    `json:"method"`
+		Path       string    `json:"path"`
+		Query      string    `json:"query,omitempty"`
+		CType      string    `json:"contentType,omitempty"`
+		Key        string    `json:"key,omitempty"`
+		RangeEnd   string    `json:"rangeEnd,omitempty"`
+		ReqRev     int64     `json:"requestRevision,omitempty"`
+		Status     int       `json:"status"`
+		Reason     string    `json:"reason,omitempty"`
+		Message    string    `json:"message,omitempty"`
+		RVSent     string    `json:"resourceVersionSent,omitempty"`
+		RV         string    `json:"resourceVersion,omitempty"`
+		Revision   int64     `json:"revision"`
+		Watch      *watch    `json:"watch,omitempty"`
+	}
+	o := out{Seq: e.Seq, Time: e.Time.UTC().Format(time.RFC3339Nano),
+		DurationMS: float64(e.Duration) / float64(time.Millisecond),
+		Principal:  principal{ID: e.Principal.ID, Name: e.Principal.Name, Role: e.Principal.Role.String()},
+		UserAgent:  e.UserAgent, Protocol: e.Protocol, Verb: e.Verb(), Method: e.Method, Path: e.Path,
+		Query: e.Query.Encode(), CType: e.ContentType, Key: e.Key, RangeEnd: e.RangeEnd, ReqRev: e.RequestRevision, Status: e.Status, Reason: e.Reason, Message: e.Message,
+		RVSent: e.RVSent, RV: e.RV, Revision: e.Revision}
+	if e.Watch != nil {
+		s := e.Watch.Summary()
+		w := &watch{Events: s.Events, Bookmarks: s.Bookmarks, InitialEventsEnd: s.InitialEventsEnd,
+			Ended: s.Ended, EndedBy: s.EndedBy, ErrorCode: s.ErrorCode, ErrorReason: s.ErrorReason, ErrorMessage: s.ErrorMessage}
+		if s.LastRV > 0 {
+			w.LastRV = strconv.FormatInt(s.LastRV, 10)
+		}
+		if s.Ended {
+			w.EndTime = s.EndTime.UTC().Format(time.RFC3339Nano)
+		}
+		o.Watch = w
+	}
+	return json.Marshal(o)
+}

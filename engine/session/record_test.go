@@ -1,0 +1,197 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/kube"
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+const cmPath = "/api/v1/namespaces/default/configmaps"
+
+func last(t *testing.T, s *Session) Exchange {
+	t.Helper()
+	all, _ := s.Record.Since(0, Filter{}, 0)
+	if len(all) == 0 {
+		t.Fatal("nothing recorded")
+	}
+	return all[len(all)-1]
+}
+
+func TestAConflictIsRecordedWithTheStaleAndTheCurrentResourceVersion(t *testing.T) {
+	s := open(t, "t", Options{NoControllers: true})
+	ctx := student("bob")
+	r := serveAs(ctx, s, "POST", cmPath, `{"metadata":{"name":"x"},"data":{"v":"1"}}`, "User-Agent", "kubectl/v1.33.0 (linux/amd64) kubernetes/abc")
+	created := last(t, s)
+	if r.Status != 201 || created.Verb() != "create" || created.RV == "" || created.Principal.ID != "bob" ||
+		created.UserAgent != "kubectl/v1.33.0 (linux/amd64) kubernetes/abc" || created.Protocol != ProtocolKubernetes {
+		t.Fatalf("create: %d %+v", r.Status, created)
+	}
+	stale := created.RV
+	serveAs(ctx, s, "PUT", cmPath+"/x", fmt.Sprintf(`{"metadata":{"name":"x","resourceVersion":%q},"data":{"v":"2"}}`, stale))
+	current := last(t, s).RV
+	r = serveAs(ctx, s, "PUT", cmPath+"/x", fmt.Sprintf(`{"metadata":{"name":"x","resourceVersion":%q},"data":{"v":"3"}}`, stale))
+	e := last(t, s)
+	if r.Status != 409 || e.Status != 409 || e.Reason != "Conflict" || !strings.Contains(e.Message, "the object has been modified") ||
+		e.RVSent != stale || e.RV != current || e.Verb() != "update" {
+		t.Fatalf("the conflict: %+v", e)
+	}
+	k, ok := e.Target()
+	if !ok || k.Resource != "configmaps" || k.Namespace != "default" || k.Name != "x" || k.Group != "" {
+		t.Fatalf("path: %+v", k)
+	}
+
+	// Without a resourceVersion the update is unconditional: nothing sent.
+	serveAs(ctx, s, "PUT", cmPath+"/x", `{"metadata":{"name":"x"},"data":{"v":"4"}}`)
+	if e := last(t, s); e.Status != 200 || e.RVSent != "" || e.RV == "" {
+		t.Fatalf("the unconditional update: %+v", e)
+	}
+	// A read sends its resourceVersion in the query.
+	serveAs(ctx, s, "GET", cmPath+"?resourceVersion=0", "")
+	if e := last(t, s); e.Verb() != "list" || e.RVSent != "0" || e.RV == "" {
+		t.Fatalf("the list: %+v", e)
+	}
+	serveAs(ctx, s, "DELETE", cmPath+"/x", `{"preconditions":{"resourceVersion":"1"}}`)
+	if e := last(t, s); e.Verb() != "delete" || e.RVSent != "1" || e.Status != 409 {
+		t.Fatalf("the conditional delete: %+v", e)
+	}
+}
+
+func TestTheEtcdGatewayIsRecordedToo(t *testing.T) {
+	s := open(t, "t", Options{})
+	serve(s, "POST", "/v3/kv/put", `{"key":"YQ==","value":"Yg=="}`)
+	if e := last(t, s); e.Protocol != ProtocolEtcd || e.Verb() != "put" || e.Status != 200 || e.Revision != 2 {
+		t.Fatalf("put: %+v", e)
+	}
+	serve(s, "POST", "/v3/kv/compaction", `{"revision":"2"}`)
+	serve(s, "POST", "/v3/kv/range", `{"key":"YQ==","revision":"1"}`)
+	if e := last(t, s); e.Status == 200 || !strings.Contains(e.Message, "required revision has been compacted") {
+		t.Fatalf("a compacted read: %+v", e)
+	}
+	// The session stayed a plain etcd: no namespaces, no controller.
+	if s.Store.Rev() != 2 {
+		t.Fatalf("revision %d: an etcd-only session must not boot the Kubernetes API", s.Store.Rev())
+	}
+}
+
+func TestAWatchRecordCountsEventsAndBookmarksAndTellsHowItEnded(t *testing.T) {
+	clock := kube.NewFakeClock(epoch)
+	s := open(t, "t", Options{Clock: clock, NoControllers: true})
+	serve(s, "POST", cmPath, `{"metadata":{"name":"a"}}`)
+	from := last(t, s).RV
+	w := serveAs(context.Background(), s, "GET", cmPath+"?watch=true&allowWatchBookmarks=true&resourceVersion="+from, "")
+	rec := last(t, s)
+	if rec.Watch == nil || rec.Verb() != "watch" || rec.RVSent != from {
+		t.Fatalf("watch: %+v", rec)
+	}
+	serve(s, "POST", cmPath, `{"metadata":{"name":"b"}}`)
+	b := last(t, s).RV
+	next := func() string {
+		f, err := w.Stream.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(f)
+	}
+	next()
+	clock.Step(10 * time.Second) // a bookmark
+	next()
+	sum := rec.Watch.Summary()
+	if sum.Events != 1 || sum.Bookmarks != 1 || fmt.Sprint(sum.LastRV) != b || sum.Ended {
+		t.Fatalf("open watch: %+v", sum)
+	}
+	w.Stream.Close()
+	if sum := rec.Watch.Summary(); !sum.Ended || sum.EndedBy != EndedByClient {
+		t.Fatalf("closed by the client: %+v", sum)
+	}
+
+	// A watch from a compacted revision ends with ERROR 410.
+	serve(s, "POST", cmPath, `{"metadata":{"name":"c"}}`)
+	s.Store.Compact(context.Background(), &mvcc.CompactionRequest{Revision: s.Store.Rev()})
+	w = serveAs(context.Background(), s, "GET", cmPath+"?watch=true&resourceVersion="+from, "")
+	rec = last(t, s)
+	for {
+		if _, err := w.Stream.Next(context.Background()); err != nil {
+			break
+		}
+	}
+	w.Stream.Close()
+	sum = rec.Watch.Summary()
+	if !sum.Ended || sum.EndedBy != EndedByServer || sum.ErrorCode != 410 || sum.ErrorReason != "Expired" {
+		t.Fatalf("the 410: %+v", sum)
+	}
+	j, _ := json.Marshal(rec)
+	if !strings.Contains(string(j), `"errorCode":410`) || !strings.Contains(string(j), `"endedBy":"server"`) {
+		t.Fatalf("JSON: %s", j)
+	}
+}
+
+func TestExchangesAreServedSinceASequenceNumberAndAStudentSeesOnlyTheirOwn(t *testing.T) {
+	s := open(t, "t", Options{NoControllers: true})
+	for _, who := range []string{"ada", "bob", "ada"} {
+		serveAs(student(who), s, "POST", cmPath, fmt.Sprintf(`{"metadata":{"generateName":"%s-"}}`, who))
+	}
+	type list struct {
+		Kind  string
+		Items []struct {
+			Seq       uint64
+			Principal struct{ ID, Role string }
+			Verb      string
+			Status    int
+		}
+		Last, Oldest uint64
+	}
+	get := func(ctx context.Context, query string) list {
+		t.Helper()
+		r := serveAs(ctx, s, "GET", "/rvplay/v1/exchanges"+query, "")
+		var l list
+		if r.Status != 200 || json.Unmarshal(r.Body, &l) != nil || l.Kind != "ExchangeList" {
+			t.Fatalf("%s: %d %s", query, r.Status, r.Body)
+		}
+		return l
+	}
+	all := get(context.Background(), "")
+	if len(all.Items) != 3 || all.Last != 3 || all.Oldest != 1 {
+		t.Fatalf("the teacher sees all: %+v", all)
+	}
+	if l := get(context.Background(), "?principal=bob"); len(l.Items) != 1 || l.Items[0].Principal.ID != "bob" {
+		t.Fatalf("filtered: %+v", l)
+	}
+	if l := get(student("ada"), "?principal=bob"); len(l.Items) != 2 || l.Items[0].Principal.ID != "ada" || l.Items[1].Principal.Role != "student" {
+		t.Fatalf("ada sees only ada's: %+v", l)
+	}
+	if l := get(context.Background(), "?since=2"); len(l.Items) != 1 || l.Items[0].Seq != 3 {
+		t.Fatalf("since: %+v", l)
+	}
+	if l := get(context.Background(), "?since=0&limit=2"); len(l.Items) != 2 || l.Last != 2 {
+		t.Fatalf("limit: %+v", l)
+	}
+	// Reading the record is not recorded; a change of settings is.
+	serve(s, "PATCH", "/rvplay/v1/settings", `{"bookmarkInterval":"5s"}`)
+	if e := last(t, s); e.Protocol != ProtocolRvplay || e.Verb() != "patch" || e.Seq != 4 {
+		t.Fatalf("%+v", e)
+	}
+	if r := serveAs(api.WithPrincipal(context.Background(), api.Principal{}), s, "GET", "/rvplay/v1/exchanges", ""); r.Status != 401 {
+		t.Fatalf("anonymous: %d", r.Status)
+	}
+	if r := serveAs(context.Background(), s, "GET", "/rvplay/v1/exchanges?since=x", ""); r.Status != 400 {
+		t.Fatalf("bad since: %d", r.Status)
+	}
+}
+
+func TestTheRecordIsBounded(t *testing.T) {
+	s := open(t, "t", Options{RecordSize: 4})
+	for i := 0; i < 10; i++ {
+		serve(s, "POST", "/v3/kv/put", `{"key":"YQ==","value":"Yg=="}`)
+	}
+	all, lastSeq := s.Record.Since(0, Filter{}, 0)
+	if len(all) != 4 || all[0].Seq != 7 || lastSeq != 10 || s.Record.Oldest() != 7 {
+		t.Fatalf("%d kept, first %d, last %d", len(all), all[0].Seq, lastSeq)
+	}
+}

@@ -1,0 +1,282 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/api"
+)
+
+// protocolOf says which of the session's APIs serves path.
+func protocolOf(path string) string {
+	switch {
+	case IsEtcdPath(path):
+		return ProtocolEtcd
+	case IsControlPath(path):
+		return ProtocolRvplay
+	}
+	return ProtocolKubernetes
+}
+
+// record notes one exchange. It runs on every request, so it reads only
+// what it needs of the bodies (jsonscan.go) and decodes a body only for a
+// failure.
+func (s *Session) record(ctx context.Context, req *api.Request, resp *api.Response, proto string, start time.Time) {
+	now := s.clock.Now()
+	e := Exchange{
+		Time:      now,
+		Duration:  now.Sub(start),
+		Principal: api.PrincipalFrom(ctx),
+		Protocol:  proto,
+		Method:    req.Method,
+		Path:      req.Path,
+		Query:     req.Query,
+		Status:    resp.Status,
+		Revision:  s.Store.Rev(),
+	}
+	if e.Status == 0 {
+		e.Status = 200
+	}
+	if ua := req.Header["User-Agent"]; len(ua) > 0 {
+		e.UserAgent = ua[0]
+	}
+	if ct := req.Header["Content-Type"]; len(ct) > 0 {
+		e.ContentType = ct[0]
+	}
+	if proto == ProtocolEtcd {
+		etcdRequest(&e, req.Path, req.Body)
+		if e.Status == 200 && resp.Stream == nil {
+			e.RV = memberPath(resp.Body, "header", "revision")
+		}
+	}
+	if proto == ProtocolKubernetes {
+		switch req.Method {
+		case "GET":
+			e.RVSent = req.Query.Get("resourceVersion")
+		case "PUT", "PATCH", "POST":
+			e.RVSent = memberPath(req.Body, "metadata", "resourceVersion")
+		case "DELETE":
+			e.RVSent = memberPath(req.Body, "preconditions", "resourceVersion")
+		}
+	}
+	switch {
+	case e.Status >= 400:
+		e.Reason, e.Message = failure(proto, resp.Body)
+		if proto == ProtocolKubernetes && e.Status == 409 && e.Reason == "Conflict" && req.Method != "POST" {
+			e.RV = s.currentRV(ctx, req)
+		}
+	case proto == ProtocolKubernetes && resp.Stream == nil:
+		e.RV = memberPath(resp.Body, "metadata", "resourceVersion")
+	}
+	if resp.Stream != nil {
+		w := &WatchRecord{}
+		e.Watch = w
+		resp.Stream = s.recordingStream(resp.Stream, w, proto == ProtocolKubernetes)
+	}
+	s.Record.add(&e)
+}
+
+// failure reads a failed answer's reason and message: a Kubernetes
+// Status, an etcd error body ({"error", "code", "message"}), or the text.
+func failure(proto string, body []byte) (reason, message string) {
+	if b := bytes.TrimSpace(body); len(b) == 0 || b[0] != '{' {
+		return "", string(b)
+	}
+	message = memberText(body, "message")
+	if message == "" {
+		message = memberText(body, "error")
+	}
+	return memberText(body, "reason"), message
+}
+
+// currentRV is the resourceVersion of the object a conflicting write
+// addressed, read as the writer would read it next.
+func (s *Session) currentRV(ctx context.Context, req *api.Request) string {
+	if s.Kube == nil {
+		return ""
+	}
+	resp := s.Kube.Serve(ctx, &api.Request{Method: "GET", Path: req.Path, Header: api.Header{"Accept": {"application/json"}}})
+	if resp == nil || resp.Status != 200 {
+		return ""
+	}
+	return memberPath(resp.Body, "metadata", "resourceVersion")
+}
+
+// recordingStream counts what a stream sends and notes how it ends. It
+// keeps the stream's api.Receiver (etcd's watch takes client messages).
+func (s *Session) recordingStream(inner api.Stream, w *WatchRecord, kube bool) api.Stream {
+	rs := &recordingStream{Stream: inner, w: w, kube: kube, s: s}
+	if rcv, ok := inner.(api.Receiver); ok {
+		return &recordingReceiver{recordingStream: rs, rcv: rcv}
+	}
+	return rs
+}
+
+type recordingStream struct {
+	api.Stream
+	w    *WatchRecord
+	kube bool
+	s    *Session
+}
+
+type recordingReceiver struct {
+	*recordingStream
+	rcv api.Receiver
+}
+
+func (r *recordingReceiver) Receive(msg []byte) error { return r.rcv.Receive(msg) }
+
+func (r *recordingStream) Next(ctx context.Context) ([]byte, error) {
+	f, err := r.Stream.Next(ctx)
+	if err != nil {
+		by := EndedByServer
+		if ctx.Err() != nil {
+			by = EndedByClient
+		}
+		r.w.end(by, r.s.clock.Now())
+		return f, err
+	}
+	if r.kube {
+		r.observeKube(f)
+	} else {
+		r.observeEtcd(f)
+	}
+	return f, nil
+}
+
+func (r *recordingStream) Close() {
+	r.Stream.Close()
+	r.w.end(EndedByClient, r.s.clock.Now())
+}
+
+var (
+	typePrefix       = []byte(`{"type":"`)
+	rvMember         = []byte(`"resourceVersion":"`)
+	revisionKey      = []byte(`"revision":"`)
+	initialEventsEnd = []byte(`k8s.io/initial-events-end`)
+)
+
+// observeKube reads a watch event's type from its first bytes and its
+// object's resourceVersion from the first one in it (metadata comes
+// before spec and status in every encoded object).
+func (r *recordingStream) observeKube(f []byte) {
+	if !bytes.HasPrefix(f, typePrefix) {
+		return
+	}
+	rest := f[len(typePrefix):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return
+	}
+	switch string(rest[:end]) {
+	case "ADDED", "MODIFIED", "DELETED":
+		r.w.events.Add(1)
+	case "BOOKMARK":
+		r.w.bookmarks.Add(1)
+		if bytes.Contains(f, initialEventsEnd) {
+			r.w.initialEventsEnd.Store(true)
+		}
+	case "ERROR":
+		code, _ := strconv.Atoi(memberNumber(f, "object", "code"))
+		r.w.mu.Lock()
+		r.w.errCode, r.w.errReason, r.w.errMsg = code, memberText(f, "object", "reason"), memberText(f, "object", "message")
+		r.w.mu.Unlock()
+		return
+	}
+	if rv := quotedNumberAfter(f, rvMember); rv > 0 {
+		r.w.lastRV.Store(rv)
+	}
+}
+
+// observeEtcd reads a gateway watch response: events, a progress
+// notification (no events, not a creation or cancelation), or a cancel.
+func (r *recordingStream) observeEtcd(f []byte) {
+	switch {
+	case bytes.Contains(f, []byte(`"events":[`)):
+		r.w.events.Add(1)
+	case bytes.Contains(f, []byte(`"canceled":true`)):
+		compact := memberPath(f, "result", "compact_revision")
+		r.w.mu.Lock()
+		r.w.errReason, r.w.errMsg = "canceled", memberText(f, "result", "cancel_reason")
+		if compact != "" && compact != "0" {
+			r.w.errReason = "compacted"
+			if r.w.errMsg == "" {
+				r.w.errMsg = "etcdserver: mvcc: required revision has been compacted"
+			}
+		}
+		r.w.mu.Unlock()
+	case !bytes.Contains(f, []byte(`"created":true`)):
+		r.w.bookmarks.Add(1)
+	}
+	if rev := quotedNumberAfter(f, revisionKey); rev > 0 {
+		r.w.lastRV.Store(rev)
+	}
+}
+
+// quotedNumberAfter parses the decimal digits after the first occurrence
+// of member (which ends in an opening quote).
+func quotedNumberAfter(f, member []byte) int64 {
+	i := bytes.Index(f, member)
+	if i < 0 {
+		return 0
+	}
+	digits := f[i+len(member):]
+	n := 0
+	for n < len(digits) && digits[n] >= '0' && digits[n] <= '9' {
+		n++
+	}
+	v, err := strconv.ParseInt(string(digits[:n]), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// etcdRequest notes what an etcd gateway request addressed.
+func etcdRequest(e *Exchange, path string, body []byte) {
+	switch strings.TrimPrefix(strings.TrimPrefix(path, "/v3beta"), "/v3") {
+	case "/kv/range":
+		e.Key, e.RangeEnd = base64Member(body, "key"), base64Member(body, "range_end")
+		e.RequestRevision = revisionMember(body, "revision")
+	case "/kv/put", "/kv/deleterange":
+		e.Key, e.RangeEnd = base64Member(body, "key"), base64Member(body, "range_end")
+	case "/kv/compaction":
+		e.RequestRevision = revisionMember(body, "revision")
+	case "/watch":
+		e.Key = base64Member(body, "create_request", "key")
+		e.RangeEnd = base64Member(body, "create_request", "range_end")
+		e.RequestRevision = revisionMember(body, "create_request", "start_revision")
+	}
+}
+
+// base64Member decodes the base64 string at path, at most MaxRecordedKey
+// bytes of it.
+func base64Member(body []byte, path ...string) string {
+	enc := memberPath(body, path...)
+	if enc == "" {
+		return ""
+	}
+	if max := base64.StdEncoding.EncodedLen(MaxRecordedKey); len(enc) > max {
+		enc = enc[:max]
+	}
+	b, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// revisionMember reads an int64 that etcd's JSON writes as a string (or a
+// number).
+func revisionMember(body []byte, path ...string) int64 {
+	v := memberPath(body, path...)
+	if v == "" {
+		v = memberNumber(body, path...)
+	}
+	n, _ := strconv.ParseInt(v, 10, 64)
+	return n
+}

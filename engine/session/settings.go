@@ -1,0 +1,164 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Settings are the knobs of a session's time-driven behaviour. Each has
+// kube-apiserver's value in a real cluster; a session's defaults are chosen
+// so that each concept shows within a lesson's few minutes.
+type Settings struct {
+	// BookmarkInterval is how often a watch that allows bookmarks gets one.
+	// kube-apiserver: about a minute. Default here: 10 s, so that a lesson
+	// sees an idle watcher's resourceVersion move.
+	BookmarkInterval time.Duration
+	// CompactionInterval is how often the session compacts its history the
+	// way kube-apiserver does (--etcd-compaction-interval, 5 minutes): each
+	// tick records the revision in etcd's compact_rev_key and compacts to
+	// the revision the previous tick recorded, so one interval of history
+	// survives. Default here: 0, off: a session keeps its whole history, for
+	// time travel and reads at old revisions, until a lesson that teaches
+	// 410 Gone turns it on (or someone compacts by hand).
+	CompactionInterval time.Duration
+	// WatchCacheDelay makes resourceVersion "0" reads (served from
+	// kube-apiserver's watch cache) see the store as it was this long ago,
+	// the stale read a lagging cache gives. Default: 0.
+	WatchCacheDelay time.Duration
+	// ControllersPaused stops the session's controllers (JSON
+	// "controllers": "running", the default, or "paused"): deployments
+	// then keep the status someone writes by hand, so a lesson can play
+	// the controller itself.
+	ControllersPaused bool
+}
+
+// DefaultSettings are a new session's settings.
+func DefaultSettings() Settings {
+	return Settings{BookmarkInterval: 10 * time.Second}
+}
+
+// The bounds a setting must keep: a bookmark every few milliseconds or a
+// compaction every few would be a load, not a lesson.
+const (
+	MinBookmarkInterval   = time.Second
+	MinCompactionInterval = time.Second
+	MaxSettingDuration    = 24 * time.Hour
+)
+
+// The values of "controllers".
+const (
+	ControllersRunning = "running"
+	ControllersPaused  = "paused"
+)
+
+// MarshalJSON renders durations as Go writes them ("10s", "1m30s").
+func (s Settings) MarshalJSON() ([]byte, error) {
+	controllers := ControllersRunning
+	if s.ControllersPaused {
+		controllers = ControllersPaused
+	}
+	return []byte(`{"bookmarkInterval":"` + s.BookmarkInterval.String() + `","compactionInterval":"` + s.CompactionInterval.String() +
+		`","watchCacheDelay":"` + s.WatchCacheDelay.String() + `","controllers":"` + controllers + `"}`), nil
+}
+
+// Validate checks every bound and names the first setting that breaks one.
+func (s Settings) Validate() error {
+	for _, c := range []struct {
+		name       string
+		d, min     time.Duration
+		zeroIsOff  bool
+		zeroAllows bool
+	}{
+		{"bookmarkInterval", s.BookmarkInterval, MinBookmarkInterval, false, false},
+		{"compactionInterval", s.CompactionInterval, MinCompactionInterval, true, true},
+		{"watchCacheDelay", s.WatchCacheDelay, 0, false, true},
+	} {
+		switch {
+		case c.d == 0 && c.zeroAllows:
+		case c.d < 0:
+			return errors.New(c.name + ": must not be negative")
+		case c.d < c.min && c.zeroIsOff:
+			return errors.New(c.name + ": must be at least " + c.min.String() + " (or 0s: off)")
+		case c.d < c.min:
+			return errors.New(c.name + ": must be at least " + c.min.String())
+		case c.d > MaxSettingDuration:
+			return errors.New(c.name + ": must be at most " + MaxSettingDuration.String())
+		}
+	}
+	return nil
+}
+
+// settingsPatch is the JSON a PATCH takes: a member present is a change.
+type settingsPatch struct {
+	BookmarkInterval   json.RawMessage `json:"bookmarkInterval"`
+	CompactionInterval json.RawMessage `json:"compactionInterval"`
+	WatchCacheDelay    json.RawMessage `json:"watchCacheDelay"`
+	Controllers        *string         `json:"controllers"`
+}
+
+// Merge applies a JSON merge patch of settings ({"bookmarkInterval":"5s"})
+// to s: members present are set, members absent keep their value. A
+// duration is Go's syntax ("5s", "1m", "250ms") or a number of seconds;
+// controllers is "running" or "paused".
+func (s Settings) Merge(patch []byte) (Settings, error) {
+	var p settingsPatch
+	dec := json.NewDecoder(bytes.NewReader(patch))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return s, errors.New("unknown setting " + f + ": the settings are bookmarkInterval, compactionInterval, watchCacheDelay and controllers")
+		}
+		if p.Controllers == nil && strings.Contains(err.Error(), "Go struct field settingsPatch.controllers") {
+			return s, errors.New(`controllers: neither "running" nor "paused"`)
+		}
+		return s, errors.New(`settings must be a JSON object such as {"bookmarkInterval":"5s"}`)
+	}
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+		to   *time.Duration
+	}{
+		{"bookmarkInterval", p.BookmarkInterval, &s.BookmarkInterval},
+		{"compactionInterval", p.CompactionInterval, &s.CompactionInterval},
+		{"watchCacheDelay", p.WatchCacheDelay, &s.WatchCacheDelay},
+	} {
+		if f.raw == nil {
+			continue
+		}
+		d, err := parseDuration(f.raw)
+		if err != nil {
+			return s, errors.New(f.name + ": " + err.Error())
+		}
+		*f.to = d
+	}
+	if p.Controllers != nil {
+		switch *p.Controllers {
+		case ControllersRunning, ControllersPaused:
+			s.ControllersPaused = *p.Controllers == ControllersPaused
+		default:
+			return s, errors.New(`controllers: ` + strconv.Quote(*p.Controllers) + ` is neither "running" nor "paused"`)
+		}
+	}
+	return s, s.Validate()
+}
+
+// parseDuration reads Go's duration syntax or a number of seconds.
+func parseDuration(raw json.RawMessage) (time.Duration, error) {
+	var str string
+	if err := json.Unmarshal(raw, &str); err == nil {
+		d, err := time.ParseDuration(strings.TrimSpace(str))
+		if err != nil {
+			return 0, errors.New(strconv.Quote(str) + " is not a duration (for example 5s, 1m, 250ms)")
+		}
+		return d, nil
+	}
+	var secs float64
+	if err := json.Unmarshal(raw, &secs); err != nil {
+		return 0, errors.New(string(raw) + ` is not a duration (for example "5s", "1m", "250ms")`)
+	}
+	return time.Duration(secs * float64(time.Second)), nil
+}
