@@ -31,6 +31,7 @@ import (
 	"github.com/rvplay/rvplay/engine/api/kubeapi"
 	"github.com/rvplay/rvplay/engine/lesson"
 	"github.com/rvplay/rvplay/engine/mvcc"
+	"github.com/rvplay/rvplay/engine/session"
 	"github.com/rvplay/rvplay/engine/sqlite"
 	"github.com/rvplay/rvplay/server/classroom"
 	"github.com/rvplay/rvplay/server/health"
@@ -100,6 +101,15 @@ func run() error {
 	shutdownGrace := flag.Duration("shutdown-grace-period", 10*time.Second, "on SIGTERM, how long requests in flight get to finish before their connections are cut")
 	logFormat := flag.String("log-format", "text", "how logs are written to standard error: text (key=value) or json (one object a line)")
 	logLevel := flag.String("log-level", "info", "the least severe log records written: debug (every request), info (lifecycle events and refused requests), warn or error")
+	settings := session.DefaultSettings()
+	flag.DurationVar(&settings.BookmarkInterval, "bookmark-interval", settings.BookmarkInterval,
+		"a session's initial bookmark interval (kube-apiserver: about 1m); GET and PATCH /s/<session>/rvplay/v1/settings change it")
+	flag.DurationVar(&settings.CompactionInterval, "compaction-interval", settings.CompactionInterval,
+		"a session's initial automatic compaction interval, as kube-apiserver's --etcd-compaction-interval (5m there); 0: off")
+	flag.DurationVar(&settings.WatchCacheDelay, "watch-cache-delay", settings.WatchCacheDelay,
+		"a session's initial lag of resourceVersion=0 reads behind the store (a stale watch cache)")
+	recordSize := flag.Int("exchange-record-size", session.DefaultRecordSize,
+		"how many exchanges each session keeps in its record (GET /s/<session>/rvplay/v1/exchanges)")
 	if err := parseFlags(flag.CommandLine, os.Args[1:], osEnv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -111,6 +121,9 @@ func run() error {
 		return err
 	}
 	slog.SetDefault(logger)
+	if err := settings.Validate(); err != nil {
+		return err
+	}
 
 	if *debugAddr != "" {
 		if err := serveDebug(*debugAddr); err != nil {
@@ -149,6 +162,8 @@ func run() error {
 		opts.CA = serving.CA
 	}
 	opts.Session.Gateway.ProgressInterval = *progress
+	opts.Session.Settings = &settings
+	opts.Session.RecordSize = *recordSize
 	opts.Session.Store.CatchUp = mvcc.NewCatchUpLimiter(*catchUps)
 	opts.Session.Store.MaxWatchers = *perSession
 	opts.Session.Gateway.MaxWatchersPerStream = *perStream

@@ -2,7 +2,9 @@ package clientgo
 
 import (
 	"fmt"
+	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -166,6 +168,13 @@ func TestRetryOnConflictSerialisesConcurrentIncrements(t *testing.T) {
 // subresource persists only status.
 func TestTypedDeploymentStatusSubresource(t *testing.T) {
 	base := startServer(t)
+	// The test plays the deployment controller: the session's own one,
+	// which would write status too, is switched off.
+	req, _ := http.NewRequest("PATCH", base+"/rvplay/v1/settings", strings.NewReader(`{"controllers":"paused"}`))
+	req.Header.Set("Content-Type", "application/merge-patch+json")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("switching the session's deployment controller off: %v %v", resp, err)
+	}
 	cs := clientset(t, base)
 	ctx := testContext(t)
 	ensureNamespace(t, cs, "apps")

@@ -435,6 +435,24 @@ func kubectlScenario(t *testing.T, bin string) {
 			t.Fatalf("replicas after the refused scale = %q", got)
 		}
 	})
+	step("rollout status", func(t *testing.T, k *kubectl) {
+		// The session's deployment controller observes the scale to 4 and
+		// makes the replicas available a second later; rollout status
+		// watches until it has.
+		mustContain(t, "rollout status", k.ok("rollout", "status", "deployment/web", "--timeout=60s"),
+			`deployment "web" successfully rolled out`)
+		got := k.ok("get", "deploy", "web", "-o",
+			"jsonpath={.metadata.generation} {.status.observedGeneration} {.status.availableReplicas} {.status.conditions[*].reason}")
+		fields := strings.Fields(got)
+		if len(fields) != 5 || fields[0] != fields[1] || fields[2] != "4" ||
+			fields[3] != "MinimumReplicasAvailable" || fields[4] != "NewReplicaSetAvailable" {
+			t.Fatalf("status after rollout: %q", got)
+		}
+		// A new image: a new generation, observed, then rolled out again.
+		k.ok("set", "image", "deployment/web", "web=nginx:1.28")
+		mustContain(t, "rollout status after set image", k.ok("rollout", "status", "deployment/web", "--timeout=60s"),
+			`deployment "web" successfully rolled out`)
+	})
 	step("describe", func(t *testing.T, k *kubectl) {
 		mustContain(t, "describe deployment", k.ok("describe", "deployment", "web"), "Name:", "web", "Replicas:")
 		mustContain(t, "describe configmap", k.ok("describe", "configmap", "demo"), "Name:", "demo", "color")
