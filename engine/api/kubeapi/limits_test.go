@@ -44,7 +44,8 @@ func limitedSession(t *testing.T, store mvcc.Options) (*session.Session, *counti
 func limitedSessionOn(t *testing.T, b mvcc.Backend, store mvcc.Options) (*session.Session, *counting) {
 	t.Helper()
 	c := &counting{}
-	s, err := session.New("t", b, session.Options{Store: store,
+	// No controller: its status writes would race the tests' own writes.
+	s, err := session.New("t", b, session.Options{Store: store, NoControllers: true,
 		Kube: func(_ string, st *mvcc.Store) api.Handler {
 			return kubeapi.New(kubeapi.Options{Store: st, Kube: kube.Options{FieldManager: c, Applier: c}})
 		}})
