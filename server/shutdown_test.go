@@ -28,7 +28,7 @@ func TestSIGTERMUnderWriteLoadLosesNothing(t *testing.T) {
 	}
 	bin := buildServer(t)
 	db := tempDB(t)
-	p := startProcessArgs(t, bin, "--addr", "127.0.0.1:0", "--db", db, "--session", "demo", "--shutdown-delay-duration", "1s")
+	p := startProcessArgs(t, bin, "--addr", "127.0.0.1:0", "--db", db, "--session", "demo", "--shutdown-delay-duration", "3s")
 	base := p.url + "/s/demo"
 
 	etcdWatch := openWatch(t, base+"/v3/watch", `{"create_request":{"key":"AA==","range_end":"AA=="}}`)
