@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/internal/etcdtest"
+	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
 
 // Systems are the two gateways of one run.
@@ -31,12 +32,12 @@ func StartSystems(ctx context.Context, dir string, cfg Config) (*Systems, error)
 	if err != nil {
 		return nil, err
 	}
-	rbin, err := etcdtest.BuildRvplay(dir)
+	rbin, err := rvplaytest.Build(dir)
 	if err != nil {
 		e.Stop()
 		return nil, err
 	}
-	r, err := etcdtest.StartRvplayBinary(rbin, filepath.Join(dir, "rvplay.db"), "bench")
+	r, err := rvplaytest.StartBinary(rbin, filepath.Join(dir, "rvplay.db"), "bench")
 	if err != nil {
 		e.Stop()
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/session"
 	"github.com/rvplay/rvplay/internal/etcdtest"
+	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
 
 // quotaBytes is the quota both sides run with: etcd's
@@ -28,7 +29,7 @@ const quotaBytes = 1 << 20
 // fills) put aside.
 func TestNoSpaceCycleMatchesEtcd(t *testing.T) {
 	ref := etcdtest.Start(t, etcdtest.Options{Args: []string{fmt.Sprint("--quota-backend-bytes=", quotaBytes)}})
-	server := etcdtest.StartRvplayServer(t, "diff", fmt.Sprint("--quota-backend-bytes=", quotaBytes))
+	server := rvplaytest.Start(t, "diff", fmt.Sprint("--quota-backend-bytes=", quotaBytes))
 	targets := []*Target{NewTarget("etcd", ref.URL), memoryTargetWith(t, session.Options{Store: mvcc.Options{QuotaBackendBytes: quotaBytes}}), NewTarget("rvplay-sqlite", server.SessionURL)}
 	var answers [][]string
 	for _, tg := range targets {

@@ -8,6 +8,7 @@ import (
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/session"
 	"github.com/rvplay/rvplay/internal/etcdtest"
+	"github.com/rvplay/rvplay/internal/rvplaytest"
 	"github.com/rvplay/rvplay/server/httpapi"
 )
 
@@ -16,7 +17,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	etcdtest.RvplayBinDir = dir
+	rvplaytest.BinDir = dir
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -43,7 +44,7 @@ func memoryTargetWith(t *testing.T, opts session.Options) *Target {
 
 // sqliteTarget starts the server binary on a fresh SQLite file.
 func sqliteTarget(t *testing.T) *Target {
-	r := etcdtest.StartRvplayServer(t, "diff")
+	r := rvplaytest.Start(t, "diff")
 	return NewTarget("rvplay-sqlite", r.SessionURL)
 }
 

@@ -1,0 +1,263 @@
+// Package rvplaytest runs the rvplay server binary (package ./server) as a
+// real process, for the tests and benchmarks of every module in the
+// repository (the main one, and the separate modules under test/ and bench/
+// that require it with a replace directive): built once per test process,
+// started on a free loopback port over a fresh SQLite file, stopped when the
+// test ends. It is test tooling: product code must not import it.
+package rvplaytest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// modulePath is the main module's, which holds ./server.
+const modulePath = "github.com/rvplay/rvplay"
+
+// readyTimeout bounds how long a started server may take to print its
+// address.
+const readyTimeout = 30 * time.Second
+
+// Server is a running rvplay server process.
+type Server struct {
+	// URL is the server's address, e.g. http://127.0.0.1:40123.
+	URL string
+	// SessionURL is the base URL of the session it was started with:
+	// SessionURL + "/v3/kv/range".
+	SessionURL string
+	// DebugURL is the address of Go's profiler (http://127.0.0.1:40124,
+	// serving /debug/pprof/) when the server was started with --debug-addr,
+	// else empty.
+	DebugURL string
+	DBPath   string
+
+	cmd      *exec.Cmd
+	exited   chan struct{}
+	exitErr  error
+	stopOnce sync.Once
+	log      *lockedBuffer
+}
+
+var (
+	buildMu   sync.Mutex
+	builtPath string
+)
+
+// Build builds the server binary once per process into dir (a directory
+// that outlives the caller's test) and returns its path.
+func Build(dir string) (string, error) {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if builtPath != "" {
+		if _, err := os.Stat(builtPath); err == nil {
+			return builtPath, nil
+		}
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "rvplay-server")
+	cmd := exec.Command("go", "build", "-o", out, "./server")
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./server: %v\n%s", err, b)
+	}
+	builtPath = out
+	return out, nil
+}
+
+// moduleRoot finds the main module's directory: the nearest directory at
+// or above the working directory whose go.mod declares modulePath. (`go env
+// GOMOD` would name a test module's own go.mod.)
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && declares(b, modulePath) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod of %s at or above the working directory", modulePath)
+		}
+		dir = parent
+	}
+}
+
+// declares says whether a go.mod file's module directive names path.
+func declares(gomod []byte, path string) bool {
+	for line := range bytes.Lines(gomod) {
+		if f := strings.Fields(string(line)); len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`) == path
+		}
+	}
+	return false
+}
+
+// BinDir is where Start puts the server binary. A test package's TestMain
+// may set it to a directory it removes afterwards; when empty a temporary
+// directory is made (and left behind).
+var BinDir string
+
+var binDir struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// Start builds (once) and starts the server binary on a free loopback port
+// with a fresh SQLite file in the test's temp dir, serving session, with
+// flags added to its command line; it stops the server when the test ends.
+func Start(tb testing.TB, session string, flags ...string) *Server {
+	tb.Helper()
+	binDir.once.Do(func() {
+		if binDir.dir = BinDir; binDir.dir == "" {
+			binDir.dir, binDir.err = os.MkdirTemp("", "rvplay-bin-")
+		}
+	})
+	if binDir.err != nil {
+		tb.Fatal(binDir.err)
+	}
+	bin, err := Build(binDir.dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := StartBinary(bin, filepath.Join(tb.TempDir(), "rvplay.db"), session, flags...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			tb.Errorf("stopping rvplay: %v", err)
+		}
+	})
+	return s
+}
+
+// StartBinary starts bin on a free port over dbPath serving session, with
+// flags added to its command line, and waits until it prints its address
+// (and, with --debug-addr, its profiler's). The caller must Stop it.
+func StartBinary(bin, dbPath, session string, flags ...string) (*Server, error) {
+	cmd := exec.Command(bin, append([]string{"--addr", "127.0.0.1:0", "--db", dbPath, "--session", session}, flags...)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	log := &lockedBuffer{}
+	cmd.Stderr = log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &Server{DBPath: dbPath, cmd: cmd, exited: make(chan struct{}), log: log}
+	addr := make(chan string, 1)
+	debug := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			line := sc.Text()
+			log.Write([]byte(line + "\n"))
+			// The profiler's line comes first (it listens before the
+			// sessions open).
+			if rest, ok := strings.CutPrefix(line, "rvplay profiler on "); ok {
+				debug <- strings.TrimSuffix(strings.TrimSpace(rest), "/debug/pprof/")
+			}
+			if rest, ok := strings.CutPrefix(line, "rvplay listening on "); ok {
+				select {
+				case addr <- strings.TrimSpace(rest):
+				default:
+				}
+			}
+		}
+		io.Copy(io.Discard, stdout)
+	}()
+	go func() {
+		s.exitErr = cmd.Wait()
+		close(s.exited)
+	}()
+	select {
+	case u := <-addr:
+		s.URL = u
+		s.SessionURL = u + "/s/" + session
+		select {
+		case s.DebugURL = <-debug:
+		default:
+		}
+		return s, nil
+	case <-s.exited:
+		return nil, fmt.Errorf("rvplay server exited at start: %v\n%s", s.exitErr, log.String())
+	case <-time.After(readyTimeout):
+		s.Stop()
+		return nil, fmt.Errorf("rvplay server printed no address within %v\n%s", readyTimeout, log.String())
+	}
+}
+
+// Pid is the server's process id (its /proc/<pid>/ tells what it holds).
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
+// Exited is closed once the process has ended, by Stop or by itself.
+func (s *Server) Exited() <-chan struct{} { return s.exited }
+
+// ExitErr is how the process ended; valid once Exited is closed.
+func (s *Server) ExitErr() error { return s.exitErr }
+
+// Log returns what the server wrote.
+func (s *Server) Log() string { return s.log.String() }
+
+// Kill ends the server at once (SIGKILL) and waits for it.
+func (s *Server) Kill() {
+	_ = s.cmd.Process.Kill()
+	<-s.exited
+}
+
+// Stop ends the server (SIGTERM, SIGKILL after 10 s) and waits for it.
+func (s *Server) Stop() error {
+	var err error
+	s.stopOnce.Do(func() {
+		select {
+		case <-s.exited:
+			return
+		default:
+		}
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-s.exited:
+		case <-time.After(10 * time.Second):
+			_ = s.cmd.Process.Kill()
+			<-s.exited
+			err = errors.New("rvplay did not stop on SIGTERM within 10s; killed")
+		}
+	})
+	return err
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
