@@ -39,8 +39,8 @@ type calmClient struct {
 
 func startCalm(base string) *calmClient {
 	c := &calmClient{
-		base:  base,
-		http:  clientFrom("127.0.0.2", calmTimeout),
+		base:     base,
+		http:     clientFrom("127.0.0.2", calmTimeout),
 		done:     make(chan struct{}),
 		answered: make(chan struct{}),
 		acked:    map[string]string{},
