@@ -117,3 +117,34 @@ func TestVerifiedStepsAreProgressTheTeacherSeesForTheClassAndAStudentForThemself
 		t.Fatalf("bo sees %v", ps)
 	}
 }
+
+// On a class's session the settings are the teacher's: a student's set-up
+// creates the lesson's objects but sends no settings, and says so.
+func TestAStudentsSetupLeavesTheSettingsToTheTeacher(t *testing.T) {
+	def := `{"slug":"timed","setup":{"settings":{"bookmarkInterval":"2s"},
+	  "objects":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"demo"}}]},
+	  "steps":[{"id":"read"}]}`
+	c, err := Load(fstest.MapFS{"01-timed/lesson.json": {Data: []byte(def)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent []string
+	s := &Service{Catalog: c, Store: newStore(t), Handler: api.HandlerFunc(func(ctx context.Context, r *api.Request) *api.Response {
+		sent = append(sent, api.PrincipalFrom(ctx).Role.String()+" "+r.Method+" "+r.Path)
+		return &api.Response{Status: 201}
+	})}
+	student := api.WithPrincipal(context.Background(), api.Principal{ID: "ana", Role: api.RoleStudent})
+	res := s.Setup(student, c.Lesson("timed"))
+	if !res.SettingsSkipped || res.Settings != 0 || len(res.Objects) != 1 || res.Objects[0].Status != 201 {
+		t.Fatalf("a student's set-up: %+v", res)
+	}
+	teacher := api.WithPrincipal(context.Background(), api.Principal{ID: "teacher", Role: api.RoleTeacher})
+	if res := s.Setup(teacher, c.Lesson("timed")); res.SettingsSkipped || res.Settings != 201 {
+		t.Fatalf("the teacher's set-up: %+v", res)
+	}
+	want := "student GET /api/v1/namespaces|student POST /api/v1/namespaces/default/configmaps|" +
+		"teacher GET /api/v1/namespaces|teacher PUT /rvplay/v1/settings|teacher POST /api/v1/namespaces/default/configmaps"
+	if got := strings.Join(sent, "|"); got != want {
+		t.Fatalf("requests:\n%s\nwant\n%s", got, want)
+	}
+}

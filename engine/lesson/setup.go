@@ -19,6 +19,10 @@ type SetupResult struct {
 	Lesson string `json:"lesson"`
 	// Settings is the status of PUT /rvplay/v1/settings (0: none sent).
 	Settings int `json:"settings,omitempty"`
+	// SettingsSkipped: the lesson has settings, and a student's set-up
+	// left them to the teacher (whose push to the lesson applies them for
+	// the class).
+	SettingsSkipped bool `json:"settingsSkipped,omitempty"`
 	// Objects lists each object with the status of its create (409: it
 	// was there already and is left as it is).
 	Objects []SetupObject `json:"objects,omitempty"`
@@ -42,6 +46,11 @@ type SetupObject struct {
 // already is left alone (on a shared session someone else may be using
 // it); the lab starts a lesson that asks for a fresh store on a new one.
 //
+// A student's set-up (on a class's guarded session) applies no settings:
+// they are the whole class's, and the teacher's to change; the teacher's
+// push to the lesson applies them once for everyone. It creates the
+// objects that are missing, which a student may do anyway.
+//
 // It first lists the namespaces, which makes a new session create those
 // kube-apiserver creates when it starts (default, kube-system,
 // kube-public, kube-node-lease: revisions 2 to 5). A lesson's first write
@@ -51,7 +60,10 @@ func (s *Service) Setup(ctx context.Context, l *Lesson) *SetupResult {
 	out := &SetupResult{Lesson: l.Slug}
 	closeStream(s.Handler.Serve(ctx, &api.Request{Method: "GET", Path: "/api/v1/namespaces",
 		Header: api.Header{"Accept": {"application/json"}, "User-Agent": {setupUserAgent}}}))
-	if len(l.Setup.Settings) > 0 {
+	switch {
+	case len(l.Setup.Settings) > 0 && api.PrincipalFrom(ctx).Role == api.RoleStudent:
+		out.SettingsSkipped = true
+	case len(l.Setup.Settings) > 0:
 		resp := s.Handler.Serve(ctx, &api.Request{Method: "PUT", Path: SettingsPath,
 			Header: api.Header{"Content-Type": {"application/json"}}, Body: l.Setup.Settings})
 		out.Settings = resp.Status
