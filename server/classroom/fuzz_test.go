@@ -104,3 +104,42 @@ func FuzzWebSocketBearer(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodePush(f *testing.F) {
+	for _, s := range []string{`{"lesson":"races","step":1}`, `{"lesson":"races"}`, `{"step":1}`, `{"lesson":"x","step":-1}`,
+		`{"lesson":"` + strings.Repeat("a", 65) + `"}`, `{"lesson":1}`, `{"lesson":"x","step":1.5}`, `{"lesson":"x","step":1e99}`,
+		`[]`, ``, `null`, `{"lesson":"x"}{}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := decodePush(body)
+		if err != nil {
+			if req != (pushRequest{}) {
+				t.Fatalf("an error with a request: %+v", req)
+			}
+			return
+		}
+		if req.Lesson == "" || len(req.Lesson) > maxSlug || req.Step < 0 {
+			t.Fatalf("accepted %+v", req)
+		}
+	})
+}
+
+func FuzzDecodeChannelMessage(f *testing.F) {
+	for _, s := range []string{`{"type":"presence","lesson":"races","step":2}`, `{"type":"presence"}`, `{"type":"presence","step":3}`,
+		`{"type":"presence","lesson":"A"}`, `{"type":"presence","lesson":"x","step":1001}`, `{"type":"chat"}`, `{}`, `[]`, ``,
+		`{"type":"presence","lesson":"\u00e9"}`, `{"type":"presence","lesson":"x","step":-2}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		m, err := decodeChannelMessage(msg)
+		if err != nil {
+			return
+		}
+		// What the roster shows is a slug and a small step, never more.
+		if m.Type != "presence" || len(m.Lesson) > maxSlug || strings.IndexFunc(m.Lesson, notSlugRune) >= 0 ||
+			m.Step < 0 || m.Step > maxStep || (m.Lesson == "" && m.Step != 0) {
+			t.Fatalf("accepted %+v", m)
+		}
+	})
+}

@@ -24,6 +24,8 @@ import (
 //	POST   /s/<id>/join                {"code", "name"}: 201 {"token", ...} and the token as a cookie
 //	GET    /s/<id>/kubeconfig          a kubeconfig for the caller's token
 //	POST   /s/<id>/rvplay/v1/reset     a fresh store at revision 1 (teacher)
+//	GET    /s/<id>/rvplay/v1/channel   the session channel, a WebSocket: presence, pushes, the roster (channel.go)
+//	POST   /s/<id>/rvplay/v1/push      move the class to a lesson step (teacher; push.go)
 //	       /s/<id>/<path>              the session: /v3/... the etcd gateway, the rest the Kubernetes API
 //
 // On a guarded session every request carries "Authorization: Bearer
@@ -169,6 +171,12 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 	switch sub {
 	case "/kubeconfig":
 		h.kubeconfig(w, r, info, p, token)
+		return
+	case ChannelPath:
+		h.serveChannel(w, r, info, p)
+		return
+	case PushPath:
+		h.servePush(w, r, info, p)
 		return
 	case resetPath:
 		if r.Method != http.MethodPost {

@@ -160,12 +160,15 @@ type entry struct {
 	// teacher and joinCode are hashes; students are keyed by token hash.
 	teacher, joinCode []byte
 	students          map[string]api.Principal
+	joined            map[string]time.Time // by student ID
 	created           time.Time
 	lastUsed, saved   time.Time // saved: the last use written to storage
 
 	state   loadState
 	changed chan struct{} // closed at every state change
 	live    *live
+	// class is the session's class (channel.go), made when first needed.
+	class *class
 }
 
 // live is a loaded session.
@@ -212,6 +215,10 @@ func (e *entry) addStudent(st sqlite.Student) {
 		e.students = map[string]api.Principal{}
 	}
 	e.students[string(st.TokenHash)] = api.Principal{ID: st.ID, Name: st.Name, Role: api.RoleStudent}
+	if e.joined == nil {
+		e.joined = map[string]time.Time{}
+	}
+	e.joined[st.ID] = st.JoinedAt
 }
 
 // validName accepts DNS labels (RFC 1123), like Kubernetes object names:
@@ -718,8 +725,52 @@ func (r *Registry) takeOffline(ctx context.Context, name string, check func(*ent
 	} else {
 		e.setState(unloaded)
 	}
+	c := e.class
 	r.mu.Unlock()
+	// The class's browsers learn what happened on their channels.
+	if c != nil && err == nil {
+		if remove {
+			c.end()
+		} else {
+			c.reset()
+		}
+	}
 	return err
+}
+
+// class returns session name's class, making it on first use.
+func (r *Registry) class(name string) (*class, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.sessions[name]
+	if e == nil {
+		return nil, false
+	}
+	if e.class == nil {
+		e.class = newClass(name, func() []api.Principal { return r.Students(name) }, r.opts.Clock.Now)
+	}
+	return e.class, true
+}
+
+// Students lists the students of session name, in the order they joined.
+func (r *Registry) Students(name string) []api.Principal {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.sessions[name]
+	if e == nil {
+		return nil
+	}
+	out := make([]api.Principal, 0, len(e.students))
+	for _, p := range e.students {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if a, b := e.joined[out[i].ID], e.joined[out[j].ID]; !a.Equal(b) {
+			return a.Before(b)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
 }
 
 // Stats says how many sessions the registry knows and how many are loaded.
@@ -820,10 +871,14 @@ func (r *Registry) Close() {
 	}
 	r.closed = true
 	var open []*live
+	var classes []*class
 	touched := map[string]time.Time{}
 	for name, e := range r.sessions {
 		if e.state == isLoaded {
 			open = append(open, e.live)
+		}
+		if e.class != nil {
+			classes = append(classes, e.class)
 		}
 		if e.guarded && e.lastUsed.After(e.saved) {
 			touched[name] = e.lastUsed
@@ -831,6 +886,9 @@ func (r *Registry) Close() {
 		e.setState(ended) // wakes waiters, who then see closed
 	}
 	r.mu.Unlock()
+	for _, c := range classes {
+		c.close(nil)
+	}
 	for _, l := range open {
 		if err := l.sess.Close(); err != nil {
 			r.opts.Logger.Error("closing a session failed", "session", l.sess.Name, "err", err)

@@ -26,6 +26,7 @@ import { mountSettings } from './settings.js';
 import { mountLabFile } from './labfile.js';
 import { mountKeys } from './keys.js';
 import { mountLessons } from './lessons.js';
+import { mountChannel } from './channel.js';
 
 const cfg = JSON.parse($('lab-config').textContent);
 const frame = new Frame();
@@ -198,6 +199,7 @@ async function start() {
   $('lab').dataset.ready = 'true';
   performance.mark('lab-interactive');
   markReady();
+  if (server) lab.channel = mountChannel(lab);
   $('lab').dataset.readyMs = String(Math.round(performance.now()));
 
   // The lesson panel opens at once; restoring the saved lab (replaying its
