@@ -13,8 +13,9 @@ import (
 const ProgressPath = LessonsPath + "/progress"
 
 // Progress is one person's completed steps of one lesson, as verify found
-// them. A session keeps it in memory: it lasts as long as the session is
-// loaded.
+// them. A session keeps it in memory; the server keeps a class's in its
+// database too (Service.Passed and RestoreProgress), so that it outlives
+// the session's time in memory.
 type Progress struct {
 	Principal string    `json:"principal"`
 	Name      string    `json:"name,omitempty"`
@@ -29,7 +30,9 @@ type progressBook struct {
 	byKey map[[2]string]*Progress
 }
 
-func (b *progressBook) pass(p api.Principal, slug string, step int, at time.Time) {
+// pass records that p passed step of slug at; first reports whether p had
+// not passed it before.
+func (b *progressBook) pass(p api.Principal, slug string, step int, at time.Time) (first bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.byKey == nil {
@@ -41,15 +44,36 @@ func (b *progressBook) pass(p api.Principal, slug string, step int, at time.Time
 		pr = &Progress{Principal: p.ID, Name: p.Name, Lesson: slug}
 		b.byKey[k] = pr
 	}
-	pr.Updated = at
+	if at.After(pr.Updated) {
+		pr.Updated = at
+	}
+	if pr.Name == "" {
+		pr.Name = p.Name
+	}
 	for _, s := range pr.Steps {
 		if s == step {
-			return
+			return false
 		}
 	}
 	pr.Steps = append(pr.Steps, step)
 	sort.Ints(pr.Steps)
+	return true
 }
+
+// RestoreProgress adds progress recorded elsewhere (the server keeps a
+// class's beyond the session's time in memory) to what the Service
+// answers. It tells Passed nothing.
+func (s *Service) RestoreProgress(ps []Progress) {
+	for _, pr := range ps {
+		for _, step := range pr.Steps {
+			s.progress.pass(api.Principal{ID: pr.Principal, Name: pr.Name}, pr.Lesson, step, pr.Updated)
+		}
+	}
+}
+
+// Progress returns the progress of principal ("" = everyone's), ordered
+// by principal and lesson.
+func (s *Service) Progress(principal string) []Progress { return s.progress.list(principal) }
 
 // list returns the progress of principal ("" = everyone's), ordered by
 // principal and lesson.

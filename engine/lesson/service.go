@@ -37,6 +37,9 @@ type Service struct {
 	Exchanges func() []Exchange
 	// Now stamps progress (default: the wall clock).
 	Now func() time.Time
+	// Passed, if set, is told of each step a principal passes for the
+	// first time, as it is found (the server records a class's progress).
+	Passed func(p api.Principal, lesson string, step int, at time.Time)
 
 	progress progressBook
 }
@@ -161,7 +164,10 @@ func (s *Service) Serve(ctx context.Context, req *api.Request) *api.Response {
 			if s.Now != nil {
 				now = s.Now
 			}
-			s.progress.pass(p, out.Lesson, out.Step, now())
+			at := now()
+			if s.progress.pass(p, out.Lesson, out.Step, at) && s.Passed != nil {
+				s.Passed(p, out.Lesson, out.Step, at)
+			}
 		}
 		return jsonResponse(200, out)
 	case len(parts) <= 4 && (parts[0] != ""):

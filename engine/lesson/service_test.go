@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
 )
@@ -146,5 +147,30 @@ func TestAStudentsSetupLeavesTheSettingsToTheTeacher(t *testing.T) {
 		"teacher GET /api/v1/namespaces|teacher PUT /rvplay/v1/settings|teacher POST /api/v1/namespaces/default/configmaps"
 	if got := strings.Join(sent, "|"); got != want {
 		t.Fatalf("requests:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Progress recorded elsewhere (the server's database) is restored into a
+// new session's Service; Passed hears of each step passed for the first
+// time only.
+func TestProgressIsRestoredAndEachFirstPassIsTold(t *testing.T) {
+	s := newService(t, numbered(Exchange{Principal: "ana", Method: "GET", Path: nginx, Status: 200}))
+	s.RestoreProgress([]Progress{{Principal: "bo", Name: "Bo", Lesson: "demo", Steps: []int{1, 2}, Updated: time.Unix(100, 0)}})
+	var told []string
+	s.Passed = func(p api.Principal, lesson string, step int, _ time.Time) {
+		told = append(told, fmt.Sprint(p.ID, " ", lesson, " ", step))
+	}
+	ana := api.WithPrincipal(context.Background(), api.Principal{ID: "ana", Name: "Ana", Role: api.RoleStudent})
+	call(s, ana, "POST", "/rvplay/v1/lessons/demo/steps/1/verify", ``)
+	call(s, ana, "POST", "/rvplay/v1/lessons/demo/steps/1/verify", ``)
+	if got := strings.Join(told, "; "); got != "ana demo 1" {
+		t.Fatalf("told: %s", got)
+	}
+	var class []string
+	for _, p := range s.Progress("") {
+		class = append(class, fmt.Sprint(p.Principal, " ", p.Name, " ", p.Lesson, " ", p.Steps))
+	}
+	if got := strings.Join(class, "; "); got != "ana Ana demo [1]; bo Bo demo [1 2]" {
+		t.Fatalf("the class: %s", got)
 	}
 }

@@ -241,8 +241,9 @@ func (db *DB) Touch(lastUsed map[string]time.Time) error {
 }
 
 // ResetSession gives session name a fresh, empty store (revision 1, never
-// compacted) and keeps its access and students. The swap is one
-// transaction: the name, access and students move to a new session row,
+// compacted) and keeps its access, students and class records (class.go).
+// The swap is one transaction: the name, access, students and class
+// records move to a new session row,
 // and the old row is retired and its records purged as DeleteSession's
 // are. A Backend of the old session then fails instead of writing into the
 // new one; but the caller should close it first: ErrSessionInUse while it
@@ -279,6 +280,9 @@ func (db *DB) ResetSession(name string) error {
 			`INSERT INTO session_access (session, guarded, teacher_token_hash, join_code_hash, last_used_at)
 				SELECT ?1, guarded, teacher_token_hash, join_code_hash, last_used_at FROM session_access WHERE session = ?2 AND guarded = 1`,
 			"UPDATE session_students SET session = ?1 WHERE session = ?2",
+			// What the class achieved outlives the store it was achieved in.
+			"UPDATE class_progress SET session = ?1 WHERE session = ?2",
+			"UPDATE class_findings SET session = ?1 WHERE session = ?2",
 		} {
 			if _, err := w.conn.ExecContext(ctx, q, id, old); err != nil {
 				return err

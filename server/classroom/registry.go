@@ -31,6 +31,9 @@ type Storage interface {
 	DeleteSession(name string) error
 	ResetSession(name string) error
 	PurgeDeleted() error
+	// A class's records (progress.go).
+	ClassProgress(name string) ([]sqlite.PassedStep, error)
+	AddPassedSteps(name string, steps []sqlite.PassedStep) error
 }
 
 // Clock is the registry's time source; tests move a fake one by hand.
@@ -567,6 +570,10 @@ func (r *Registry) open(name string) (*live, error) {
 	s, err := session.New(name, b, r.opts.Session)
 	if err != nil {
 		b.Close()
+		return nil, err
+	}
+	if err := r.keepProgress(name, s); err != nil {
+		s.Close()
 		return nil, err
 	}
 	return &live{sess: s, http: httpapi.Handler(s, r.opts.HTTP)}, nil

@@ -1,0 +1,152 @@
+//go:build !js
+
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// What a class achieved in a session (migration 0004): the lesson steps
+// each person passed and the misconceptions found in their exchanges.
+// Package server/classroom decides what they mean; this file only stores
+// them. Both survive the session's unloading, a restart and a reset of its
+// store; ending the session deletes them.
+
+// PassedStep is one lesson step a person passed.
+type PassedStep struct {
+	Principal string
+	Lesson    string
+	Step      int
+	PassedAt  time.Time
+}
+
+// Finding is one misconception (or practice) a detector found in a
+// person's exchanges. Exchange names the exchange that showed it uniquely
+// across the session's loads; a finding added twice is kept once.
+type Finding struct {
+	Detector  string
+	Exchange  string
+	Principal string
+	// Lesson is the lesson the person was in ("" outside one).
+	Lesson  string
+	FoundAt time.Time
+}
+
+// ClassProgress returns every step passed in session name, by principal,
+// lesson and step (none for an unknown session).
+func (db *DB) ClassProgress(name string) ([]PassedStep, error) {
+	out := []PassedStep{}
+	err := db.readClass(name, `SELECT p.principal, p.lesson, p.step, p.passed_at FROM class_progress p
+		JOIN sessions s ON s.id = p.session WHERE s.name = ? ORDER BY p.principal, p.lesson, p.step`,
+		func(rows *sql.Rows) error {
+			var ps PassedStep
+			var at string
+			if err := rows.Scan(&ps.Principal, &ps.Lesson, &ps.Step, &at); err != nil {
+				return err
+			}
+			var err error
+			ps.PassedAt, err = parseTime(at)
+			out = append(out, ps)
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: class progress of %q: %w", name, err)
+	}
+	return out, nil
+}
+
+// ClassFindings returns every finding recorded in session name, oldest
+// first.
+func (db *DB) ClassFindings(name string) ([]Finding, error) {
+	out := []Finding{}
+	err := db.readClass(name, `SELECT f.detector, f.exchange, f.principal, f.lesson, f.found_at FROM class_findings f
+		JOIN sessions s ON s.id = f.session WHERE s.name = ? ORDER BY f.found_at, f.exchange, f.detector`,
+		func(rows *sql.Rows) error {
+			var f Finding
+			var at string
+			if err := rows.Scan(&f.Detector, &f.Exchange, &f.Principal, &f.Lesson, &at); err != nil {
+				return err
+			}
+			var err error
+			f.FoundAt, err = parseTime(at)
+			out = append(out, f)
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: class findings of %q: %w", name, err)
+	}
+	return out, nil
+}
+
+func (db *DB) readClass(name, query string, scan func(*sql.Rows) error) error {
+	if db.isClosed() {
+		return ErrClosed
+	}
+	rows, err := db.rdb.QueryContext(context.Background(), query, name)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// AddPassedSteps records steps passed in session name, in one transaction;
+// a step a principal passed already keeps its first time. ErrNoSession if
+// there is no such session.
+func (db *DB) AddPassedSteps(name string, steps []PassedStep) error {
+	if len(steps) == 0 {
+		return nil
+	}
+	err := db.write(func(w *writer) error {
+		id, err := liveSessionID(w, name)
+		if err != nil {
+			return err
+		}
+		for _, s := range steps {
+			if _, err := w.conn.ExecContext(context.Background(),
+				"INSERT INTO class_progress (session, principal, lesson, step, passed_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+				id, s.Principal, s.Lesson, s.Step, formatTime(s.PassedAt)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: add passed steps to %q: %w", name, err)
+	}
+	return nil
+}
+
+// AddFindings records findings in session name, in one transaction; one
+// recorded already (the same detector and exchange) is kept as it was.
+func (db *DB) AddFindings(name string, findings []Finding) error {
+	if len(findings) == 0 {
+		return nil
+	}
+	err := db.write(func(w *writer) error {
+		id, err := liveSessionID(w, name)
+		if err != nil {
+			return err
+		}
+		for _, f := range findings {
+			if _, err := w.conn.ExecContext(context.Background(),
+				"INSERT INTO class_findings (session, detector, exchange, principal, lesson, found_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+				id, f.Detector, f.Exchange, f.Principal, f.Lesson, formatTime(f.FoundAt)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: add findings to %q: %w", name, err)
+	}
+	return nil
+}
