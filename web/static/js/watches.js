@@ -43,7 +43,10 @@ export function mountWatches(lab) {
       el('div', { class: 'scroll' }, list));
     frame.schedule('stream-open-' + id, () => { $('streams').prepend(box); });
     const rows = new RowList(list, frame, 300);
+    // count is every event shown; changes only the objects' ADDED,
+    // MODIFIED and DELETED, which periodic bookmarks do not move.
     let count = 0;
+    let changes = 0;
     let cancel = null;
     const handle = {
       box,
@@ -63,10 +66,11 @@ export function mountWatches(lab) {
       },
       add(type, text, extra = {}) {
         count++;
+        if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') changes++;
         rows.push(el('li', { 'data-testid': 'watch-event', 'data-type': type, 'data-rv': extra.rv, class: 'ev-' + type.toLowerCase() },
           el('span', { class: 'etype', text: type }), ' ', el('span', { text }),
           extra.detail ? el('pre', { class: 'body', text: extra.detail }) : null));
-        frame.schedule(`stream-count-${id}`, () => { box.dataset.count = String(count); });
+        frame.schedule(`stream-count-${id}`, () => { box.dataset.count = String(count); box.dataset.changes = String(changes); });
       },
     };
     stop.addEventListener('click', () => {
