@@ -294,7 +294,7 @@ func TestClassResumesAfterSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the server binary")
 	}
-	srv, err := classload.StartServer(buildServer(t), tempDB(t), "--debug-addr", "127.0.0.1:0")
+	srv, err := classload.StartServer(buildServer(t), tempDB(t))
 	if err != nil {
 		t.Fatal(err)
 	}

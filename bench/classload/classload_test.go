@@ -40,7 +40,7 @@ func BenchmarkClassLoad(b *testing.B) {
 	b.Logf("machine: %d CPUs, load average %s", runtime.NumCPU(), loadAverage())
 
 	b.Run("steady", func(b *testing.B) {
-		rep := run(b, cfg, "--debug-addr", "127.0.0.1:0")
+		rep := run(b, cfg)
 		if rep.Delivery.P99 > *maxP99 {
 			b.Errorf("p99 delivery %v, more than %v", rep.Delivery.P99, *maxP99)
 		}
@@ -49,13 +49,13 @@ func BenchmarkClassLoad(b *testing.B) {
 		}
 	})
 	b.Run("crash", func(b *testing.B) {
-		rep := run(b, cfg.WithCrash(), "--debug-addr", "127.0.0.1:0")
+		rep := run(b, cfg.WithCrash())
 		if rep.Crash.Relisted == 0 {
 			b.Error("no watcher listed again after a 410")
 		}
 	})
 	b.Run("idle", func(b *testing.B) {
-		srv := start(b, "--debug-addr", "127.0.0.1:0", "--session-unload-after", "1s", "--max-sessions", "2000")
+		srv := start(b, "--session-unload-after", "1s", "--max-sessions", "2000")
 		rep, err := classload.IdleSessions(context.Background(), srv, *idle)
 		if err != nil {
 			b.Fatal(err)
@@ -79,7 +79,7 @@ func BenchmarkClassLoad(b *testing.B) {
 // its problems.
 func run(b *testing.B, cfg classload.Config, flags ...string) *classload.Report {
 	srv := start(b, flags...)
-	if *profile != "" && srv.DebugURL() != "" {
+	if *profile != "" {
 		go cpuProfile(b, srv.DebugURL(), cfg.Duration/2)
 	}
 	rep, err := classload.Run(context.Background(), srv, cfg)

@@ -46,8 +46,7 @@ func (r *IdleReport) Print(out io.Writer) {
 // IdleSessions creates n guarded sessions on srv, as n teachers would,
 // writes once in each (which loads it), and waits until the server has
 // unloaded them all for being idle: srv must run with a short
-// --session-unload-after, room for n sessions (--max-sessions) and its
-// profiler (--debug-addr).
+// --session-unload-after and room for n sessions (--max-sessions).
 func IdleSessions(ctx context.Context, srv *Server, n int) (*IdleReport, error) {
 	c := newClient(1)
 	rep := &IdleReport{Sessions: n}
@@ -89,13 +88,13 @@ func IdleSessions(ctx context.Context, srv *Server, n int) (*IdleReport, error) 
 func footprint(srv *Server) (Footprint, error) {
 	var f Footprint
 	var err error
-	if f.Goroutines, err = settledGoroutines(srv.URL(), -1, leftoverTimeout); err != nil {
+	if f.Goroutines, err = settledGoroutines(srv, -1, leftoverTimeout); err != nil {
 		return f, err
 	}
-	if f.Heap, err = heapInuse(srv.DebugURL()); err != nil {
+	if f.Heap, err = srv.process().HeapInuse(); err != nil {
 		return f, err
 	}
-	if f.RSS, err = rss(srv.Pid()); err != nil {
+	if f.RSS, _, err = srv.process().Memory(); err != nil {
 		return f, err
 	}
 	return f, nil

@@ -4,36 +4,22 @@ import (
 	"bufio"
 	"fmt"
 	"net/http"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
 
-// What the server process holds, read from outside it: its resident
-// memory from /proc (the server runs on this machine), its goroutines and
-// counters from /metrics, its live heap from the profiler (--debug-addr).
+// What the server process holds: its memory, processor time, goroutines
+// and heap as internal/rvplaytest reads them, its counters from /metrics.
 
-// probeClient reads /metrics and the profiler on connections of its own,
-// closed after each request, so that they count in no figure they read.
+// probeClient reads /metrics on connections of its own, closed after each
+// request, so that they count in no figure they read.
 var probeClient = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-
-// rss is a process's resident memory (VmRSS) in bytes.
-func rss(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for line := range strings.Lines(string(b)) {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, err := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("/proc/%d/status has no VmRSS", pid)
-}
 
 // metrics reads the server's /metrics and sums each metric's series over
 // their labels.
@@ -71,27 +57,14 @@ func metrics(base string) (map[string]float64, error) {
 	return out, sc.Err()
 }
 
-// goroutines is the server's go_goroutines.
-func goroutines(base string) (int, error) {
-	m, err := metrics(base)
-	if err != nil {
-		return 0, err
-	}
-	g, ok := m["go_goroutines"]
-	if !ok {
-		return 0, fmt.Errorf("/metrics has no go_goroutines")
-	}
-	return int(g), nil
-}
-
 // settledGoroutines waits until the server's goroutines are at most
 // want, or have stopped changing (the same count 1 s apart) when want is
 // negative, and returns the count; at most for timeout.
-func settledGoroutines(base string, want int, timeout time.Duration) (int, error) {
+func settledGoroutines(srv *Server, want int, timeout time.Duration) (int, error) {
 	deadline := time.Now().Add(timeout)
 	last := -1
 	for {
-		g, err := goroutines(base)
+		g, err := srv.process().Goroutines()
 		if err != nil {
 			return 0, err
 		}
@@ -101,27 +74,6 @@ func settledGoroutines(base string, want int, timeout time.Duration) (int, error
 		last = g
 		time.Sleep(time.Second)
 	}
-}
-
-// heapInuse is the server's heap in use after a collection, from its
-// profiler.
-func heapInuse(debugURL string) (int64, error) {
-	if debugURL == "" {
-		return 0, fmt.Errorf("the server serves no profiler (--debug-addr)")
-	}
-	resp, err := probeClient.Get(debugURL + "/debug/pprof/heap?gc=1&debug=1")
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "# HeapInuse = "); ok {
-			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		}
-	}
-	return 0, fmt.Errorf("the heap profile has no HeapInuse")
 }
 
 // sampler samples the server's resident memory and goroutines while the
@@ -146,8 +98,9 @@ func startSampler(srv *Server, every time.Duration) *sampler {
 		for {
 			// A server being restarted answers neither: that sample is
 			// skipped.
-			r, rerr := rss(srv.Pid())
-			g, gerr := goroutines(srv.URL())
+			p := srv.process()
+			r, _, rerr := p.Memory()
+			g, gerr := p.Goroutines()
 			s.mu.Lock()
 			if rerr == nil {
 				s.peakRSS = max(s.peakRSS, r)
@@ -176,49 +129,13 @@ func (s *sampler) end() (peakRSS int64, peakGoroutines int) {
 	return s.peakRSS, s.peakGoroutines
 }
 
-// goroutineStacks counts the server's goroutines by the functions of
-// their stacks, from its profiler; nil without one.
-func goroutineStacks(debugURL string) map[string]int {
-	if debugURL == "" {
-		return nil
-	}
-	resp, err := probeClient.Get(debugURL + "/debug/pprof/goroutine?debug=1")
-	if err != nil {
-		return nil
-	}
-	defer resp.Body.Close()
-	out := map[string]int{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
-	count, stack := 0, []string(nil)
-	flush := func() {
-		if count > 0 {
-			out[strings.Join(stack, " < ")] += count
-		}
-		count, stack = 0, nil
-	}
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case line == "":
-			flush()
-		case strings.Contains(line, " @ 0x"):
-			count, _ = strconv.Atoi(line[:strings.IndexByte(line, ' ')])
-		case strings.HasPrefix(line, "#\t"):
-			// "#\t0x935c48\tdatabase/sql.(*DB).connectionOpener+0x88\tsql.go:1261"
-			if f := strings.Split(line, "\t"); len(f) >= 3 {
-				fn, _, _ := strings.Cut(f[2], "+")
-				stack = append(stack, fn)
-			}
-		}
-	}
-	flush()
-	return out
-}
-
-// moreGoroutines describes the stacks that have more goroutines in after
+// moreGoroutines describes the stacks that have more goroutines in p now
 // than in before.
-func moreGoroutines(before, after map[string]int) []string {
+func moreGoroutines(before map[string]int, p *rvplaytest.Server) []string {
+	after, err := p.GoroutineStacks()
+	if err != nil {
+		return []string{err.Error()}
+	}
 	var out []string
 	for stack, n := range after {
 		if n > before[stack] {
@@ -229,27 +146,11 @@ func moreGoroutines(before, after map[string]int) []string {
 	return out
 }
 
-// cpuTime is a process's user and system time so far, from
-// /proc/<pid>/stat.
-func cpuTime(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// The command (field 2) may hold spaces; fields 3 on follow its ')'.
-	// utime and stime are fields 14 and 15, in USER_HZ (100 on Linux).
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 13 {
-		return 0, fmt.Errorf("short /proc/%d/stat", pid)
-	}
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * (time.Second / 100), nil
-}
-
-// ownCPUTime is this process's user and system time so far.
+// ownCPUTime is the processor time this process has taken so far.
 func ownCPUTime() time.Duration {
-	t, _ := cpuTime(os.Getpid())
-	return t
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -11,9 +11,13 @@ import (
 type Report struct {
 	Config Config
 
-	// Writes sent, acknowledged, without an answer (the crash), and the
-	// 429s waited out (every client's, watches included).
-	Writes, Acked, Uncertain, RateLimited int
+	// Writes sent, acknowledged, without an answer (the crash), not sent
+	// for want of a server to connect to (the crash), and the 429s
+	// waited out (every client's, watches included).
+	Writes, Acked, Uncertain, Unreachable, RateLimited int
+	// UncertainMade is how many writes without an answer the history
+	// has: the server made them before it died.
+	UncertainMade int
 	// WriteLatency is how long an acknowledged write took.
 	WriteLatency Quantiles
 
@@ -106,8 +110,8 @@ func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 func (r *Report) Print(out io.Writer) {
 	c := r.Config
 	fmt.Fprintf(out, "class of %d watchers, %d of them writing %.0f/s each for %s\n", c.Students, c.Writers, c.WriteRate, c.Duration)
-	fmt.Fprintf(out, "  writes: %d sent, %d acknowledged, %d without an answer; %d 429s waited out; write latency %s\n",
-		r.Writes, r.Acked, r.Uncertain, r.RateLimited, r.WriteLatency)
+	fmt.Fprintf(out, "  writes: %d sent, %d acknowledged, %d without an answer (%d of them made), %d found no server; %d 429s waited out; write latency %s\n",
+		r.Writes, r.Acked, r.Uncertain, r.UncertainMade, r.Unreachable, r.RateLimited, r.WriteLatency)
 	fmt.Fprintf(out, "  events received: %d; delivery from the acknowledgement %s (%d before it); from the sending %s\n",
 		r.Events, r.Delivery, r.EarlyDeliveries, r.FromSend)
 	fmt.Fprintf(out, "  streams ended by the server: %d closed (%d for being slow by its metric), %d broken, %d expired\n",
@@ -118,7 +122,7 @@ func (r *Report) Print(out io.Writer) {
 	fmt.Fprintf(out, "  server RSS: %s before, %s peak, %s after; goroutines: %d before, %d peak, %d after\n",
 		mib(r.RSSBefore), mib(r.RSSPeak), mib(r.RSSAfter), r.GoroutinesBefore, r.GoroutinesPeak, r.GoroutinesAfter)
 	if cr := r.Crash; cr != nil {
-		fmt.Fprintf(out, "  crash: back at revision %d, listening %s after SIGKILL, every watcher caught up %s after it; %d resumed, %d listed again after a 410 (compacted at %d); %d acknowledged writes lost\n",
+		fmt.Fprintf(out, "  crash: back at revision %d; listening again %s after SIGKILL, every watcher back and caught up %s after it; %d resumed, %d listed again after a 410 (compacted at %d); %d acknowledged writes lost\n",
 			cr.Revision, ms(cr.Restart), ms(cr.Recovery), cr.Resumed, cr.Relisted, cr.CompactedAt, cr.Lost)
 	}
 	if len(r.Problems) == 0 {

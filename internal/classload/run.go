@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -88,13 +89,16 @@ func Run(ctx context.Context, srv *Server, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	cl.c.closeIdle()
-	if rep.GoroutinesBefore, err = settledGoroutines(srv.URL(), -1, leftoverTimeout); err != nil {
+	if rep.GoroutinesBefore, err = settledGoroutines(srv, -1, leftoverTimeout); err != nil {
 		return nil, err
 	}
-	if rep.RSSBefore, err = rss(srv.Pid()); err != nil {
+	if rep.RSSBefore, _, err = srv.process().Memory(); err != nil {
 		return nil, err
 	}
-	stacks := goroutineStacks(srv.DebugURL())
+	stacks, err := srv.process().GoroutineStacks()
+	if err != nil {
+		return nil, err
+	}
 	smp := startSampler(srv, 250*time.Millisecond)
 
 	watchCtx, stopWatching := context.WithCancel(ctx)
@@ -114,15 +118,16 @@ func Run(ctx context.Context, srv *Server, cfg Config) (*Report, error) {
 	}
 
 	writers := make([]*writer, cfg.Writers)
+	var inFlight atomic.Int64
 	stopWriting := make(chan struct{})
 	var writing sync.WaitGroup
 	start, ownStart := time.Now(), ownCPUTime()
-	serverStart, err := cpuTime(srv.Pid())
+	serverStart, err := srv.process().CPU()
 	if err != nil {
 		return nil, err
 	}
 	for i := range writers {
-		w := newWriter(cl, i, cl.Students[i], cfg.Objects, cfg.WriteRate, cfg.ValueBytes)
+		w := newWriter(cl, i, cl.Students[i], cfg.Objects, cfg.WriteRate, cfg.ValueBytes, &inFlight)
 		writers[i] = w
 		writing.Go(func() { w.run(ctx, stopWriting) })
 	}
@@ -130,7 +135,7 @@ func Run(ctx context.Context, srv *Server, cfg Config) (*Report, error) {
 	var before []event // the history up to the crash, read before a compaction loses it
 	var killed time.Time
 	if cfg.Crash > 0 {
-		rep.Crash, before, killed, err = crash(ctx, srv, cl, watchers, start, cfg, &rep.Problems)
+		rep.Crash, before, killed, err = crash(ctx, srv, cl, watchers, start, cfg, &inFlight, &rep.Problems)
 		if err != nil {
 			close(stopWriting)
 			stopWatching()
@@ -144,7 +149,7 @@ func Run(ctx context.Context, srv *Server, cfg Config) (*Report, error) {
 	close(stopWriting)
 	writing.Wait()
 	rep.Elapsed, rep.ToolCPU = time.Since(start), ownCPUTime()-ownStart
-	serverEnd, err := cpuTime(srv.Pid())
+	serverEnd, err := srv.process().CPU()
 	if err != nil {
 		return nil, err
 	}
@@ -184,14 +189,14 @@ func Run(ctx context.Context, srv *Server, cfg Config) (*Report, error) {
 	stopWatching()
 	watching.Wait()
 	cl.c.closeIdle()
-	if rep.GoroutinesAfter, err = settledGoroutines(srv.URL(), rep.GoroutinesBefore, leftoverTimeout); err != nil {
+	if rep.GoroutinesAfter, err = settledGoroutines(srv, rep.GoroutinesBefore, leftoverTimeout); err != nil {
 		return nil, err
 	}
 	if rep.GoroutinesAfter > rep.GoroutinesBefore {
 		rep.Problems = append(rep.Problems, fmt.Sprintf("%d goroutines %v after every client left, %d before they came %s",
-			rep.GoroutinesAfter, leftoverTimeout, rep.GoroutinesBefore, moreGoroutines(stacks, goroutineStacks(srv.DebugURL()))))
+			rep.GoroutinesAfter, leftoverTimeout, rep.GoroutinesBefore, moreGoroutines(stacks, srv.process())))
 	}
-	if rep.RSSAfter, err = rss(srv.Pid()); err != nil {
+	if rep.RSSAfter, _, err = srv.process().Memory(); err != nil {
 		return nil, err
 	}
 	rep.RSSPeak, rep.GoroutinesPeak = smp.end()
@@ -233,7 +238,7 @@ func Run(ctx context.Context, srv *Server, cfg Config) (*Report, error) {
 // the teacher has compacted the history after their last
 // resourceVersion. It returns the history up to the revision the server
 // came back at, read before the compaction.
-func crash(ctx context.Context, srv *Server, cl *Class, watchers []*watcher, start time.Time, cfg Config, problems *[]string) (*CrashReport, []event, time.Time, error) {
+func crash(ctx context.Context, srv *Server, cl *Class, watchers []*watcher, start time.Time, cfg Config, inFlight *atomic.Int64, problems *[]string) (*CrashReport, []event, time.Time, error) {
 	sleepers := watchers[len(watchers)-cfg.Sleepers:]
 	awake := watchers[:len(watchers)-cfg.Sleepers]
 	sleep(ctx, time.Until(start.Add(cfg.Crash-cfg.Nap)))
@@ -241,10 +246,12 @@ func crash(ctx context.Context, srv *Server, cl *Class, watchers []*watcher, sta
 		w.sleep()
 	}
 	sleep(ctx, time.Until(start.Add(cfg.Crash)))
-	cpu, err := cpuTime(srv.Pid())
+	cpu, err := srv.process().CPU()
 	if err != nil {
 		return nil, nil, time.Time{}, err
 	}
+	// Killed with a write in flight if one comes within a second.
+	waitFor(ctx, time.Second, 100*time.Microsecond, func() bool { return inFlight.Load() > 0 })
 	killed := time.Now()
 	srv.Kill()
 	// What the watchers knew when it died.
@@ -304,11 +311,15 @@ func (rep *Report) measureDelivery(writers []*writer, watchers []*watcher, kille
 	acked := map[int64]*write{}
 	var took []time.Duration
 	for _, w := range writers {
+		rep.Unreachable += w.unreachable
 		for i := range w.writes {
 			wr := &w.writes[i]
 			rep.Writes++
 			if wr.uncertain {
 				rep.Uncertain++
+				if wr.rv != 0 {
+					rep.UncertainMade++
+				}
 				continue
 			}
 			rep.Acked++

@@ -18,9 +18,11 @@ type Server struct {
 }
 
 // StartServer starts bin on a free loopback port over the SQLite file db,
-// with flags added to its command line. The caller must Stop it.
+// with its profiler (what the load reads of the process) and flags added
+// to its command line. The caller must Stop it.
 func StartServer(bin, db string, flags ...string) (*Server, error) {
 	// No --session: the load's session is a guarded one it creates.
+	flags = append([]string{"--debug-addr", "127.0.0.1:0"}, flags...)
 	p, err := rvplaytest.StartBinary(bin, db, "", flags...)
 	if err != nil {
 		return nil, err
@@ -37,10 +39,7 @@ func (s *Server) process() *rvplaytest.Server {
 // URL is the server's address, e.g. http://127.0.0.1:40123.
 func (s *Server) URL() string { return s.process().URL }
 
-// Pid is the process id of the server running now.
-func (s *Server) Pid() int { return s.process().Pid() }
-
-// DebugURL is its profiler's address, if started with --debug-addr.
+// DebugURL is its profiler's address.
 func (s *Server) DebugURL() string { return s.process().DebugURL }
 
 // Log is what the server running now wrote.

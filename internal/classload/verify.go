@@ -1,6 +1,7 @@
 package classload
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -101,23 +102,13 @@ func checkWatcher(h []event, w *watcher) []string {
 				problems = append(problems, fmt.Sprintf("%s: its list %s", where, p))
 			}
 		}
-		lo, _ := slices.BinarySearchFunc(h, seg.from+1, func(e event, rv int64) int { return cmpInt(e.rv, rv) })
-		hi, _ := slices.BinarySearchFunc(h, seg.to+1, func(e event, rv int64) int { return cmpInt(e.rv, rv) })
+		lo, _ := slices.BinarySearchFunc(h, seg.from+1, func(e event, rv int64) int { return cmp.Compare(e.rv, rv) })
+		hi, _ := slices.BinarySearchFunc(h, seg.to+1, func(e event, rv int64) int { return cmp.Compare(e.rv, rv) })
 		if p := compareEvents(h[lo:hi], seg.events); p != "" {
 			problems = append(problems, fmt.Sprintf("%s to %d: %s", where, seg.to, p))
 		}
 	}
 	return problems
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // stateAt is every object of h at revision rv: its name and the revision

@@ -3,10 +3,13 @@ package classload
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -63,6 +66,10 @@ type object struct {
 // resourceVersion of the writer's last write (as kubectl edit does), each
 // delete with it as a precondition.
 type writer struct {
+	// inFlight counts the writes of every writer sent and not yet
+	// answered, for a crash that wants some.
+	inFlight *atomic.Int64
+
 	cl       *Class
 	student  Student
 	interval time.Duration
@@ -70,12 +77,14 @@ type writer struct {
 	objects  []object
 
 	writes []write
+	// unreachable counts the writes never sent: the server was down.
+	unreachable int
 	// problems are refusals a correct server would not answer.
 	problems []string
 }
 
-func newWriter(cl *Class, idx int, st Student, objects int, rate float64, valueBytes int) *writer {
-	w := &writer{cl: cl, student: st, interval: time.Duration(float64(time.Second) / rate), pad: strings.Repeat("x", valueBytes)}
+func newWriter(cl *Class, idx int, st Student, objects int, rate float64, valueBytes int, inFlight *atomic.Int64) *writer {
+	w := &writer{inFlight: inFlight, cl: cl, student: st, interval: time.Duration(float64(time.Second) / rate), pad: strings.Repeat("x", valueBytes)}
 	for k := range objects {
 		w.objects = append(w.objects, object{name: fmt.Sprintf("w%03d-%d", idx, k)})
 	}
@@ -117,7 +126,9 @@ func (w *writer) step(ctx context.Context, o *object) {
 		body = fmt.Appendf(nil, `{"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"resourceVersion":"%d"}}`, o.rv)
 	}
 	wr.sent = time.Now()
+	w.inFlight.Add(1)
 	status, answer, err := w.cl.c.do(ctx, method, url, w.student.Token, body)
+	w.inFlight.Add(-1)
 	switch {
 	case err == nil && status == want:
 		wr.acked = time.Now()
@@ -135,6 +146,11 @@ func (w *writer) step(ctx context.Context, o *object) {
 		if wr.kind == opUpdate {
 			o.updates++
 		}
+	case isDialError(err):
+		// Never sent: the server was down. Read o again once it is back.
+		w.unreachable++
+		w.resync(ctx, o)
+		return
 	case err == nil && status < 500:
 		// Refused: nothing was written, but a correct server had no
 		// reason to refuse it.
@@ -174,6 +190,13 @@ func (w *writer) resync(ctx context.Context, o *object) {
 			return
 		}
 	}
+}
+
+// isDialError says whether err is a request's failure to connect: the
+// request was never sent.
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // retryInterval is how often a client tries a server that does not answer.
