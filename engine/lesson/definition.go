@@ -128,12 +128,13 @@ type Action struct {
 //	startReflector, stopReflector   client-go's list-then-watch loop
 //	disconnect, reconnect   the client's connection drops (its streams end,
 //	                        its requests wait) and comes back
-//	startController, stopController the deployment controller
+//
+// The session's deployment controller is no client: a lesson runs or
+// pauses it with the setting "controllers".
 var ClientOps = []string{
 	"get", "list", "create", "update", "patch", "apply", "delete",
 	"watch", "stopWatch", "retryOnConflict",
 	"startReflector", "stopReflector", "disconnect", "reconnect",
-	"startController", "stopController",
 }
 
 // Kind says what sort of action a is: "run", "client", "compact",

@@ -2,13 +2,16 @@ package lessons_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/lesson"
 	"github.com/rvplay/rvplay/engine/lesson/lessontest"
 	"github.com/rvplay/rvplay/engine/mvcc"
+	"github.com/rvplay/rvplay/engine/session"
 	"github.com/rvplay/rvplay/web/lessons"
 )
 
@@ -40,7 +43,7 @@ func replay(t *testing.T, slug string) *lessontest.Runner {
 	r := start(t, c, l)
 	for n := 1; n <= len(l.Steps); n++ {
 		step := &l.Steps[n-1]
-		since := r.Recorder.LastSeq()
+		since := r.LastSeq()
 		if step.Verify != nil {
 			res, err := r.Verify(l, n, since)
 			if err != nil {
@@ -92,14 +95,14 @@ func checkTrap(t *testing.T, c *lesson.Catalog, l *lesson.Lesson, n, k int, trap
 	for i := 1; i < n; i++ {
 		for _, a := range l.Steps[i-1].SolutionActions() {
 			if _, err := r.Do(context.Background(), a); err != nil {
-				t.Fatalf("trap %d of step %d: replaying step %d: %v", k+1, n, i, err)
+				t.Fatalf("trap %d of step %d: replaying step %d: %v\n%s", k+1, n, i, err, dump(r, 0))
 			}
 		}
 		if res, err := r.WaitVerified(l, i, 0, verifyWait); err != nil || !res.Passed {
 			t.Fatalf("trap %d of step %d: replaying step %d did not pass: %+v %v", k+1, n, i, res, err)
 		}
 	}
-	since := r.Recorder.LastSeq()
+	since := r.LastSeq()
 	for _, a := range trap.Actions {
 		if _, err := r.Do(context.Background(), a); err != nil {
 			t.Fatalf("trap %d of step %d (%s): %v", k+1, n, trap.Note, err)
@@ -116,22 +119,23 @@ func checkTrap(t *testing.T, c *lesson.Catalog, l *lesson.Lesson, n, k int, trap
 
 func dump(r *lessontest.Runner, since int64) string {
 	out := ""
-	for _, e := range r.Recorder.Exchanges() {
-		if e.Seq <= since {
+	for _, e := range r.Exchanges() {
+		if int64(e.Seq) <= since {
 			continue
 		}
 		line := e.Method + " " + e.Path
 		if len(e.Query) > 0 {
 			line += "?" + e.Query.Encode()
 		}
-		line += " client=" + e.Client + " status=" + strconv.Itoa(e.Status) + " " + e.Reason + " rv=" + e.ResourceVersion + " sent=" + e.SentResourceVersion
+		line += " ua=" + e.UserAgent + " status=" + strconv.Itoa(e.Status) + " " + e.Reason + " rv=" + e.RV + " sent=" + e.RVSent
 		if e.Key != "" {
-			line += " key=" + e.Key + " rev=" + strconv.FormatInt(e.Revision, 10)
+			line += " key=" + e.Key + " rev=" + strconv.FormatInt(e.RequestRevision, 10)
 		}
-		if w := e.Watch; w != nil {
-			line += " watch{events=" + strconv.Itoa(w.Events) + " bookmarks=" + strconv.Itoa(w.Bookmarks) + " last=" + w.LastResourceVersion + " err=" + strconv.Itoa(w.ErrorCode) + "}"
+		if e.Watch != nil {
+			w := e.Watch.Summary()
+			line += fmt.Sprintf(" watch{events=%d bookmarks=%d last=%d err=%d}", w.Events, w.Bookmarks, w.LastRV, w.ErrorCode)
 		}
-		out += "  " + strconv.FormatInt(e.Seq, 10) + " " + line + "\n"
+		out += "  " + strconv.FormatUint(e.Seq, 10) + " " + line + "\n"
 	}
 	for _, name := range r.ClientNames() {
 		if refl := r.Client(name).Reflector(); refl != nil {
@@ -182,21 +186,26 @@ func TestLesson05ListThenWatch(t *testing.T) {
 	r := replay(t, "list-then-watch")
 	// The text: from a's resourceVersion 6, the watch replays b's and c's
 	// creation (7, 8), a's and b's changes (9, 10) and c's delete (11).
-	waitFor(t, r, "R's watch from an item delivers 5 events", func(record []lesson.Exchange) bool {
-		last := record[len(record)-1]
-		return last.Client == "R" && last.Watch != nil && last.Watch.Events == 5 && last.Watch.LastResourceVersion == "11"
+	waitFor(t, r, "R's watch from an item delivers 5 events", func(record []session.Exchange) bool {
+		for i := len(record) - 1; i >= 0; i-- {
+			if e := record[i]; e.UserAgent == api.LabUserAgent("R") && e.Watch != nil {
+				w := e.Watch.Summary()
+				return w.Events == 5 && w.LastRV == 11
+			}
+		}
+		return false
 	})
 }
 
 // waitFor waits until cond holds for the record, re-checking whenever it
 // changes, and fails the test after verifyWait.
-func waitFor(t *testing.T, r *lessontest.Runner, what string, cond func([]lesson.Exchange) bool) {
+func waitFor(t *testing.T, r *lessontest.Runner, what string, cond func([]session.Exchange) bool) {
 	t.Helper()
 	deadline := time.NewTimer(verifyWait)
 	defer deadline.Stop()
 	for {
-		changed := r.Recorder.Changed()
-		if cond(r.Recorder.Exchanges()) {
+		changed := r.Changed()
+		if cond(r.Exchanges()) {
 			return
 		}
 		select {

@@ -33,7 +33,6 @@ type labClient struct {
 	lastRV    string // where its last watch got to
 	reflector *runningLoop
 	refl      *client.Reflector
-	ctrl      *runningLoop
 
 	down    bool
 	up      chan struct{} // closed when the connection comes back
@@ -52,7 +51,7 @@ type runningLoop struct {
 
 func newLabClient(r *Runner, name string) *labClient {
 	lc := &labClient{r: r, name: name, streams: map[*gatedStream]bool{}}
-	lc.c = &client.Client{Handler: api.HandlerFunc(lc.send), UserAgent: name + "/" + LabUserAgent}
+	lc.c = &client.Client{Handler: api.HandlerFunc(lc.send), UserAgent: api.LabUserAgent(name)}
 	return lc
 }
 
@@ -183,7 +182,7 @@ func (lc *labClient) rv(a lesson.Action) (string, error) {
 		// what its last watch's stream delivered, as the record saw it:
 		// the frames reached the client even if its goroutine has not
 		// handled the last one yet
-		if rv := lc.r.Recorder.lastWatchRV(lc.name); rv != "" {
+		if rv := lc.r.lastWatchRV(lc.name); rv != "" {
 			return rv, nil
 		}
 		if lc.lastRV == "" {
@@ -219,18 +218,6 @@ func (lc *labClient) do(ctx context.Context, a lesson.Action) error {
 		return nil
 	case "stopReflector":
 		lc.stopLoop(&lc.reflector)
-		return nil
-	case "stopController":
-		lc.stopLoop(&lc.ctrl)
-		return nil
-	case "startController":
-		ns := a.Namespace
-		if ns == "" {
-			ns = "default"
-		}
-		dc := client.NewDeploymentController(lc.c, ns)
-		dc.Reflector.Clock = stepClock{lc.r.Clock}
-		lc.startLoop(&lc.ctrl, dc.Run)
 		return nil
 	}
 	rc, err := lc.rc(a)
@@ -355,6 +342,7 @@ func (lc *labClient) do(ctx context.Context, a lesson.Action) error {
 		watching := make(chan struct{})
 		var once sync.Once
 		refl.OnStep = func(s client.Step) {
+			lc.r.notify()
 			if (s.Kind == client.StepWatch && !a.WatchList) || (s.Kind == client.StepReplace && a.WatchList) {
 				once.Do(func() { close(watching) })
 			}
@@ -429,6 +417,7 @@ func (lc *labClient) startWatch(ctx context.Context, rc client.ResourceClient, a
 		defer lc.r.wg.Done()
 		defer close(ow.done)
 		for ev := range w.ResultChan() {
+			lc.r.notify()
 			if ev.Type == client.Error {
 				continue
 			}
