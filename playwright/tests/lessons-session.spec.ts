@@ -1,0 +1,75 @@
+// The lessons where people matter (3, 4 and 6), on a guarded server
+// session with two browsers: the teacher plays operator A (and compacts,
+// and changes the session's settings, which only a teacher may), a
+// student who joined with the class's code plays the other clients. Each
+// follows the lesson in their own lab; the teacher's check sees the whole
+// class, so it is the teacher's page that must pass every step, while the
+// student's page shows the moment from the other side: B's 409, R's 410.
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import { attachShots, lessons, locale, runStep } from './lessonlib';
+
+test.use({ locale });
+
+const teacherPlays = (a: { client?: string; compact?: string; settings?: unknown; wait?: string }) =>
+  a.client === 'A' || !a.client;
+
+async function classroom(browser: Browser) {
+  const teacherCtx = await browser.newContext();
+  const created = await teacherCtx.request.post('/sessions', { data: {} });
+  expect(created.status()).toBe(201);
+  const { id, joinCode } = await created.json();
+  const studentCtx = await browser.newContext();
+  const joined = await studentCtx.request.post(`/s/${id}/join`, { data: { code: joinCode, name: 'Ada' } });
+  expect(joined.status()).toBe(201);
+  const teacher = await teacherCtx.newPage();
+  const student = await studentCtx.newPage();
+  for (const p of [teacher, student]) {
+    await p.setViewportSize({ width: 1440, height: 900 });
+    await p.goto(`/s/${id}/`);
+    await expect(p.getByTestId('lab')).toHaveAttribute('data-lessons-ready', 'true', { timeout: 30_000 });
+  }
+  return { id, teacher, student, close: async () => { await teacherCtx.close(); await studentCtx.close(); } };
+}
+
+async function open(page: Page, slug: string) {
+  const panel = page.getByTestId('lesson-panel');
+  await panel.locator(`[data-testid="lesson-link"][data-lesson="${slug}"]`).click();
+  await panel.getByTestId('lesson-start').click();
+  await expect(panel).toHaveAttribute('data-step', '1');
+}
+
+for (const number of [3, 4, 6]) {
+  const lesson = lessons.find((l) => l.number === number)!;
+  test(`lesson ${number}: ${lesson.slug} on a server session, a teacher and a student`, async ({ browser }, testInfo) => {
+    test.setTimeout(150_000);
+    const { teacher, student, close } = await classroom(browser);
+    await open(teacher, lesson.slug);
+    await open(student, lesson.slug);
+    const tPanel = teacher.getByTestId('lesson-panel');
+    const sPanel = student.getByTestId('lesson-panel');
+    for (const [i, step] of lesson.steps.entries()) {
+      const n = i + 1;
+      await expect(tPanel).toHaveAttribute('data-step', String(n));
+      await expect(sPanel).toHaveAttribute('data-step', String(n));
+      // The solution in its order, each action in the browser of whoever plays it.
+      const byId = new Map((step.actions || []).map((a) => [a.id, a]));
+      for (const id of step.solution || []) {
+        const a = byId.get(id)!;
+        await runStep(teacherPlays(a) ? teacher : student, { ...step, solution: [id] });
+      }
+      await tPanel.getByTestId('lesson-check').click();
+      await expect(tPanel.getByTestId('lesson-verdict'), `step ${n} (${step.id}) in the teacher's check`).toHaveAttribute('data-passed', 'true', { timeout: 20_000 });
+      if (n === lesson.steps.length) {
+        await attachShots(teacher, testInfo, `lesson ${number} on a session: the teacher`);
+        await attachShots(student, testInfo, `lesson ${number} on a session: the student`);
+      }
+      await tPanel.getByTestId('lesson-next').click();
+      await sPanel.getByTestId('lesson-next').click();
+    }
+    // What the student saw.
+    if (number === 3) await expect(student.getByTestId('client-b-outcome').getByTestId('outcome-status')).toHaveText('409 Conflict');
+    if (number === 6) await expect(student.locator('[data-testid="watch-event"][data-type="ERROR"]').first()).toContainText('410');
+    await expect(tPanel.getByTestId('lesson-done')).toBeVisible();
+    await close();
+  });
+}

@@ -1,0 +1,85 @@
+// Every lesson, completed in Chromium the way a learner does it: open it
+// from the lesson list, start it, and in each step click the step's own
+// actions (the Run buttons on its console lines, the buttons of its client
+// actions) in the order of its solution; the lab checks the step after
+// the actions, and the test waits for the check to pass before it goes
+// on. Each lesson's key moment is attached as screenshots at 1440x900 and
+// 1920x1080. RVPLAY_LANG=zh (or ko) runs them in that language.
+import { expect, test } from '@playwright/test';
+import { attachShots, keyStep, lessons, locale, openLab, runStep } from './lessonlib';
+
+test.use({ locale });
+
+for (const lesson of lessons) {
+  test(`lesson ${lesson.number}: ${lesson.slug}, completed by following its own steps`, async ({ page }, testInfo) => {
+    test.setTimeout(120_000);
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await openLab(page);
+    const panel = page.getByTestId('lesson-panel');
+    await panel.locator(`[data-testid="lesson-link"][data-lesson="${lesson.slug}"]`).click();
+    await panel.getByTestId('lesson-start').click();
+    for (const [i, step] of lesson.steps.entries()) {
+      const n = i + 1;
+      await expect(panel).toHaveAttribute('data-step', String(n));
+      await runStep(page, step);
+      await expect(panel.getByTestId('lesson-verdict'), `step ${n} (${step.id})`).toHaveAttribute('data-passed', 'true', { timeout: 20_000 });
+      if (keyStep[lesson.slug] === step.id) await attachShots(page, testInfo, `lesson ${lesson.number} ${lesson.slug}: ${step.id}`);
+      await panel.getByTestId('lesson-next').click();
+    }
+    await expect(panel.getByTestId('lesson-done')).toBeVisible();
+    await panel.getByTestId('lesson-all').last().click();
+    await expect(panel.locator(`[data-testid="lesson-link"][data-lesson="${lesson.slug}"]`)).toHaveAttribute('data-complete', 'true');
+    expect(errors).toEqual([]);
+  });
+}
+
+test('a wrong action does not pass a lesson step: writing without reading back', async ({ page }) => {
+  await openLab(page);
+  const panel = page.getByTestId('lesson-panel');
+  await panel.locator('[data-testid="lesson-link"][data-lesson="etcd-revisions"]').click();
+  await panel.getByTestId('lesson-start').click();
+  // The step asks to put k1 and read it back; the learner only writes.
+  const input = page.getByTestId('console-input');
+  await input.fill('etcdctl put k1 v1');
+  await input.press('Enter');
+  await expect(page.getByTestId('console-output')).toContainText('OK');
+  await panel.getByTestId('lesson-check').click();
+  await expect(panel.getByTestId('lesson-verdict')).toHaveAttribute('data-passed', 'false');
+  // Hints come one at a time.
+  await panel.getByTestId('lesson-hint').click();
+  await expect(panel.getByTestId('lesson-hint-text')).toHaveCount(1);
+  await panel.getByTestId('lesson-hint').click();
+  await expect(panel.getByTestId('lesson-hint-text')).toHaveCount(2);
+  // Reading it back passes.
+  await input.fill('etcdctl get k1 -w json');
+  await input.press('Enter');
+  await expect(panel.getByTestId('lesson-verdict')).toHaveAttribute('data-passed', 'true', { timeout: 10_000 });
+});
+
+test('lesson progress survives a reload, and a deep link opens a step', async ({ page }) => {
+  await openLab(page);
+  const panel = page.getByTestId('lesson-panel');
+  await panel.locator('[data-testid="lesson-link"][data-lesson="etcd-revisions"]').click();
+  await panel.getByTestId('lesson-start').click();
+  await runStep(page, lessons[0].steps[0]);
+  await expect(panel.getByTestId('lesson-verdict')).toHaveAttribute('data-passed', 'true', { timeout: 20_000 });
+  await panel.getByTestId('lesson-next').click();
+  await expect(page).toHaveURL(/#lesson=etcd-revisions\/2$/);
+  const started = Date.now();
+  await page.reload();
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-lessons-ready', 'true', { timeout: 20_000 });
+  await expect(panel).toHaveAttribute('data-step', '2');
+  await expect(panel.locator('[data-testid="lesson-dot"][data-step="1"]')).toHaveClass(/passed/);
+  // The store came back too: the reload replayed the lab's history.
+  await expect(page.locator('[data-testid="etcd-key"][data-key="k1"]')).toBeVisible({ timeout: 15_000 });
+  console.log(`reload to lesson step: ${Date.now() - started} ms`);
+
+  // A deep link to a step of another lesson sets that lesson up and opens the step.
+  await page.goto('/lab#lesson=lost-update/2');
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-lessons-ready', 'true', { timeout: 20_000 });
+  await expect(panel).toHaveAttribute('data-lesson', 'lost-update');
+  await expect(panel).toHaveAttribute('data-step', '2');
+  await expect(page.locator('[data-testid="etcd-key"][data-key="/registry/deployments/default/nginx"]')).toBeVisible({ timeout: 15_000 });
+});
