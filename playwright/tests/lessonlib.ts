@@ -64,6 +64,6 @@ export async function runStep(page: Page, step: Step, only?: (a: Action) => bool
     await expect(button).toBeEnabled({ timeout: 30_000 });
     await button.click();
   }
-  await expect(panel.locator('[data-testid="lesson-action"]').first()).toBeEnabled({ timeout: 60_000 });
+  if ((step.solution || []).length) await expect(panel.locator('[data-testid="lesson-action"]').first()).toBeEnabled({ timeout: 60_000 });
 }
 

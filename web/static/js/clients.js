@@ -126,6 +126,7 @@ export async function mountClients(lab) {
   }
 
   function onStep(c, s) {
+    if (s.kind === 'exchange') lab.lessons?.verifySoon();
     if (s.kind === 'exchange') {
       const path = s.path + (s.query ? `?${s.query}` : '');
       if (c.log) c.log.add({ method: s.method, path, status: s.status, reqBody: s.requestBody || '', respBody: s.watch ? t('reflector.log.watch') : s.body || '' });
@@ -403,7 +404,7 @@ export async function mountClients(lab) {
       userAgent: `${c.label}/rvplay-lab`,
       onOpen: (e) => c.log?.add({ method: 'GET', path: `${path}?${qs}`, status: e.status, respBody: e.status === 200 ? t('reflector.log.watch') : e.body }),
       onEvent: (ev, d) => { if (d.rv) c.lastRV = d.rv; },
-      onEnd: () => { if (c.watch === w) c.watch = null; },
+      onEnd: () => { if (c.watch === w) c.watch = null; lab.lessons?.verifySoon(); },
     });
   }
 

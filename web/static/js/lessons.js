@@ -395,7 +395,8 @@ export function mountLessons(lab) {
       cur.busy = false;
       renderBusy();
     }
-    await verify();
+    const r = await verify();
+    if (r && !r.passed) verifyLater();
   }
 
   async function verify() {
@@ -411,12 +412,25 @@ export function mountLessons(lab) {
     return r;
   }
 
-  // A learner's own actions (console, cards, editor) are checked too, a
-  // moment after they settle.
+  // A learner's own actions (console, cards, editor) and what the lab's
+  // clients do by themselves (a reflector's relist, a watch that ends in
+  // 410) are checked too, a moment after they settle.
   function verifySoon() {
     if (!cur || cur.step < 1 || cur.busy || cur.result?.passed) return;
     clearTimeout(verifyTimer);
     verifyTimer = setTimeout(() => verify().catch(() => {}), 400);
+  }
+
+  // After a step's actions, what they set going (a reflector backing off
+  // before it relists, a controller catching up) may complete the step a
+  // little later: check again, less and less often.
+  let later = [];
+  function verifyLater() {
+    for (const id of later) clearTimeout(id);
+    const at = { lesson: cur.lesson, step: cur.step };
+    later = [1000, 2500, 5000, 10_000].map((ms) => setTimeout(() => {
+      if (cur && cur.lesson === at.lesson && cur.step === at.step && !cur.result?.passed && !cur.busy) verify().catch(() => {});
+    }, ms));
   }
 
   // ---- rendering ------------------------------------------------------------------
