@@ -19,7 +19,7 @@
 import { $ } from './dom.js';
 import { t } from './i18n.js';
 import { lookupResource, itemPath, collectionPath } from './kube.js';
-import { ExchangeLog, outcomeOf, renderOutcome } from './exchanges.js';
+import { ExchangeLog, outcomeOf, renderOutcome, statusLine, shortPath } from './exchanges.js';
 import yaml from '../vendor/js-yaml-4.1.0.mjs';
 
 const NS = 'default';
@@ -130,7 +130,7 @@ export async function mountClients(lab) {
     if (s.kind === 'exchange') {
       const path = s.path + (s.query ? `?${s.query}` : '');
       if (c.log) c.log.add({ method: s.method, path, status: s.status, reqBody: s.requestBody || '', respBody: s.watch ? t('reflector.log.watch') : s.body || '' });
-      else lab.console?.print(`# ${c.label}: ${s.method} ${path} → ${s.status}`, 'muted');
+      else requestsOf(c).add(s.method, `${statusLine(s.status)} ${shortPath(path)}`, { rv: s.rv, detail: s.status >= 300 ? s.body : undefined });
       if (s.status === 0) lab.connection?.failed(s.body || 'no answer');
       lab.revisions.see(s.rv);
       if (s.method !== 'GET' && s.status > 0 && s.status < 300) lab.afterWrite();
@@ -144,6 +144,16 @@ export async function mountClients(lab) {
   // The operator cards show a copy and an outcome; the informer's card
   // (reflector.js) shows its store instead.
   const hasCopy = (c) => c.card && $(`client-${c.id}-copy`);
+
+  // A client without a card (a lesson's watcher R, S, W) shows its
+  // requests in a box of the watch panel, beside its watches.
+  function requestsOf(c) {
+    if (!c.requests || c.requests.removed) {
+      c.requests = lab.watches.open(`${c.label}: ${t('clients.requests')}`, '', {}, { stoppable: false });
+      c.requests.setState('open', '');
+    }
+    return c.requests;
+  }
 
   function showCopy(c) {
     if (!hasCopy(c)) return;
@@ -309,6 +319,7 @@ export async function mountClients(lab) {
     let a;
     let sent = '';
     let method = 'GET';
+    let listed = '';
     switch (act.do) {
       case 'watch':
         watch(c, act);
@@ -332,6 +343,7 @@ export async function mountClients(lab) {
           c.listRV = a.object.metadata?.resourceVersion || '';
           c.listItems = a.object.items || [];
           c.listCont = a.object.metadata?.continue || '';
+          listed = listText(a.object);
         }
         break;
       }
@@ -375,8 +387,16 @@ export async function mountClients(lab) {
       default:
         throw new Error(t('clients.unsupported', { do: act.do }));
     }
-    await report(c, method, a, { sent, ref, extra: a.attempts > 1 ? t('clients.attempts', { n: a.attempts }) : '' });
+    await report(c, method, a, { sent, ref, extra: listed || (a.attempts > 1 ? t('clients.attempts', { n: a.attempts }) : '') });
     return a;
+  }
+
+  // listText says what a list answered: its resourceVersion and each
+  // item's (the first few).
+  function listText(l) {
+    const items = (l.items || []).map((o) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`);
+    const shown = items.slice(0, 6).join(', ') + (items.length > 6 ? ', …' : '');
+    return t('outcome.list', { rv: l.metadata?.resourceVersion || '?', n: items.length, items: shown || '–' });
   }
 
   // watch opens a lesson client's watch (one per client; a new one
@@ -402,7 +422,10 @@ export async function mountClients(lab) {
     const qs = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined && v !== '')).toString();
     w.cancel = lab.watches.follow(s, path, query, {
       userAgent: `${c.label}/rvplay-lab`,
-      onOpen: (e) => c.log?.add({ method: 'GET', path: `${path}?${qs}`, status: e.status, respBody: e.status === 200 ? t('reflector.log.watch') : e.body }),
+      onOpen: (e) => {
+        if (c.log) c.log.add({ method: 'GET', path: `${path}?${qs}`, status: e.status, respBody: e.status === 200 ? t('reflector.log.watch') : e.body });
+        else requestsOf(c).add('GET', `${statusLine(e.status)} ${shortPath(`${path}?${qs}`)}`);
+      },
       onEvent: (ev, d) => { if (d.rv) c.lastRV = d.rv; },
       onEnd: () => { if (c.watch === w) c.watch = null; lab.lessons?.verifySoon(); },
     });
@@ -445,6 +468,7 @@ export async function mountClients(lab) {
     ensured.clear();
     for (const c of byLabel.values()) {
       stopWatch(c);
+      c.requests = null;
       c.lastRV = '';
       c.copy = null;
       c.listRV = '';
@@ -475,10 +499,11 @@ export async function mountClients(lab) {
   }));
   for (const c of Object.values(cards)) showCopy(c);
 
-  // showCards shows the cards of a lesson's clients (all of them when
-  // names is empty: the free lab).
+  // showCards shows the cards of a lesson's clients; a lesson without
+  // clients hides the panel; null (the free lab) shows every card.
   function showCards(names) {
-    for (const { id, label } of CARDS) $(`client-${id}`).hidden = !!(names?.length) && !names.includes(label);
+    for (const { id, label } of CARDS) $(`client-${id}`).hidden = !!names && !names.includes(label);
+    $('clients-panel').hidden = !!names && !CARDS.some(({ label }) => names.includes(label));
   }
 
   return { subject, get, put, update, runAction, ensureSubject, setSubject, reset, cards, clientFor, showCards };

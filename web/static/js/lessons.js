@@ -223,7 +223,7 @@ export function mountLessons(lab) {
   function renderList() {
     cur = null;
     progress.close();
-    lab.clients?.showCards([]);
+    lab.clients?.showCards(null);
     setHash('');
     const items = refs.map((l, i) => {
       const p = progress.lesson(l.slug);

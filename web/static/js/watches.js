@@ -32,14 +32,14 @@ export function mountWatches(lab) {
 
   // open shows one watch stream and returns a handle whose add(type, text)
   // appends event rows and setState(state, text) updates its header.
-  function open(title, path, query) {
+  function open(title, path, query, { stoppable = true } = {}) {
     const id = ++seq;
     const list = el('ol', { class: 'events', 'data-testid': 'stream-events' });
     const stateEl = el('span', { class: 'stream-state', 'data-testid': 'stream-state', text: t('stream.connecting') });
     const stop = el('button', { 'data-testid': 'stream-stop', 'aria-label': `${t('watches.stop')} ${title}`, text: t('watches.stop') });
     const qs = new URLSearchParams(Object.entries(query || {}).filter(([, v]) => v !== undefined && v !== '')).toString();
     const box = el('article', { class: 'stream', 'data-testid': 'stream', 'data-stream': title, 'data-state': 'connecting' },
-      el('header', {}, el('b', { text: title }), ' ', el('code', { class: 'muted', text: path + (qs ? '?' + qs : ''), title: path + (qs ? '?' + qs : '') }), ' ', stateEl, stop),
+      el('header', {}, el('b', { text: title }), ' ', el('code', { class: 'muted', text: path + (qs ? '?' + qs : ''), title: path + (qs ? '?' + qs : '') }), ' ', stateEl, stoppable ? stop : null),
       el('div', { class: 'scroll' }, list));
     frame.schedule('stream-open-' + id, () => { $('streams').prepend(box); });
     const rows = new RowList(list, frame, 300);
