@@ -311,9 +311,11 @@ func TestClassResumesAfterSIGKILL(t *testing.T) {
 	for _, p := range rep.Problems {
 		t.Error(p)
 	}
-	if rep.Crash.Lost != 0 || rep.Crash.Relisted != 2 || rep.Crash.Resumed != 18 {
-		t.Errorf("%d acknowledged writes lost, %d watchers resumed and %d listed again; want none lost, 18 and 2",
-			rep.Crash.Lost, rep.Crash.Resumed, rep.Crash.Relisted)
+	// The sleepers' lists are checked with the problems; an awake watcher
+	// far enough behind lists again too.
+	if c := rep.Crash; c.Lost != 0 || c.Relisted < 2 || c.Resumed+c.Relisted != 20 {
+		t.Errorf("%d acknowledged writes lost, %d watchers resumed and %d listed again; want none lost, and all 20 back, at least the 2 sleepers by a list",
+			c.Lost, c.Resumed, c.Relisted)
 	}
 }
 

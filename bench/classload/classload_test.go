@@ -79,7 +79,7 @@ func BenchmarkClassLoad(b *testing.B) {
 // its problems.
 func run(b *testing.B, cfg classload.Config, flags ...string) *classload.Report {
 	srv := start(b, flags...)
-	if *profile != "" {
+	if *profile != "" && cfg.Crash == 0 {
 		go cpuProfile(b, srv.DebugURL(), cfg.Duration/2)
 	}
 	rep, err := classload.Run(context.Background(), srv, cfg)
@@ -150,10 +150,16 @@ func tail(s string, n int) string {
 }
 
 // cpuProfile writes the server's CPU profile of the 20 s from after on
-// to -classload.cpuprofile (go tool pprof reads it).
+// to -classload.cpuprofile (go tool pprof reads it) during the steady load.
 func cpuProfile(b *testing.B, debugURL string, after time.Duration) {
 	time.Sleep(after)
-	resp, err := http.Get(debugURL + "/debug/pprof/profile?seconds=20")
+	req, err := http.NewRequest(http.MethodGet, debugURL+"/debug/pprof/profile?seconds=20", nil)
+	if err != nil {
+		b.Log(err)
+		return
+	}
+	req.Close = true // no connection left to count among the server's goroutines
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		b.Log(err)
 		return

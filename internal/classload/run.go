@@ -276,15 +276,13 @@ func crash(ctx context.Context, srv *Server, cl *Class, watchers []*watcher, sta
 	}
 	if len(sleepers) > 0 {
 		// Compacted at the oldest revision an awake watcher knew, every
-		// awake watcher resumes; every sleeper knew only revisions
-		// before it, and gets a 410.
-		if sleptAt+1 >= awakeAt {
-			*problems = append(*problems, fmt.Sprintf("a watcher that stayed awake knew only revision %d, no later than the sleepers (%d): no compaction can part them", awakeAt, sleptAt))
-		} else {
-			cr.CompactedAt = awakeAt
-			if err := cl.compact(ctx, awakeAt); err != nil {
-				return nil, nil, killed, fmt.Errorf("the teacher's compaction: %w", err)
-			}
+		// awake watcher resumes, and every sleeper, which knew only
+		// revisions at least two before it, gets a 410. Were an awake
+		// watcher that far behind, it gets one too: it lists again, as
+		// it should.
+		cr.CompactedAt = max(awakeAt, sleptAt+2)
+		if err := cl.compact(ctx, cr.CompactedAt); err != nil {
+			return nil, nil, killed, fmt.Errorf("the teacher's compaction: %w", err)
 		}
 		for _, w := range sleepers {
 			w.wake()
