@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -32,6 +33,7 @@ const (
 )
 
 type pbField struct {
+	num      int
 	name     string
 	kind     pbKind
 	msg      string // for pbMsg, and the value type of pbMap ("" string, "bytes", "Quantity")
@@ -39,112 +41,131 @@ type pbField struct {
 	pointer  bool // emitted only when set: zero values are meaningful
 }
 
-var pbTypes = map[string]map[int]pbField{
-	"ObjectMeta": {
-		1: {name: "name"}, 2: {name: "generateName"}, 3: {name: "namespace"}, 4: {name: "selfLink"},
-		5: {name: "uid"}, 6: {name: "resourceVersion"}, 7: {name: "generation", kind: pbInt},
-		8: {name: "creationTimestamp", kind: pbTime}, 9: {name: "deletionTimestamp", kind: pbTime},
-		10: {name: "deletionGracePeriodSeconds", kind: pbInt, pointer: true},
-		11: {name: "labels", kind: pbMap}, 12: {name: "annotations", kind: pbMap},
-		13: {name: "ownerReferences", kind: pbMsg, msg: "OwnerReference", repeated: true},
-		14: {name: "finalizers", repeated: true},
-	},
-	"OwnerReference": {
-		5: {name: "apiVersion"}, 1: {name: "kind"}, 3: {name: "name"}, 4: {name: "uid"},
-		6: {name: "controller", kind: pbBool, pointer: true}, 7: {name: "blockOwnerDeletion", kind: pbBool, pointer: true},
-	},
-	"ConfigMap": {
-		1: {name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, 2: {name: "data", kind: pbMap},
-		3: {name: "binaryData", kind: pbMap, msg: "bytes"}, 4: {name: "immutable", kind: pbBool, pointer: true},
-	},
-	"Secret": {
-		1: {name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, 2: {name: "data", kind: pbMap, msg: "bytes"},
-		3: {name: "type"}, 4: {name: "stringData", kind: pbMap}, 5: {name: "immutable", kind: pbBool, pointer: true},
-	},
-	"Namespace": {
-		1: {name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, 2: {name: "spec", kind: pbMsg, msg: "NamespaceSpec"},
-		3: {name: "status", kind: pbMsg, msg: "NamespaceStatus"},
-	},
-	"NamespaceStatus": {1: {name: "phase"}},
-	"NamespaceSpec":   {1: {name: "finalizers", repeated: true}},
-	"Deployment": {
-		1: {name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, 2: {name: "spec", kind: pbMsg, msg: "DeploymentSpec"},
-		3: {name: "status", kind: pbMsg, msg: "DeploymentStatus"},
-	},
-	"DeploymentSpec": {
-		1: {name: "replicas", kind: pbInt, pointer: true}, 2: {name: "selector", kind: pbMsg, msg: "LabelSelector"},
-		3: {name: "template", kind: pbMsg, msg: "PodTemplateSpec"}, 4: {name: "strategy", kind: pbMsg, msg: "DeploymentStrategy"},
-		5: {name: "minReadySeconds", kind: pbInt}, 6: {name: "revisionHistoryLimit", kind: pbInt, pointer: true},
-		7: {name: "paused", kind: pbBool}, 9: {name: "progressDeadlineSeconds", kind: pbInt, pointer: true},
-	},
-	"DeploymentStrategy": {1: {name: "type"}, 2: {name: "rollingUpdate", kind: pbMsg, msg: "RollingUpdateDeployment"}},
-	"RollingUpdateDeployment": {
-		1: {name: "maxUnavailable", kind: pbIntOr, pointer: true}, 2: {name: "maxSurge", kind: pbIntOr, pointer: true},
-	},
-	"LabelSelector": {
-		1: {name: "matchLabels", kind: pbMap},
-		2: {name: "matchExpressions", kind: pbMsg, msg: "LabelSelectorRequirement", repeated: true},
-	},
-	"LabelSelectorRequirement": {1: {name: "key"}, 2: {name: "operator"}, 3: {name: "values", repeated: true}},
-	"PodTemplateSpec": {
-		1: {name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, 2: {name: "spec", kind: pbMsg, msg: "PodSpec"},
-	},
-	"Pod": {
-		1: {name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, 2: {name: "spec", kind: pbMsg, msg: "PodSpec"},
-		3: {name: "status", kind: pbMsg, msg: "PodStatus"},
-	},
-	"PodSpec": {
-		2: {name: "containers", kind: pbMsg, msg: "Container", repeated: true}, 3: {name: "restartPolicy"},
-		4: {name: "terminationGracePeriodSeconds", kind: pbInt, pointer: true},
-		5: {name: "activeDeadlineSeconds", kind: pbInt, pointer: true}, 6: {name: "dnsPolicy"},
-		7: {name: "nodeSelector", kind: pbMap}, 8: {name: "serviceAccountName"}, 10: {name: "nodeName"},
-		11: {name: "hostNetwork", kind: pbBool}, 16: {name: "hostname"}, 17: {name: "subdomain"},
-		19: {name: "schedulerName"}, 20: {name: "initContainers", kind: pbMsg, msg: "Container", repeated: true},
-		24: {name: "priorityClassName"},
-	},
-	"Container": {
-		1: {name: "name"}, 2: {name: "image"}, 3: {name: "command", repeated: true}, 4: {name: "args", repeated: true},
-		5: {name: "workingDir"}, 6: {name: "ports", kind: pbMsg, msg: "ContainerPort", repeated: true},
-		7:  {name: "env", kind: pbMsg, msg: "EnvVar", repeated: true},
-		8:  {name: "resources", kind: pbMsg, msg: "ResourceRequirements"},
-		13: {name: "terminationMessagePath"}, 14: {name: "imagePullPolicy"}, 16: {name: "stdin", kind: pbBool},
-		17: {name: "stdinOnce", kind: pbBool}, 18: {name: "tty", kind: pbBool}, 20: {name: "terminationMessagePolicy"},
-	},
-	"ContainerPort": {
-		1: {name: "name"}, 2: {name: "hostPort", kind: pbInt}, 3: {name: "containerPort", kind: pbInt},
-		4: {name: "protocol"}, 5: {name: "hostIP"},
-	},
-	"EnvVar": {1: {name: "name"}, 2: {name: "value"}},
-	"DeleteOptions": {
-		1: {name: "gracePeriodSeconds", kind: pbInt, pointer: true}, 2: {name: "preconditions", kind: pbMsg, msg: "Preconditions"},
-		3: {name: "orphanDependents", kind: pbBool, pointer: true}, 4: {name: "propagationPolicy", pointer: true},
-		5: {name: "dryRun", repeated: true},
-	},
-	"Preconditions": {1: {name: "uid", pointer: true}, 2: {name: "resourceVersion", pointer: true}},
-	"Scale": {
-		1: {name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, 2: {name: "spec", kind: pbMsg, msg: "ScaleSpec"},
-		3: {name: "status", kind: pbMsg, msg: "ScaleStatus"},
-	},
-	"ScaleSpec":   {1: {name: "replicas", kind: pbInt}},
-	"ScaleStatus": {1: {name: "replicas", kind: pbInt}, 2: {name: "selector"}},
-	"Event": {
-		1: {name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, 2: {name: "involvedObject", kind: pbMsg, msg: "ObjectReference"},
-		3: {name: "reason"}, 4: {name: "message"}, 5: {name: "source", kind: pbMsg, msg: "EventSource"},
-		6: {name: "firstTimestamp", kind: pbTime}, 7: {name: "lastTimestamp", kind: pbTime}, 8: {name: "count", kind: pbInt},
-		9: {name: "type"}, 12: {name: "action"}, 14: {name: "reportingComponent"}, 15: {name: "reportingInstance"},
-	},
-	"ObjectReference": {
-		1: {name: "kind"}, 2: {name: "namespace"}, 3: {name: "name"}, 4: {name: "uid"}, 5: {name: "apiVersion"},
-		6: {name: "resourceVersion"}, 7: {name: "fieldPath"},
-	},
-	"EventSource": {1: {name: "component"}, 2: {name: "host"}},
-	"DeploymentStatus": {
-		1: {name: "observedGeneration", kind: pbInt}, 2: {name: "replicas", kind: pbInt}, 3: {name: "updatedReplicas", kind: pbInt},
-		4: {name: "availableReplicas", kind: pbInt}, 5: {name: "unavailableReplicas", kind: pbInt}, 7: {name: "readyReplicas", kind: pbInt},
-		8: {name: "collisionCount", kind: pbInt, pointer: true},
-	},
-	"PodStatus":            {1: {name: "phase"}, 3: {name: "message"}, 4: {name: "reason"}, 5: {name: "hostIP"}, 6: {name: "podIP"}, 7: {name: "startTime", kind: pbTime}},
-	"ResourceRequirements": {1: {name: "limits", kind: pbMap, msg: "Quantity"}, 2: {name: "requests", kind: pbMap, msg: "Quantity"}},
+// pbMessageType is a message and its fields as the decoder knows them.
+type pbMessageType struct {
+	name   string
+	fields []pbField
+}
+
+// pbTypes is a table, not a map literal: the compiler lays it out as
+// static data, where a map literal of maps is 64 KB of initialisation code
+// in the WebAssembly build. It is small enough to search.
+var pbTypes = []pbMessageType{
+	{"ObjectMeta", []pbField{
+		{num: 1, name: "name"}, {num: 2, name: "generateName"}, {num: 3, name: "namespace"}, {num: 4, name: "selfLink"},
+		{num: 5, name: "uid"}, {num: 6, name: "resourceVersion"}, {num: 7, name: "generation", kind: pbInt},
+		{num: 8, name: "creationTimestamp", kind: pbTime}, {num: 9, name: "deletionTimestamp", kind: pbTime},
+		{num: 10, name: "deletionGracePeriodSeconds", kind: pbInt, pointer: true},
+		{num: 11, name: "labels", kind: pbMap}, {num: 12, name: "annotations", kind: pbMap},
+		{num: 13, name: "ownerReferences", kind: pbMsg, msg: "OwnerReference", repeated: true},
+		{num: 14, name: "finalizers", repeated: true},
+	}},
+	{"OwnerReference", []pbField{
+		{num: 5, name: "apiVersion"}, {num: 1, name: "kind"}, {num: 3, name: "name"}, {num: 4, name: "uid"},
+		{num: 6, name: "controller", kind: pbBool, pointer: true}, {num: 7, name: "blockOwnerDeletion", kind: pbBool, pointer: true},
+	}},
+	{"ConfigMap", []pbField{
+		{num: 1, name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, {num: 2, name: "data", kind: pbMap},
+		{num: 3, name: "binaryData", kind: pbMap, msg: "bytes"}, {num: 4, name: "immutable", kind: pbBool, pointer: true},
+	}},
+	{"Secret", []pbField{
+		{num: 1, name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, {num: 2, name: "data", kind: pbMap, msg: "bytes"},
+		{num: 3, name: "type"}, {num: 4, name: "stringData", kind: pbMap}, {num: 5, name: "immutable", kind: pbBool, pointer: true},
+	}},
+	{"Namespace", []pbField{
+		{num: 1, name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, {num: 2, name: "spec", kind: pbMsg, msg: "NamespaceSpec"},
+		{num: 3, name: "status", kind: pbMsg, msg: "NamespaceStatus"},
+	}},
+	{"NamespaceStatus", []pbField{{num: 1, name: "phase"}}},
+	{"NamespaceSpec", []pbField{{num: 1, name: "finalizers", repeated: true}}},
+	{"Deployment", []pbField{
+		{num: 1, name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, {num: 2, name: "spec", kind: pbMsg, msg: "DeploymentSpec"},
+		{num: 3, name: "status", kind: pbMsg, msg: "DeploymentStatus"},
+	}},
+	{"DeploymentSpec", []pbField{
+		{num: 1, name: "replicas", kind: pbInt, pointer: true}, {num: 2, name: "selector", kind: pbMsg, msg: "LabelSelector"},
+		{num: 3, name: "template", kind: pbMsg, msg: "PodTemplateSpec"}, {num: 4, name: "strategy", kind: pbMsg, msg: "DeploymentStrategy"},
+		{num: 5, name: "minReadySeconds", kind: pbInt}, {num: 6, name: "revisionHistoryLimit", kind: pbInt, pointer: true},
+		{num: 7, name: "paused", kind: pbBool}, {num: 9, name: "progressDeadlineSeconds", kind: pbInt, pointer: true},
+	}},
+	{"DeploymentStrategy", []pbField{{num: 1, name: "type"}, {num: 2, name: "rollingUpdate", kind: pbMsg, msg: "RollingUpdateDeployment"}}},
+	{"RollingUpdateDeployment", []pbField{
+		{num: 1, name: "maxUnavailable", kind: pbIntOr, pointer: true}, {num: 2, name: "maxSurge", kind: pbIntOr, pointer: true},
+	}},
+	{"LabelSelector", []pbField{
+		{num: 1, name: "matchLabels", kind: pbMap},
+		{num: 2, name: "matchExpressions", kind: pbMsg, msg: "LabelSelectorRequirement", repeated: true},
+	}},
+	{"LabelSelectorRequirement", []pbField{{num: 1, name: "key"}, {num: 2, name: "operator"}, {num: 3, name: "values", repeated: true}}},
+	{"PodTemplateSpec", []pbField{
+		{num: 1, name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, {num: 2, name: "spec", kind: pbMsg, msg: "PodSpec"},
+	}},
+	{"Pod", []pbField{
+		{num: 1, name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, {num: 2, name: "spec", kind: pbMsg, msg: "PodSpec"},
+		{num: 3, name: "status", kind: pbMsg, msg: "PodStatus"},
+	}},
+	{"PodSpec", []pbField{
+		{num: 2, name: "containers", kind: pbMsg, msg: "Container", repeated: true}, {num: 3, name: "restartPolicy"},
+		{num: 4, name: "terminationGracePeriodSeconds", kind: pbInt, pointer: true},
+		{num: 5, name: "activeDeadlineSeconds", kind: pbInt, pointer: true}, {num: 6, name: "dnsPolicy"},
+		{num: 7, name: "nodeSelector", kind: pbMap}, {num: 8, name: "serviceAccountName"}, {num: 10, name: "nodeName"},
+		{num: 11, name: "hostNetwork", kind: pbBool}, {num: 16, name: "hostname"}, {num: 17, name: "subdomain"},
+		{num: 19, name: "schedulerName"}, {num: 20, name: "initContainers", kind: pbMsg, msg: "Container", repeated: true},
+		{num: 24, name: "priorityClassName"},
+	}},
+	{"Container", []pbField{
+		{num: 1, name: "name"}, {num: 2, name: "image"}, {num: 3, name: "command", repeated: true}, {num: 4, name: "args", repeated: true},
+		{num: 5, name: "workingDir"}, {num: 6, name: "ports", kind: pbMsg, msg: "ContainerPort", repeated: true},
+		{num: 7, name: "env", kind: pbMsg, msg: "EnvVar", repeated: true},
+		{num: 8, name: "resources", kind: pbMsg, msg: "ResourceRequirements"},
+		{num: 13, name: "terminationMessagePath"}, {num: 14, name: "imagePullPolicy"}, {num: 16, name: "stdin", kind: pbBool},
+		{num: 17, name: "stdinOnce", kind: pbBool}, {num: 18, name: "tty", kind: pbBool}, {num: 20, name: "terminationMessagePolicy"},
+	}},
+	{"ContainerPort", []pbField{
+		{num: 1, name: "name"}, {num: 2, name: "hostPort", kind: pbInt}, {num: 3, name: "containerPort", kind: pbInt},
+		{num: 4, name: "protocol"}, {num: 5, name: "hostIP"},
+	}},
+	{"EnvVar", []pbField{{num: 1, name: "name"}, {num: 2, name: "value"}}},
+	{"DeleteOptions", []pbField{
+		{num: 1, name: "gracePeriodSeconds", kind: pbInt, pointer: true}, {num: 2, name: "preconditions", kind: pbMsg, msg: "Preconditions"},
+		{num: 3, name: "orphanDependents", kind: pbBool, pointer: true}, {num: 4, name: "propagationPolicy", pointer: true},
+		{num: 5, name: "dryRun", repeated: true},
+	}},
+	{"Preconditions", []pbField{{num: 1, name: "uid", pointer: true}, {num: 2, name: "resourceVersion", pointer: true}}},
+	{"Scale", []pbField{
+		{num: 1, name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, {num: 2, name: "spec", kind: pbMsg, msg: "ScaleSpec"},
+		{num: 3, name: "status", kind: pbMsg, msg: "ScaleStatus"},
+	}},
+	{"ScaleSpec", []pbField{{num: 1, name: "replicas", kind: pbInt}}},
+	{"ScaleStatus", []pbField{{num: 1, name: "replicas", kind: pbInt}, {num: 2, name: "selector"}}},
+	{"Event", []pbField{
+		{num: 1, name: "metadata", kind: pbMsg, msg: "ObjectMeta"}, {num: 2, name: "involvedObject", kind: pbMsg, msg: "ObjectReference"},
+		{num: 3, name: "reason"}, {num: 4, name: "message"}, {num: 5, name: "source", kind: pbMsg, msg: "EventSource"},
+		{num: 6, name: "firstTimestamp", kind: pbTime}, {num: 7, name: "lastTimestamp", kind: pbTime}, {num: 8, name: "count", kind: pbInt},
+		{num: 9, name: "type"}, {num: 12, name: "action"}, {num: 14, name: "reportingComponent"}, {num: 15, name: "reportingInstance"},
+	}},
+	{"ObjectReference", []pbField{
+		{num: 1, name: "kind"}, {num: 2, name: "namespace"}, {num: 3, name: "name"}, {num: 4, name: "uid"}, {num: 5, name: "apiVersion"},
+		{num: 6, name: "resourceVersion"}, {num: 7, name: "fieldPath"},
+	}},
+	{"EventSource", []pbField{{num: 1, name: "component"}, {num: 2, name: "host"}}},
+	{"DeploymentStatus", []pbField{
+		{num: 1, name: "observedGeneration", kind: pbInt}, {num: 2, name: "replicas", kind: pbInt}, {num: 3, name: "updatedReplicas", kind: pbInt},
+		{num: 4, name: "availableReplicas", kind: pbInt}, {num: 5, name: "unavailableReplicas", kind: pbInt}, {num: 7, name: "readyReplicas", kind: pbInt},
+		{num: 8, name: "collisionCount", kind: pbInt, pointer: true},
+	}},
+	{"PodStatus", []pbField{{num: 1, name: "phase"}, {num: 3, name: "message"}, {num: 4, name: "reason"}, {num: 5, name: "hostIP"}, {num: 6, name: "podIP"}, {num: 7, name: "startTime", kind: pbTime}}},
+	{"ResourceRequirements", []pbField{{num: 1, name: "limits", kind: pbMap, msg: "Quantity"}, {num: 2, name: "requests", kind: pbMap, msg: "Quantity"}}},
+}
+
+// pbFields returns the fields of the message type named typ.
+func pbFields(typ string) ([]pbField, bool) {
+	for _, t := range pbTypes {
+		if t.name == typ {
+			return t.fields, true
+		}
+	}
+	return nil, false
 }
 
 var errProtobuf = errors.New("invalid protobuf")
@@ -212,13 +233,14 @@ func pbMessage(typ string, b []byte, depth int) (map[string]any, error) {
 	if depth > 32 {
 		return nil, errProtobuf
 	}
-	fields := pbTypes[typ]
+	fields, _ := pbFields(typ)
 	out := map[string]any{}
 	err := pbEach(b, func(num, wire int, v uint64, data []byte) error {
-		f, ok := fields[num]
-		if !ok {
+		i := slices.IndexFunc(fields, func(f pbField) bool { return f.num == num })
+		if i < 0 {
 			return nil
 		}
+		f := fields[i]
 		val, keep, err := pbValue(f, wire, v, data, depth)
 		if err != nil || !keep {
 			return err
@@ -365,7 +387,7 @@ func protobufToJSON(body []byte) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := pbTypes[kind]; !ok || kind == "ObjectMeta" {
+	if _, ok := pbFields(kind); !ok || kind == "ObjectMeta" {
 		return nil, fmt.Errorf("no kind %q is registered for the protobuf encoding of version %q", kind, apiVersion)
 	}
 	o, err := pbMessage(kind, raw, 0)
