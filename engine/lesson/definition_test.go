@@ -50,12 +50,15 @@ func TestMistakesInADefinitionAreErrorsNotPredicatesThatNeverHold(t *testing.T) 
 	}
 }
 
+// A file or a directory without a lesson.json beside the lessons is not a lesson.
 func TestACatalogIsOrderedByNumberAndRefusesTwoLessonsWithOneNumber(t *testing.T) {
 	two := strings.Replace(minimal, `"demo"`, `"two"`, 1)
 	c, err := Load(fstest.MapFS{
-		"02-two/lesson.json":  {Data: []byte(two)},
-		"01-demo/lesson.json": {Data: []byte(minimal)},
-		"01-demo/en/00.md":    {Data: []byte("# Demo")},
+		"02-two/lesson.json":    {Data: []byte(two)},
+		"01-demo/lesson.json":   {Data: []byte(minimal)},
+		"01-demo/en/00.md":      {Data: []byte("# Demo")},
+		"README.md":             {Data: []byte("# Lessons")},
+		"shared/en/glossary.md": {Data: []byte("# Words")},
 	})
 	if err != nil {
 		t.Fatal(err)
