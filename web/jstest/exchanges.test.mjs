@@ -24,6 +24,8 @@ test('a PUT whose resourceVersion did not move is the no-op; one without a resou
   assert.equal(outcomeOf({ method: 'PUT', status: 200, reqBody: cm('6', 'y'), respBody: cm('8', 'y') }).noop, false);
   const body = JSON.stringify({ kind: 'ConfigMap', metadata: { name: 'demo' } });
   assert.equal(outcomeOf({ method: 'PUT', status: 200, reqBody: body, respBody: cm('9', 'z') }).unconditional, true);
+  // RetryOnConflict's answer comes without the body it sent: nothing to say.
+  assert.equal(outcomeOf({ method: 'PUT', status: 200, respBody: cm('9', 'z') }).unconditional, false);
 });
 
 test('a request that got no answer is status 0 with the reason', () => {

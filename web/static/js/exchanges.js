@@ -48,7 +48,8 @@ export function outcomeOf({ method, status, reqBody = '', respBody = '', current
     gotRV,
     currentRV: String(currentRV || ''),
     noop: method === 'PUT' && status === 200 && sentRV !== '' && sentRV === gotRV,
-    unconditional: method === 'PUT' && sentRV === '',
+    // Only a body we know can show a missing resourceVersion.
+    unconditional: method === 'PUT' && reqBody !== '' && sentRV === '',
   };
 }
 

@@ -29,7 +29,8 @@ export function mountTimeline(lab) {
 
   function markFor(c, head) {
     const cls = ['tick', c.compacted && 'compacted', c.deleted && 'del', c.unknown && 'unknown', c.later && 'later', c.current && revs.travel && 'current'].filter(Boolean).join(' ');
-    const label = c.rev % 5 === 0 || c.rev === head;
+    // Every fifth revision and the head are labelled, not two side by side.
+    const label = (c.rev % 5 === 0 && head - c.rev >= 2) || c.rev === head;
     const sig = `${cls}|${label}|${c.events.length}`;
     let m = marks.get(c.rev);
     if (m && m.sig === sig) return m.node;
