@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the bridge tests and the engine tests as WebAssembly under Node
-# (go_js_wasm_exec from the Go toolchain). With --bench it instead runs the
+# Runs the bridge tests, the engine tests and the lessons' replays as
+# WebAssembly under Node (go_js_wasm_exec from the Go toolchain). With
+# --bench it instead runs the
 # engine benchmark ops natively and under Node, interleaved, and prints
 # wasm/native ratios.
 set -euo pipefail
@@ -13,7 +14,7 @@ if ! command -v node >/dev/null; then
 fi
 
 if [ "${1:-}" != "--bench" ]; then
-	GOOS=js GOARCH=wasm go test -exec="$exec_wasm" ./wasm/... ./engine/...
+	GOOS=js GOARCH=wasm go test -exec="$exec_wasm" ./wasm/... ./engine/... ./web/lessons/
 	exit 0
 fi
 
