@@ -76,7 +76,7 @@ test('the compaction revision is found by bisection: the lowest readable revisio
 });
 
 test('the connection status is plain words', () => {
-  assert.equal(connectionText('live', { mode: 'server', session: 'demo' }), 'live · connected to session demo');
+  assert.equal(connectionText('live', { mode: 'server', session: 'demo' }), 'live · the server answers');
   assert.equal(connectionText('lost', { mode: 'server', retryIn: 3200 }), 'server unreachable · retrying in 3 s');
   assert.equal(connectionText('live', { mode: 'offline' }), 'ready · the engine runs in this page');
 });

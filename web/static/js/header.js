@@ -8,11 +8,11 @@ import { t, lang, setLanguage, onLanguageChange } from './i18n.js';
 const PRESENT_KEY = 'rvplay.present';
 const LESSONS_KEY = 'rvplay.lessons.hidden';
 
-export function connectionText(state, { mode, session, detail, retryIn }) {
+export function connectionText(state, { mode, detail, retryIn }) {
   if (state === 'loading') return t('conn.loading');
   if (state === 'error') return t('conn.error', { message: detail });
   if (state === 'lost') return retryIn ? t('conn.lost', { seconds: Math.max(1, Math.round(retryIn / 1000)) }) : t('conn.lost.now');
-  return mode === 'server' ? t('conn.live', { session }) : t('conn.ready.offline');
+  return mode === 'server' ? t('conn.live') : t('conn.ready.offline');
 }
 
 export function mountHeader(lab) {
@@ -23,7 +23,7 @@ export function mountHeader(lab) {
     frame.schedule('conn', () => {
       const el = $('conn-status');
       el.dataset.state = c.state === 'live' || c.state === 'ready' ? 'ready' : c.state;
-      el.textContent = connectionText(c.state === 'ready' ? 'live' : c.state, { mode: cfg.mode, session: cfg.session, detail: c.detail, retryIn: c.nextProbeIn });
+      el.textContent = connectionText(c.state === 'ready' ? 'live' : c.state, { mode: cfg.mode, detail: c.detail, retryIn: c.nextProbeIn });
       $('lab').dataset.conn = c.state;
     });
   }
