@@ -9,7 +9,9 @@ cd "$(dirname "$0")/.."
 
 out=web/static/wasm
 mkdir -p "$out"
-GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o "$out/rvplay.wasm.tmp" ./wasm
+# shellcheck source=wasm-gcflags.sh
+. scripts/wasm-gcflags.sh
+GOOS=js GOARCH=wasm go build -trimpath "${WASM_GCFLAGS[@]}" -ldflags="-s -w" -o "$out/rvplay.wasm.tmp" ./wasm
 mv "$out/rvplay.wasm.tmp" "$out/rvplay.wasm"
 cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" "$out/wasm_exec.js"
 sizes=$(go run ./wasm/cmd/precompress "$out/rvplay.wasm")

@@ -12,7 +12,9 @@ cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o "$tmp/app.wasm" ./wasm
+# shellcheck source=wasm-gcflags.sh
+. scripts/wasm-gcflags.sh
+GOOS=js GOARCH=wasm go build -trimpath "${WASM_GCFLAGS[@]}" -ldflags="-s -w" -o "$tmp/app.wasm" ./wasm
 raw=$(stat -c %s "$tmp/app.wasm")
 gz=$(gzip -9 -c "$tmp/app.wasm" | wc -c)
 budget=$((2 * 1024 * 1024))
@@ -21,7 +23,7 @@ printf 'wasm raw %d B, gzip -9 %d B (budget %d B, %d%%; aim 1,200,000)\n' "$raw"
 if [ "${1:-}" != "--packages" ]; then
 	exit 0
 fi
-GOOS=js GOARCH=wasm go build -trimpath -o "$tmp/sym.wasm" ./wasm
+GOOS=js GOARCH=wasm go build -trimpath "${WASM_GCFLAGS[@]}" -o "$tmp/sym.wasm" ./wasm
 mkdir -p "$tmp/reader"
 cat >"$tmp/reader/main.go" <<'GO'
 package main
