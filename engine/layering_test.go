@@ -1,6 +1,6 @@
-// Package engine_test checks DESIGN.md's layering rules over every engine
-// package: dependencies point downward, and nothing the browser links pulls
-// in a transport, SQLite or syscall/js.
+// Package engine_test checks docs/ARCHITECTURE.md's layering rules over
+// every engine package: dependencies point downward, and nothing the
+// browser links pulls in a transport, SQLite or syscall/js.
 package engine_test
 
 import (
