@@ -5,7 +5,9 @@
 #   2. go vet, natively and, for every package of the browser build, with
 #      GOOS=js GOARCH=wasm;
 #   3. staticcheck (pinned in tools/go.mod), natively and for js/wasm;
-#   4. templ: regenerating web/**/*_templ.go must change nothing, since the
+#   4. go mod tidy -diff: tidying changes no module's go.mod or go.sum
+#      (tools/ included; directly used modules are not "// indirect");
+#   5. templ: regenerating web/**/*_templ.go must change nothing, since the
 #      generated code is committed; in CI (CI set) `git diff --exit-code` on
 #      the generated files must be clean as well.
 # Every check runs; the exit status is 1 if any failed.
@@ -76,6 +78,7 @@ if [ -d wasm ]; then
 	check "go vet (js/wasm)" env GOOS=js GOARCH=wasm go vet "${wasm_pkgs[@]}"
 	check "staticcheck (js/wasm)" env GOOS=js GOARCH=wasm "${staticcheck[@]}" "${wasm_pkgs[@]}"
 fi
+check "go mod tidy" bash scripts/each-module.sh test,bench,engine,tools -- go mod tidy -diff
 check templ templ_fresh
 
 if [ "${#failed[@]}" -gt 0 ]; then
