@@ -110,8 +110,8 @@ func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 func (r *Report) Print(out io.Writer) {
 	c := r.Config
 	fmt.Fprintf(out, "class of %d watchers, %d of them writing %.0f/s each for %s\n", c.Students, c.Writers, c.WriteRate, c.Duration)
-	fmt.Fprintf(out, "  writes: %d sent, %d acknowledged, %d without an answer (%d of them made), %d found no server; %d 429s waited out; write latency %s\n",
-		r.Writes, r.Acked, r.Uncertain, r.UncertainMade, r.Unreachable, r.RateLimited, r.WriteLatency)
+	fmt.Fprintf(out, "  writes: %d sent (%.0f/s), %d acknowledged, %d without an answer (%d of them made), %d found no server; %d 429s waited out; write latency %s\n",
+		r.Writes, float64(r.Writes)/r.Elapsed.Seconds(), r.Acked, r.Uncertain, r.UncertainMade, r.Unreachable, r.RateLimited, r.WriteLatency)
 	fmt.Fprintf(out, "  events received: %d; delivery from the acknowledgement %s (%d before it); from the sending %s\n",
 		r.Events, r.Delivery, r.EarlyDeliveries, r.FromSend)
 	fmt.Fprintf(out, "  streams ended by the server: %d closed (%d for being slow by its metric), %d broken, %d expired\n",
