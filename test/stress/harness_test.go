@@ -122,7 +122,7 @@ func (a *attack) probe(gc bool) sample {
 // cpu is the server's CPU time since the attack began.
 func (a *attack) cpu() time.Duration {
 	a.t.Helper()
-	cpu, err := procCPU(a.srv.Pid())
+	cpu, err := a.srv.CPU()
 	if err != nil {
 		a.t.Fatal(err)
 	}

@@ -1,12 +1,8 @@
 package stress
 
 import (
-	"bufio"
 	"fmt"
-	"net/http"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -26,103 +22,24 @@ type sample struct {
 	CPU time.Duration
 }
 
-// debugClient reads the profiler; it is no client of the sessions.
-var debugClient = &http.Client{Timeout: 30 * time.Second}
-
 func readSample(srv *rvplaytest.Server, gc bool) (sample, error) {
 	var s sample
 	var err error
-	if s.VmRSS, s.RssAnon, err = procMemory(srv.Pid()); err != nil {
+	if s.VmRSS, s.RssAnon, err = srv.Memory(); err != nil {
 		return s, err
 	}
-	if s.CPU, err = procCPU(srv.Pid()); err != nil {
+	if s.CPU, err = srv.CPU(); err != nil {
 		return s, err
 	}
-	if s.Goroutines, err = goroutines(srv.DebugURL); err != nil {
+	if s.Goroutines, err = srv.Goroutines(); err != nil {
 		return s, err
 	}
 	if gc {
-		if s.HeapInuse, err = heapInuse(srv.DebugURL); err != nil {
+		if s.HeapInuse, err = srv.HeapInuse(); err != nil {
 			return s, err
 		}
 	}
 	return s, nil
-}
-
-func procMemory(pid int) (vmRSS, rssAnon int64, err error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	for line := range strings.Lines(string(b)) {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		kb, _ := strconv.ParseInt(f[1], 10, 64)
-		switch f[0] {
-		case "VmRSS:":
-			vmRSS = kb << 10
-		case "RssAnon:":
-			rssAnon = kb << 10
-		}
-	}
-	return vmRSS, rssAnon, nil
-}
-
-// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's times: 100 on
-// every Linux architecture Go supports.
-const clockTicks = 100
-
-func procCPU(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// The command name (field 2) may hold spaces; what follows its closing
-	// parenthesis is fields 3 onward: utime and stime are fields 14, 15.
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 13 {
-		return 0, fmt.Errorf("short /proc/%d/stat: %q", pid, s)
-	}
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * time.Second / clockTicks, nil
-}
-
-func goroutines(debugURL string) (int, error) {
-	line, err := profileLine(debugURL+"/debug/pprof/goroutine?debug=1", "goroutine profile: total ")
-	if err != nil {
-		return 0, err
-	}
-	return strconv.Atoi(line)
-}
-
-func heapInuse(debugURL string) (int64, error) {
-	line, err := profileLine(debugURL+"/debug/pprof/heap?gc=1&debug=1", "# HeapInuse = ")
-	if err != nil {
-		return 0, err
-	}
-	return strconv.ParseInt(line, 10, 64)
-}
-
-// profileLine is what follows prefix on the first line of a text profile
-// that starts with it.
-func profileLine(url, prefix string) (string, error) {
-	resp, err := debugClient.Get(url)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), prefix); ok {
-			return strings.TrimSpace(v), nil
-		}
-	}
-	return "", fmt.Errorf("%s: no line %q", url, prefix)
 }
 
 // monitor samples the server's memory every 20 ms and its goroutines
@@ -152,7 +69,7 @@ func startMonitor(srv *rvplaytest.Server, base sample, killAt int64) *monitor {
 				return
 			case <-tick.C:
 			}
-			vm, anon, err := procMemory(srv.Pid())
+			vm, anon, err := srv.Memory()
 			if err != nil {
 				continue
 			}
@@ -179,7 +96,7 @@ func startMonitor(srv *rvplaytest.Server, base sample, killAt int64) *monitor {
 				return
 			case <-tick.C:
 			}
-			if n, err := goroutines(srv.DebugURL); err == nil {
+			if n, err := srv.Goroutines(); err == nil {
 				m.mu.Lock()
 				m.peak.Goroutines = max(m.peak.Goroutines, n)
 				m.mu.Unlock()
@@ -204,7 +121,7 @@ func (m *monitor) stop() sample {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	p := m.peak
-	if cpu, err := procCPU(m.srv.Pid()); err == nil {
+	if cpu, err := m.srv.CPU(); err == nil {
 		p.CPU = cpu
 	}
 	return p
