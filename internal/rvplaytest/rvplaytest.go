@@ -34,7 +34,7 @@ type Server struct {
 	// URL is the server's address, e.g. http://127.0.0.1:40123.
 	URL string
 	// SessionURL is the base URL of the session it was started with:
-	// SessionURL + "/v3/kv/range".
+	// SessionURL + "/v3/kv/range" (empty if it was started with none).
 	SessionURL string
 	// DebugURL is the address of Go's profiler (http://127.0.0.1:40124,
 	// serving /debug/pprof/) when the server was started with --debug-addr,
@@ -120,8 +120,9 @@ var binDir struct {
 }
 
 // Start builds (once) and starts the server binary on a free loopback port
-// with a fresh SQLite file in the test's temp dir, serving session, with
-// flags added to its command line; it stops the server when the test ends.
+// with a fresh SQLite file in the test's temp dir, serving session (an open
+// session; none if empty), with flags added to its command line; it stops
+// the server when the test ends, and shows its output if the test failed.
 func Start(tb testing.TB, session string, flags ...string) *Server {
 	tb.Helper()
 	binDir.once.Do(func() {
@@ -144,15 +145,23 @@ func Start(tb testing.TB, session string, flags ...string) *Server {
 		if err := s.Stop(); err != nil {
 			tb.Errorf("stopping rvplay: %v", err)
 		}
+		if tb.Failed() {
+			tb.Logf("rvplay output (the last 100 lines):\n%s", tail(s.Log(), 100))
+		}
 	})
 	return s
 }
 
-// StartBinary starts bin on a free port over dbPath serving session, with
-// flags added to its command line, and waits until it prints its address
-// (and, with --debug-addr, its profiler's). The caller must Stop it.
+// StartBinary starts bin on a free port over dbPath serving session (none
+// if empty), with flags added to its command line, and waits until it
+// prints its address (and, with --debug-addr, its profiler's). The caller
+// must Stop it.
 func StartBinary(bin, dbPath, session string, flags ...string) (*Server, error) {
-	cmd := exec.Command(bin, append([]string{"--addr", "127.0.0.1:0", "--db", dbPath, "--session", session}, flags...)...)
+	args := []string{"--addr", "127.0.0.1:0", "--db", dbPath}
+	if session != "" {
+		args = append(args, "--session", session)
+	}
+	cmd := exec.Command(bin, append(args, flags...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -192,7 +201,9 @@ func StartBinary(bin, dbPath, session string, flags ...string) (*Server, error) 
 	select {
 	case u := <-addr:
 		s.URL = u
-		s.SessionURL = u + "/s/" + session
+		if session != "" {
+			s.SessionURL = u + "/s/" + session
+		}
 		select {
 		case s.DebugURL = <-debug:
 		default:
@@ -243,6 +254,15 @@ func (s *Server) Stop() error {
 		}
 	})
 	return err
+}
+
+// tail is the last n lines of text.
+func tail(text string, n int) string {
+	lines := strings.SplitAfter(text, "\n")
+	if len(lines) > n+1 {
+		lines = lines[len(lines)-n-1:]
+	}
+	return strings.Join(lines, "")
 }
 
 type lockedBuffer struct {

@@ -5,14 +5,13 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
 
 // A student of a guarded session downloads a kubeconfig from the session
@@ -101,51 +100,14 @@ func callWith(t *testing.T, client *http.Client, method, url, token, body string
 // the certificate's CA.
 func startTLSServer(t *testing.T) (string, *http.Client) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	pki := filepath.Join(t.TempDir(), "pki")
+	s := rvplaytest.Start(t, "", "--cert-dir", pki)
+	// The server made its CA before it listened.
+	ca, err := os.ReadFile(filepath.Join(pki, "ca.crt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close()
-	dir := t.TempDir()
-	var out syncBuffer
-	cmd := exec.Command(serverBin, "--addr", addr, "--db", filepath.Join(dir, "x.db"), "--cert-dir", filepath.Join(dir, "pki"))
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("server output:\n%s", out.String())
-		}
-	})
-	root := "https://" + addr
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		// The CA exists once the server has generated it, before it listens.
-		if ca, err := os.ReadFile(filepath.Join(dir, "pki", "ca.crt")); err == nil {
-			pool := x509.NewCertPool()
-			pool.AppendCertsFromPEM(ca)
-			client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-			if resp, err := client.Get(root + "/healthz"); err == nil {
-				resp.Body.Close()
-				if resp.StatusCode == 200 {
-					return root, client
-				}
-			}
-		}
-		select {
-		case err := <-exited:
-			exited <- err
-			t.Fatalf("server exited: %v\n%s", err, out.String())
-		case <-time.After(25 * time.Millisecond): // no readiness signal but HTTPS itself
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server did not answer %s/healthz\n%s", root, out.String())
-		}
-	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	return s.URL, &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 }

@@ -9,7 +9,8 @@
 // It is a module of its own, like test/clientgo: it builds the server and
 // executes external binaries, so it stays out of the product module's
 // `go test ./...` and runs from `task test`. It needs only the standard
-// library.
+// library and the main module's internal/rvplaytest, which starts the
+// server.
 package kubectl
 
 import (
@@ -18,8 +19,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,9 +27,9 @@ import (
 	"sync"
 	"testing"
 	"time"
-)
 
-var serverBin string
+	"github.com/rvplay/rvplay/internal/rvplaytest"
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "rvplay-kubectl-")
@@ -38,14 +37,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	serverBin = filepath.Join(dir, "rvplay")
-	build := exec.Command("go", "build", "-o", serverBin, "./server")
-	build.Dir = "../.."
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building the rvplay server (go build ./server) failed: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
+	rvplaytest.BinDir = dir
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -98,46 +90,7 @@ func (s *syncBuffer) String() string {
 // session's base URL.
 func startServer(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	var out syncBuffer
-	cmd := exec.Command(serverBin, "--addr", addr, "--db", filepath.Join(t.TempDir(), "x.db"), "--session", "t")
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("server output:\n%s", out.String())
-		}
-	})
-	base := "http://" + addr + "/s/t"
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		if resp, err := http.Get(base + "/version"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return base
-			}
-		}
-		select {
-		case err := <-exited:
-			exited <- err
-			t.Fatalf("server exited: %v\n%s", err, out.String())
-		case <-time.After(25 * time.Millisecond): // no readiness signal but HTTP itself
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server did not answer %s/version\n%s", base, out.String())
-		}
-	}
+	return rvplaytest.Start(t, "t").SessionURL
 }
 
 // kubectl runs one kubectl binary with its own HOME (so its discovery

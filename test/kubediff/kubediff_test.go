@@ -157,7 +157,7 @@ func runSeed(t *testing.T, seed uint64, ops int) {
 func runSequence(t *testing.T, seed uint64, ops int, keep bool, next func(genState) op) {
 	c := newClient()
 	ref := startReference(t, c)
-	rvBase := startRvplay(t, c)
+	rvBase := startRvplay(t)
 	sides := []*side{
 		newSide("sample-apiserver", c, ref.serverURL+"/apis/wardle.example.com/v1alpha1/namespaces/default/flunders", ref.etcdURL+"/v3", "wardle.example.com/v1alpha1", "Flunder"),
 		newSide("rvplay", c, rvBase+"/api/v1/namespaces/default/configmaps", rvBase+"/v3", "v1", "ConfigMap"),

@@ -18,7 +18,21 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "kubediff-rvplay-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	rvplaytest.BinDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
 
 // binDir keeps the reference binaries between runs (gitignored). A binary's
 // file name carries a hash of its module's go.mod, go.sum and sources and
@@ -65,14 +79,14 @@ func refBinary(name string) (string, time.Duration, error) {
 }
 
 var (
-	refOnce                   sync.Once
-	etcdBin, sampleBin, rvBin string
-	refErr                    error
+	refOnce            sync.Once
+	etcdBin, sampleBin string
+	refErr             error
 )
 
-// buildAll builds the two reference programs and the rvplay server. In CI a
-// failure to build the reference fails the test; elsewhere (no module
-// proxy, say) it skips with the reason.
+// buildAll builds the two reference programs (rvplaytest builds the rvplay
+// server). In CI a failure to build the reference fails the test;
+// elsewhere (no module proxy, say) it skips with the reason.
 func buildAll(t *testing.T) {
 	t.Helper()
 	refOnce.Do(func() {
@@ -86,22 +100,9 @@ func buildAll(t *testing.T) {
 		if d1+d2 > 0 {
 			fmt.Fprintf(os.Stderr, "kubediff: built reference binaries (etcd36 %v, sampleapiserver %v)\n", d1.Round(time.Millisecond), d2.Round(time.Millisecond))
 		}
-		dir, err := os.MkdirTemp("", "kubediff-rvplay-")
-		if err != nil {
-			refErr = err
-			return
-		}
-		rvBin = filepath.Join(dir, "rvplay")
-		cmd := exec.Command("go", "build", "-o", rvBin, "./server")
-		cmd.Dir = "../.."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			// rvplay itself not building is always a failure.
-			rvBin = ""
-			refErr = fmt.Errorf("rvplay server: go build ./server: %v\n%s", err, out)
-		}
 	})
 	if refErr != nil {
-		if os.Getenv("CI") == "true" || rvBin == "" && etcdBin != "" && sampleBin != "" {
+		if os.Getenv("CI") == "true" {
 			t.Fatalf("kubediff: %v", refErr)
 		}
 		t.Skipf("kubediff: cannot build the reference API server here (set CI=true to make this a failure): %v", refErr)
@@ -259,13 +260,9 @@ current-context: self
 
 // startRvplay runs a fresh rvplay server process on its own SQLite file
 // with one session and returns the session's base URL.
-func startRvplay(t *testing.T, c *http.Client) string {
+func startRvplay(t *testing.T) string {
 	t.Helper()
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	ex, out := proc(t, "rvplay", rvBin, "--addr", addr, "--db", filepath.Join(t.TempDir(), "kubediff.db"), "--session", "kd")
-	base := "http://" + addr + "/s/kd"
-	waitReady(t, "rvplay", c, "GET", base+"/version", "", ex, out)
-	return base
+	return rvplaytest.Start(t, "kd").SessionURL
 }
 
 func ctxTimeout(d time.Duration) (context.Context, context.CancelFunc) {

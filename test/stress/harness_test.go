@@ -77,13 +77,7 @@ func startAttack(t *testing.T, name string, b Bounds, flags ...string) *attack {
 	if srv.DebugURL == "" {
 		t.Fatalf("the server printed no profiler address:\n%s", srv.Log())
 	}
-	a := &attack{t: t, name: name, bounds: b, srv: srv, Attack: srv.URL + "/s/attack", Calm: srv.SessionURL}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("server log (tail):\n%s", tail(srv.Log(), 40))
-		}
-	})
-	return a
+	return &attack{t: t, name: name, bounds: b, srv: srv, Attack: srv.URL + "/s/attack", Calm: srv.SessionURL}
 }
 
 // begin starts the well-behaved client and, once it has been answered
@@ -252,14 +246,6 @@ func printReport() {
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
-
-func tail(s string, lines int) string {
-	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(l) > lines {
-		l = l[len(l)-lines:]
-	}
-	return strings.Join(l, "\n")
-}
 
 // repeatFor runs fn from workers goroutines, over and over, for d, with
 // the worker's number and a number that counts the calls, and returns how
