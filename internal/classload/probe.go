@@ -81,6 +81,7 @@ func settledGoroutines(srv *Server, want int, timeout time.Duration) (int, error
 type sampler struct {
 	srv  *Server
 	stop chan struct{}
+	once sync.Once
 	done chan struct{}
 
 	mu             sync.Mutex
@@ -120,9 +121,9 @@ func startSampler(srv *Server, every time.Duration) *sampler {
 	return s
 }
 
-// end stops sampling and returns the peaks.
+// end stops sampling (once) and returns the peaks.
 func (s *sampler) end() (peakRSS int64, peakGoroutines int) {
-	close(s.stop)
+	s.once.Do(func() { close(s.stop) })
 	<-s.done
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -100,20 +100,22 @@ func Run(ctx context.Context, srv *Server, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	smp := startSampler(srv, 250*time.Millisecond)
+	defer smp.end()
 
+	// Every client is gone when Run returns, whatever it returns.
 	watchCtx, stopWatching := context.WithCancel(ctx)
-	defer stopWatching()
 	watchers := make([]*watcher, cfg.Students)
 	var watching sync.WaitGroup
+	defer func() {
+		stopWatching()
+		watching.Wait()
+	}()
 	for i, st := range cl.Students {
 		w := newWatcher(cl, st)
 		watchers[i] = w
 		watching.Go(func() { w.run(watchCtx) })
 	}
 	if !waitFor(ctx, connectTimeout, 10*time.Millisecond, func() bool { return all(watchers, func(w *watcher) bool { return w.connected.Load() != 0 }) }) {
-		stopWatching()
-		watching.Wait()
-		smp.end()
 		return nil, fmt.Errorf("not every watcher could watch within %v", connectTimeout)
 	}
 
@@ -121,6 +123,11 @@ func Run(ctx context.Context, srv *Server, cfg Config) (*Report, error) {
 	var inFlight atomic.Int64
 	stopWriting := make(chan struct{})
 	var writing sync.WaitGroup
+	stopWriters := sync.OnceFunc(func() {
+		close(stopWriting)
+		writing.Wait()
+	})
+	defer stopWriters()
 	start, ownStart := time.Now(), ownCPUTime()
 	serverStart, err := srv.process().CPU()
 	if err != nil {
@@ -137,17 +144,11 @@ func Run(ctx context.Context, srv *Server, cfg Config) (*Report, error) {
 	if cfg.Crash > 0 {
 		rep.Crash, before, killed, err = crash(ctx, srv, cl, watchers, start, cfg, &inFlight, &rep.Problems)
 		if err != nil {
-			close(stopWriting)
-			stopWatching()
-			writing.Wait()
-			watching.Wait()
-			smp.end()
 			return nil, err
 		}
 	}
 	sleep(ctx, time.Until(start.Add(cfg.Duration)))
-	close(stopWriting)
-	writing.Wait()
+	stopWriters()
 	rep.Elapsed, rep.ToolCPU = time.Since(start), ownCPUTime()-ownStart
 	serverEnd, err := srv.process().CPU()
 	if err != nil {
