@@ -81,10 +81,11 @@ func (e *Exchange) API() string {
 }
 
 // Who identifies the client for "the same client" rules: the lab's
-// client name, else the principal and user agent together.
+// client name, else the user agent, each of one principal (on a class's
+// session every student's lab has its own client B and reflector I).
 func (e *Exchange) Who() string {
 	if e.Client != "" {
-		return "client:" + e.Client
+		return "client:" + e.Principal + "|" + e.Client
 	}
 	return "agent:" + e.Principal + "|" + e.UserAgent
 }

@@ -219,6 +219,27 @@ func TestDetectors(t *testing.T) {
 	}
 }
 
+// On a class's session every student's lab has a reflector I: one
+// student's relist is not another's list. Ada's reflector relists at 14
+// after a 410; Bashir's resumes from its own last resourceVersion, 12,
+// which is no item's.
+func TestEachStudentsLabClientsAreTheirOwn(t *testing.T) {
+	cms := "/api/v1/namespaces/default/configmaps"
+	watch := func(who, rv string, w *WatchRecord) Exchange {
+		return Exchange{Principal: who, Client: "I", Method: "GET", Path: cms, Query: q("watch", "true", "resourceVersion", rv), Status: 200, Watch: w}
+	}
+	record := numbered(
+		Exchange{Principal: "bashir", Client: "I", Method: "GET", Path: cms, Status: 200, ResourceVersion: "11"},
+		watch("bashir", "11", &WatchRecord{LastResourceVersion: "12", Ended: true}),
+		watch("ada", "12", &WatchRecord{ErrorCode: 410, Ended: true}),
+		Exchange{Principal: "ada", Client: "I", Method: "GET", Path: cms, Query: q("resourceVersion", "12"), Status: 200, ResourceVersion: "14"},
+		watch("bashir", "12", nil),
+	)
+	if got := FindAll(record); len(got) != 1 || got[0].Detector != "relist-after-410" || got[0].Principal != "ada" {
+		t.Fatalf("found %+v, want Ada's relist alone", got)
+	}
+}
+
 func TestExchangesKnowTheirVerbAndTarget(t *testing.T) {
 	for _, tc := range []struct {
 		e    Exchange
