@@ -43,6 +43,7 @@ func Static() fs.FS {
 //	GET /               landing page
 //	GET /lab            the offline lab (engine in the page)
 //	GET /s/<session>/   the lab on a server session
+//	GET /s/<session>/dashboard  the teacher's dashboard of a class (the classroom lets only its teacher here)
 //	GET /static/...     assets; the .wasm precompressed (br, gzip) by negotiation
 //	GET /static/lessons/...  the lessons' definitions and texts
 func Handler() http.Handler {
@@ -52,6 +53,9 @@ func Handler() http.Handler {
 	mux.Handle("GET /lab", templ.Handler(Lab(p, OfflineLab(p))))
 	mux.HandleFunc("GET /s/{session}/{$}", func(w http.ResponseWriter, r *http.Request) {
 		templ.Handler(Lab(p, serverLab(p, r.PathValue("session")))).ServeHTTP(w, r)
+	})
+	mux.HandleFunc("GET /s/{session}/dashboard", func(w http.ResponseWriter, r *http.Request) {
+		templ.Handler(Dashboard(p, dashboard(p, r.PathValue("session")))).ServeHTTP(w, r)
 	})
 	assets := &assetServer{fsys: Static()}
 	mux.Handle("GET /static/", http.StripPrefix("/static/", assets))

@@ -169,3 +169,25 @@ func TestTheLabListsTheLessons(t *testing.T) {
 		t.Error("the lab's configuration lacks the lessons")
 	}
 }
+
+// The teacher's dashboard of a class: its configuration (the session's
+// API, the lessons for their titles), its panels and controls, and its own
+// module and stylesheet. Who may see it is the classroom's to decide.
+func TestTheDashboardIsThePageOfAClass(t *testing.T) {
+	r := get(t, Handler(), "/s/class-1/dashboard")
+	if r.StatusCode != 200 {
+		t.Fatalf("status %d", r.StatusCode)
+	}
+	b := body(t, r)
+	for _, want := range []string{`"session":"class-1","apiBase":"/s/class-1","labHref":"/s/class-1/"`, `"slug":"etcd-revisions"`,
+		`/static/js/dashboard.js`, `/static/css/dashboard.css`, `data-testid="students"`, `data-testid="lessons-summary"`,
+		`data-testid="push-form"`, `data-testid="dash-compact"`, `data-testid="dash-reset"`, `data-testid="dash-settings-open"`,
+		`data-testid="dash-export-csv"`, `data-testid="dash-end"`, `data-testid="exchanges-dialog"`, `data-i18n="dash.students"`} {
+		if !strings.Contains(b, want) {
+			t.Errorf("the dashboard lacks %s", want)
+		}
+	}
+	if b := body(t, get(t, Handler(), "/s/%3Cscript%3E/dashboard")); strings.Contains(b, "<script>alert") || strings.Contains(b, "session <script>") {
+		t.Fatal("session name inserted unescaped")
+	}
+}

@@ -60,6 +60,27 @@ func serverLab(p PageConfig, session string) LabConfig {
 		LabHref: p.LabHref, Health: "/healthz", Languages: Languages(), Lessons: LessonIndex(), Kubeconfig: "/s/" + session + "/kubeconfig"}
 }
 
+// DashboardConfig is handed to the teacher's dashboard's JavaScript as
+// JSON.
+type DashboardConfig struct {
+	// Session is the class's session; APIBase the URL prefix of its APIs
+	// ("/s/class-1"); LabHref its lab.
+	Session string `json:"session"`
+	APIBase string `json:"apiBase"`
+	LabHref string `json:"labHref"`
+	Static  string `json:"static"`
+	Home    string `json:"home"`
+	// Languages are the UI languages embedded; Lessons the lessons, for
+	// their titles and step counts.
+	Languages []Language  `json:"languages"`
+	Lessons   []LessonRef `json:"lessons"`
+}
+
+func dashboard(p PageConfig, session string) DashboardConfig {
+	return DashboardConfig{Session: session, APIBase: "/s/" + session, LabHref: "/s/" + session + "/", Static: p.Static, Home: p.Home,
+		Languages: Languages(), Lessons: LessonIndex()}
+}
+
 func serverPage() PageConfig {
 	return PageConfig{Static: "/static/", Home: "/", LabHref: "/lab"}
 }

@@ -7,8 +7,9 @@ import (
 	"github.com/rvplay/rvplay/engine/lesson"
 )
 
-// lessonExchanges hands the record to the lesson engine, in its terms.
-func (s *Session) lessonExchanges() []lesson.Exchange {
+// LessonExchanges is the record in the lesson engine's terms (what its
+// predicates and misconception detectors read), oldest first.
+func (s *Session) LessonExchanges() []lesson.Exchange {
 	all, _ := s.Record.Since(0, Filter{}, 0)
 	out := make([]lesson.Exchange, len(all))
 	for i := range all {

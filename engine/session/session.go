@@ -140,7 +140,7 @@ func New(name string, b mvcc.Backend, opts Options) (*Session, error) {
 	s.Control.Handle(ControlPrefix+"/settings", api.HandlerFunc(s.serveSettings))
 	s.Control.Handle(ControlPrefix+"/exchanges", api.HandlerFunc(s.serveExchanges))
 	if opts.Lessons != nil {
-		s.Lessons = &lesson.Service{Catalog: opts.Lessons, Store: store, Handler: s, Exchanges: s.lessonExchanges, Now: clock.Now}
+		s.Lessons = &lesson.Service{Catalog: opts.Lessons, Store: store, Handler: s, Exchanges: s.LessonExchanges, Now: clock.Now}
 		s.Control.HandlePrefix(lesson.LessonsPath, s.Lessons)
 		s.Control.Handle(lesson.MisconceptionsPath, s.Lessons)
 	}

@@ -107,13 +107,19 @@ type class struct {
 	// version changes with every change a roster shows.
 	version atomic.Uint64
 
+	// history is each person's recent lesson changes (findings.go).
+	history map[string][]lessonChange
+
 	// setup remembers which lessons the teacher's pushes have set up in
-	// the store now loaded (push.go).
+	// the store now loaded (push.go); tally which findings of its record
+	// are stored (findings.go).
 	setup setupOnce
+	tally perLoad[tally]
 }
 
 func newClass(name string, students func() []api.Principal, now func() time.Time) *class {
-	return &class{name: name, students: students, now: now, conns: map[*channelConn]struct{}{}, presence: map[string]*Person{}}
+	return &class{name: name, students: students, now: now, conns: map[*channelConn]struct{}{},
+		presence: map[string]*Person{}, history: map[string][]lessonChange{}}
 }
 
 // welcome is a connection's first message.
@@ -184,6 +190,7 @@ func (c *class) report(conn *channelConn, lesson string, step int) {
 		return
 	}
 	who.Lesson, who.Step = lesson, step
+	c.noteLessonLocked(who.ID, lesson, who.Seen)
 	c.version.Add(1)
 	c.wakeTeachersLocked()
 }
@@ -247,6 +254,7 @@ func (c *class) roster() []Person {
 // session (the store starts again at revision 1).
 func (c *class) reset() {
 	c.setup.forget()
+	c.tally.forget()
 	c.broadcast([]byte(`{"type":"reset"}`), nil)
 }
 

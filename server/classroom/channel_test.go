@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -18,9 +19,9 @@ import (
 	"github.com/rvplay/rvplay/server/httpapi"
 )
 
-// classLessons is a catalog of one lesson with settings and an object,
+// testLessons is a catalog of one lesson with settings and an object,
 // the shape of the real ones' set-up.
-func classLessons(t testing.TB) *lesson.Catalog {
+func testLessons(t testing.TB) *lesson.Catalog {
 	t.Helper()
 	c, err := lesson.Load(fstest.MapFS{"01-races/lesson.json": {Data: []byte(`{"slug":"races",
 	  "setup":{"settings":{"bookmarkInterval":"2s"},"objects":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"demo"}}]},
@@ -227,7 +228,7 @@ func TestAPushMovesEveryStudentsBrowserAndSetsTheLessonUpOnce(t *testing.T) {
 }
 
 func sessionWithLessons(t testing.TB) (o session.Options) {
-	o.Lessons = classLessons(t)
+	o.Lessons = testLessons(t)
 	return o
 }
 
@@ -326,6 +327,15 @@ func TestAMessageOverTheReadLimitClosesOnlyThatConnection(t *testing.T) {
 	big.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if _, _, err := big.conn.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseMessageTooBig) {
 		t.Fatalf("the browser that sent too much: %v", err)
+	}
+	// The server lets go of it once its writer has finished.
+	cls, _ := e.reg.class("class")
+	deadline := time.Now().Add(10 * time.Second)
+	for cls.connections() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections left", cls.connections())
+		}
+		runtime.Gosched()
 	}
 	must(t, "push", e.do("POST", "/s/class"+PushPath, cred{bearer: class.TeacherToken}, `{"lesson":"races","step":1}`), 200, `"delivered":1`)
 	if m := small.read(); m.Type != "push" {

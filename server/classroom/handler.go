@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +27,9 @@ import (
 //	POST   /s/<id>/rvplay/v1/reset     a fresh store at revision 1 (teacher)
 //	GET    /s/<id>/rvplay/v1/channel   the session channel, a WebSocket: presence, pushes, the roster (channel.go)
 //	POST   /s/<id>/rvplay/v1/push      move the class to a lesson step (teacher; push.go)
+//	GET    /s/<id>/dashboard           the teacher's dashboard page (Web; teacher)
+//	GET    /s/<id>/rvplay/v1/class     what the dashboard shows (teacher; dashboard.go)
+//	GET    /s/<id>/rvplay/v1/results.json, results.csv   the class's results (teacher; results.go)
 //	       /s/<id>/<path>              the session: /v3/... the etcd gateway, the rest the Kubernetes API
 //
 // On a guarded session every request carries "Authorization: Bearer
@@ -150,11 +154,15 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 	if !h.admit(w, r, sub) {
 		return
 	}
-	if sub == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead) && h.Web != nil {
+	if (sub == "/" || sub == DashboardPath) && (r.Method == http.MethodGet || r.Method == http.MethodHead) && h.Web != nil {
 		if !authed {
 			// A person without the session's credentials (a student who
 			// has not joined yet) gets the join form.
 			http.Redirect(w, r, "/?join="+name, http.StatusSeeOther)
+			return
+		}
+		if sub == DashboardPath && p.Role < api.RoleTeacher {
+			writeResponse(w, forbiddenPath(p, r.Method, sub))
 			return
 		}
 		h.Web.ServeHTTP(w, r)
@@ -177,6 +185,12 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 		return
 	case PushPath:
 		h.servePush(w, r, info, p)
+		return
+	case ClassPath:
+		h.serveClass(w, r, info)
+		return
+	case ResultsJSONPath, ResultsCSVPath:
+		h.serveResults(w, r, info, sub)
 		return
 	case resetPath:
 		if r.Method != http.MethodPost {
@@ -279,12 +293,16 @@ const resetPath = "/rvplay/v1/reset"
 // lesson step (package session serves them; reading them is free).
 var teacherOnlyPrefixes = []string{"/rvplay/v1/settings", "/rvplay/v1/faults", "/rvplay/v1/push"}
 
+// teacherReadOnly are the session's paths that are the teacher's for every
+// method, reading included: what the class did, everyone's.
+var teacherReadOnly = []string{ClassPath, ResultsJSONPath, ResultsCSVPath}
+
 // teacherOnly reports whether method on path (relative to the session) is
 // the teacher's alone. Compaction is, too, but the etcd gateway refuses it
 // itself, in etcd's words, as it refuses a student's writes under
 // /registry/.
 func teacherOnly(method, path string) bool {
-	if path == resetPath {
+	if path == resetPath || slices.Contains(teacherReadOnly, path) {
 		return true
 	}
 	switch method {

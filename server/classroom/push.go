@@ -45,37 +45,51 @@ type PushResult struct {
 	Delivered int `json:"delivered"`
 }
 
-// setupOnce remembers the lessons set up in one loaded store of a
-// session. A store loaded again (after the session was unloaded) or reset
-// has lost the settings a set-up applied (they live in memory), so the next
-// push into a lesson applies its set-up again; the objects it creates that
-// are still there are left as they are.
-type setupOnce struct {
-	mu    sync.Mutex // held while a set-up runs: two pushes apply it once
+// perLoad keeps what holds for one loaded store of a session: a store
+// loaded again (after the session was unloaded) or reset starts afresh.
+type perLoad[T any] struct {
+	mu    sync.Mutex
 	store *session.Session
-	done  map[string]bool
+	v     T
 }
+
+// with calls f with the value for s, made new by fresh if s is not the
+// store it was kept for.
+func (p *perLoad[T]) with(s *session.Session, fresh func() T, f func(*T)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.store != s {
+		p.store, p.v = s, fresh()
+	}
+	f(&p.v)
+}
+
+func (p *perLoad[T]) forget() {
+	p.mu.Lock()
+	var zero T
+	p.store, p.v = nil, zero
+	p.mu.Unlock()
+}
+
+// setupOnce remembers the lessons set up in one loaded store of a
+// session. A store loaded again or reset has lost the settings a set-up
+// applied (they live in memory), so the next push into a lesson applies
+// its set-up again; the objects it creates that are still there are left
+// as they are. Its lock is held while a set-up runs: two pushes apply it
+// once.
+type setupOnce struct{ perLoad[map[string]bool] }
 
 // apply runs setup for slug unless it ran in s already, and reports what
 // it did (nil: nothing).
-func (o *setupOnce) apply(s *session.Session, slug string, setup func() *lesson.SetupResult) *lesson.SetupResult {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.store != s {
-		o.store, o.done = s, map[string]bool{}
-	}
-	if o.done[slug] {
-		return nil
-	}
-	res := setup()
-	o.done[slug] = true
+func (o *setupOnce) apply(s *session.Session, slug string, setup func() *lesson.SetupResult) (res *lesson.SetupResult) {
+	o.with(s, func() map[string]bool { return map[string]bool{} }, func(done *map[string]bool) {
+		if (*done)[slug] {
+			return
+		}
+		res = setup()
+		(*done)[slug] = true
+	})
 	return res
-}
-
-func (o *setupOnce) forget() {
-	o.mu.Lock()
-	o.store, o.done = nil, nil
-	o.mu.Unlock()
 }
 
 // newPush records the class's next push.

@@ -34,6 +34,8 @@ type Storage interface {
 	// A class's records (progress.go).
 	ClassProgress(name string) ([]sqlite.PassedStep, error)
 	AddPassedSteps(name string, steps []sqlite.PassedStep) error
+	ClassFindings(name string) ([]sqlite.Finding, error)
+	AddFindings(name string, findings []sqlite.Finding) error
 }
 
 // Clock is the registry's time source; tests move a fake one by hand.
@@ -544,6 +546,19 @@ func (r *Registry) Acquire(ctx context.Context, name string) (*Loaded, func(), e
 	}
 }
 
+// ifLoaded returns session name's engine if it is loaded now, without
+// loading it, and a release to call when done with it.
+func (r *Registry) ifLoaded(name string) (*session.Session, func(), bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.sessions[name]
+	if r.closed || e == nil || e.state != isLoaded {
+		return nil, nil, false
+	}
+	e.live.refs++
+	return e.live.sess, r.releaser(e, e.live), true
+}
+
 func (r *Registry) releaser(e *entry, l *live) func() {
 	var once sync.Once
 	return func() {
@@ -604,6 +619,7 @@ func (r *Registry) beginUnloadLocked(e *entry) *live {
 }
 
 func (r *Registry) finishUnload(e *entry, l *live) {
+	r.tallyFindings(e.name, l.sess) // before its record goes
 	if err := l.sess.Close(); err != nil {
 		r.opts.Logger.Error("session unload failed", "session", e.name, "err", err)
 	} else {
@@ -715,6 +731,9 @@ func (r *Registry) takeOffline(ctx context.Context, name string, check func(*ent
 		r.mu.Unlock()
 	}
 	if l != nil {
+		if !remove {
+			r.tallyFindings(name, l.sess) // before its record goes
+		}
 		if err := l.sess.Close(); err != nil {
 			r.opts.Logger.Error("closing the store of a session to be "+what+" failed", "session", name, "err", err)
 		}
@@ -897,6 +916,7 @@ func (r *Registry) Close() {
 		c.close(nil)
 	}
 	for _, l := range open {
+		r.tallyFindings(l.sess.Name, l.sess) // before its record goes
 		if err := l.sess.Close(); err != nil {
 			r.opts.Logger.Error("closing a session failed", "session", l.sess.Name, "err", err)
 		}

@@ -46,7 +46,7 @@ func Classify(r *http.Request) (protocol, verb string) {
 	switch {
 	case !ok || sub == "/join" || sub == "/kubeconfig" || sub == "/rvplay/v1/reset":
 		return ProtocolClassroom, cleanMethod(method)
-	case sub == "/":
+	case sub == "/" || sub == "/dashboard":
 		return ProtocolWeb, cleanMethod(method)
 	case sub == "/v3" || strings.HasPrefix(sub, "/v3/") || strings.HasPrefix(sub, "/v3beta/"):
 		if v := sub[strings.LastIndexByte(sub, '/')+1:]; etcdVerbs[v] {

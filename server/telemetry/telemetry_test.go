@@ -29,6 +29,7 @@ func TestRequestsAreNamedByProtocolAndVerb(t *testing.T) {
 		{"DELETE", "/s/c1", "", "classroom", "DELETE"},
 		{"POST", "/s/c1/rvplay/v1/reset", "", "classroom", "POST"},
 		{"GET", "/s/c1/", "", "web", "GET"},
+		{"GET", "/s/c1/dashboard", "", "web", "GET"},
 		{"GET", "/static/js/lab.js", "", "web", "GET"},
 		{"POST", "/s/c1/v3/kv/range", "", "etcd", "range"},
 		{"POST", "/s/c1/v3beta/kv/put", "", "etcd", "put"},

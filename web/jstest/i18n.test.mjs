@@ -60,9 +60,10 @@ test('every language file has every English key, with the same placeholders, and
 test('every English string is used by the page or its modules', () => {
   const js = new URL('../static/js/', import.meta.url);
   const src = readdirSync(js).filter((f) => f.endsWith('.js')).map((f) => readFileSync(new URL(f, js), 'utf8')).join('\n')
-    + readFileSync(new URL('../lab.templ', import.meta.url), 'utf8');
+    + readFileSync(new URL('../lab.templ', import.meta.url), 'utf8')
+    + readFileSync(new URL('../dashboard.templ', import.meta.url), 'utf8');
   // Keys built at run time from a prefix.
-  const dynamic = ['reflector.state.', 'settings.line.', 'settings.bookmarkInterval', 'settings.compactionInterval', 'settings.watchCacheDelay', 'stream.ended.'];
+  const dynamic = ['reflector.state.', 'settings.line.', 'settings.bookmarkInterval', 'settings.compactionInterval', 'settings.watchCacheDelay', 'stream.ended.', 'dash.detector.'];
   const unused = Object.keys(load('en')).filter((k) => k !== '_name' && !dynamic.some((p) => k.startsWith(p))
     && !new RegExp(`['"\`=]${k.replace(/\./g, '\\.').replace(/\.(one|other)$/, '')}['"\`;]`).test(src));
   assert.deepEqual(unused, []);

@@ -69,6 +69,11 @@ function item(s, role) {
     li.append(' ', code);
   }
   if (s.teacherToken) {
+    const dash = document.createElement('a');
+    dash.href = `${s.url || sessionURL(s.id)}dashboard`;
+    dash.textContent = 'dashboard';
+    dash.dataset.testid = 'session-dashboard';
+    li.append(' ', dash);
     const end = document.createElement('button');
     end.textContent = 'End';
     end.title = 'End the session and delete its data';
@@ -123,6 +128,7 @@ $('session-form').addEventListener('submit', async (e) => {
     $('created-where').textContent = `${location.origin}/?join=${s.id}`;
     $('created-code').textContent = s.joinCode;
     $('created-open').href = s.url;
+    $('created-dashboard').href = `${s.url}dashboard`;
     $('created-kubeconfig').href = `${s.url}kubeconfig`;
     $('created-token').textContent = s.teacherToken;
     $('session-created').hidden = false;

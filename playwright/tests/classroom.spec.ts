@@ -1,0 +1,195 @@
+// A class on one guarded session, in four browser contexts: the teacher
+// creates the session and opens the dashboard; three students join with
+// its code. The dashboard shows who is connected and where, the teacher's
+// push moves every lab, the class's progress counts each step passed, the
+// teacher's compaction makes the students' reflectors relist (the
+// dashboard shows the 410s and names the relist), and a student's
+// compaction is refused. Screenshots of the dashboard at 1440x900 and
+// 1920x1080 go into the report.
+import { expect, test, type BrowserContext, type Page, type TestInfo } from '@playwright/test';
+import { exchange, run } from './labhelpers';
+
+async function shot(page: Page, testInfo: TestInfo, name: string) {
+  await testInfo.attach(name, { body: await page.screenshot({ fullPage: false }), contentType: 'image/png' });
+}
+
+// row is a student's row on the dashboard.
+const row = (dashboard: Page, id: string) => dashboard.locator(`[data-testid="student"][data-student="${id}"]`);
+
+test('classroom: a teacher and three students: join by code, presence and progress on the dashboard, the teacher\'s compaction makes the reflectors relist, a student\'s compaction is refused', async ({ browser }, testInfo) => {
+  test.setTimeout(300_000);
+  const contexts: BrowserContext[] = [];
+  const teacherCtx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  contexts.push(teacherCtx);
+
+  // The teacher creates the class on the landing page and opens its
+  // dashboard, which shows the join code for the projector.
+  const dash = await teacherCtx.newPage();
+  await dash.goto('/');
+  const session = `class-${Date.now().toString(36)}`;
+  await dash.getByTestId('session-name').fill(session);
+  await dash.getByTestId('session-open').click();
+  await expect(dash.getByTestId('created-code')).toHaveText(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+  const code = (await dash.getByTestId('created-code').textContent())!;
+  await dash.getByTestId('created-dashboard').click();
+  await expect(dash).toHaveURL(new RegExp(`/s/${session}/dashboard$`));
+  await expect(dash.getByTestId('dashboard')).toHaveAttribute('data-ready', 'true');
+  await expect(dash.getByTestId('dash-join-code')).toHaveText(code);
+  await expect(dash.getByTestId('dash-conn')).toHaveAttribute('data-state', 'ready');
+  await expect(dash.getByTestId('dash-connected')).toHaveText('0 / 0');
+
+  // Three students join by code, each in a browser of their own.
+  const students: { name: string; id: string; page: Page }[] = [];
+  for (const name of ['Ada', 'Bashir', 'Chen']) {
+    const ctx = await browser.newContext();
+    contexts.push(ctx);
+    const page = await ctx.newPage();
+    await page.goto(`/?join=${session}`);
+    await expect(page.getByTestId('join-session')).toHaveValue(session);
+    await page.getByTestId('join-code').fill(code.toLowerCase().replace('-', ''));
+    await page.getByTestId('join-name').fill(name);
+    await page.getByTestId('join-submit').click();
+    await expect(page).toHaveURL(new RegExp(`/s/${session}/$`));
+    // The landing page keeps the student's id (their namespace's name).
+    const id = await page.evaluate((s) => JSON.parse(localStorage.getItem('rvplay.sessions')!).find((x: { id: string }) => x.id === s).student as string, session);
+    students.push({ name, id, page });
+  }
+  for (const s of students) {
+    await expect(s.page.getByTestId('lab')).toHaveAttribute('data-ready', 'true', { timeout: 60_000 });
+    await expect(s.page.getByTestId('lab')).toHaveAttribute('data-channel', 'student');
+  }
+
+  // Presence: all three connected, in the lesson list.
+  await expect(dash.getByTestId('dash-connected')).toHaveText('3 / 3');
+  for (const s of students) {
+    await expect(row(dash, s.id)).toHaveAttribute('data-connected', 'true');
+    await expect(row(dash, s.id).getByTestId('student-name')).toHaveText(s.name);
+  }
+
+  // The teacher pushes the class to "List then watch", step 1: every lab
+  // opens it, and the dashboard shows each student there.
+  await dash.getByTestId('push-lesson').selectOption('list-then-watch');
+  await dash.getByTestId('push-step').selectOption('1');
+  await dash.getByTestId('push').click();
+  await expect(dash.getByTestId('notice')).toContainText('student browsers reached: 3');
+  for (const s of students) {
+    await expect(s.page.getByTestId('lesson-panel')).toHaveAttribute('data-lesson', 'list-then-watch');
+    await expect(s.page.getByTestId('lesson-panel')).toHaveAttribute('data-step', '1');
+    await expect(s.page.getByTestId('notice')).toContainText('Your teacher moved the class');
+    await expect(row(dash, s.id)).toHaveAttribute('data-lesson', 'list-then-watch');
+    await expect(row(dash, s.id)).toHaveAttribute('data-step', '1');
+  }
+
+  // Progress: each student does the step ("show me"); the class's count
+  // for step 1 reaches three.
+  const step1 = dash.locator('[data-testid="lesson-summary"][data-lesson="list-then-watch"] [data-testid="step-passed"][data-step="1"]');
+  for (const [i, s] of students.entries()) {
+    await s.page.getByTestId('lesson-showme').click();
+    await expect(s.page.getByTestId('lesson-verdict')).toHaveAttribute('data-passed', 'true');
+    await expect(step1).toHaveAttribute('data-passed', String(i + 1));
+  }
+  await expect(row(dash, students[0].id).getByTestId('student-progress')).toContainText('1/4');
+
+  // The class moves to "Compaction and 410": its informer card is the
+  // reflector each student starts, then drops.
+  await dash.getByTestId('push-lesson').selectOption('compaction-and-410');
+  await dash.getByTestId('push-step').selectOption('0');
+  await dash.getByTestId('push').click();
+  for (const s of students) {
+    await expect(s.page.getByTestId('lesson-panel')).toHaveAttribute('data-lesson', 'compaction-and-410');
+    await s.page.getByTestId('reflector-start').click();
+    await expect(s.page.getByTestId('reflector-state')).toHaveText('watching');
+  }
+  for (const s of students) {
+    await expect(row(dash, s.id).locator('[data-testid="student-watch"][data-kind="current"]').first()).toBeVisible();
+  }
+  // Bashir overwrites a ConfigMap without its resourceVersion: the
+  // dashboard names the misconception.
+  const bashir = students[1].page;
+  await expect(await exchange(bashir, 'a', 'get')).toHaveAttribute('data-status', '200');
+  await bashir.getByTestId('client-a-send-rv').uncheck();
+  await expect(await exchange(bashir, 'a', 'put')).toHaveAttribute('data-status', '200');
+  await expect(row(dash, students[1].id).getByTestId('student-findings')).toContainText('updated without a resourceVersion');
+  await expect(row(dash, students[1].id).getByTestId('student-findings')).toHaveAttribute('data-count', '1');
+
+  for (const s of students) {
+    await s.page.getByTestId('reflector-disconnect').click();
+    await expect(s.page.getByTestId('reflector-state')).toHaveText('disconnected');
+  }
+  // The class's store moves on: two writes after every reflector's last
+  // resourceVersion, so that compacting at the head removes one they need.
+  for (const n of ['later-1', 'later-2']) {
+    const r = await teacherCtx.request.post(`/s/${session}/api/v1/namespaces/default/configmaps`, { data: { metadata: { name: n } } });
+    expect(r.status()).toBe(201);
+  }
+
+  // The teacher compacts from the dashboard, after confirming.
+  await dash.getByTestId('dash-compact').click();
+  await expect(dash.getByTestId('confirm-dialog')).toBeVisible();
+  await expect(dash.getByTestId('confirm-text')).toContainText('410 Gone');
+  const head = (await dash.getByTestId('confirm-text').textContent())!.match(/revision (\d+)/)![1];
+  await dash.getByTestId('confirm-ok').click();
+  await expect(dash.getByTestId('notice')).toHaveText(`Compacted at revision ${head}.`);
+  await expect(dash.getByTestId('dash-compacted')).toHaveText(head);
+
+  // Each reflector resumes from its compacted resourceVersion: 410, relist.
+  for (const s of students) {
+    await s.page.getByTestId('reflector-resume').click();
+    const stream = s.page.locator('[data-testid="stream"][data-stream="reflector"]');
+    await expect(stream.locator('[data-testid="watch-event"][data-type="ERROR"]')).toContainText('410');
+    await expect(s.page.getByTestId('reflector-relists')).toHaveText('1');
+    await expect(s.page.locator('[data-testid="reflector-item"][data-name="later-2"]')).toBeVisible();
+  }
+  // The dashboard: each student's watch that ended in 410, a current one
+  // after the relist, and the relist named, for each and for the lesson.
+  for (const s of students) {
+    const r = row(dash, s.id);
+    await expect(r.locator('[data-testid="student-watch"][data-kind="gone"]')).toHaveCount(1);
+    await expect(r.locator('[data-testid="student-watch"][data-kind="current"]').first()).toBeVisible();
+    await expect(r.getByTestId('student-findings')).toContainText('relisted after a 410');
+  }
+  const lesson6 = dash.locator('[data-testid="lesson-summary"][data-lesson="compaction-and-410"]');
+  await expect(lesson6.locator('[data-detector="relist-after-410"]')).toContainText('×3');
+  await expect(lesson6.locator('[data-detector="update-without-resourceversion"]')).toContainText('×1');
+  await expect(lesson6.getByTestId('lesson-here')).toHaveText('here now: 3');
+
+  // A student's compaction is refused, in etcd's words, from the console
+  // as over the gateway; the dashboard is not theirs either.
+  const ada = students[0].page;
+  await run(ada, `etcdctl compaction ${head}`);
+  await expect(ada.getByTestId('console-output')).toContainText('permission denied');
+  const refused = await ada.request.post(`/s/${session}/v3/kv/compaction`, { data: { revision: head } });
+  expect(refused.status()).toBe(403);
+  expect(await refused.json()).toMatchObject({ error: 'etcdserver: permission denied', code: 7 });
+  expect((await ada.request.get(`/s/${session}/dashboard`, { maxRedirects: 0 })).status()).toBe(403);
+  expect((await ada.request.get(`/s/${session}/rvplay/v1/results.csv`)).status()).toBe(403);
+
+  // One click shows a student's exchanges.
+  await row(dash, students[1].id).getByTestId('student-name').click();
+  await expect(dash.getByTestId('exchanges-dialog')).toBeVisible();
+  await expect(dash.getByTestId('exchanges-title')).toContainText('Bashir');
+  await expect(dash.getByTestId('exchange-row').filter({ hasText: 'update /api/v1/namespaces/default/configmaps/' }).first()).toBeVisible();
+  await shot(dash, testInfo, 'dashboard: a student\'s exchanges (1440x900)');
+  await dash.keyboard.press('Escape');
+  await expect(dash.getByTestId('exchanges-dialog')).toBeHidden();
+
+  // The results export, as the teacher's files.
+  const csv = await teacherCtx.request.get(`/s/${session}/rvplay/v1/results.csv`);
+  expect(csv.status()).toBe(200);
+  const lines = (await csv.text()).trim().split('\n');
+  expect(lines[0]).toContain('id,name,lesson,steps,passed,passed_steps,last_passed');
+  expect(lines.filter((l) => l.includes(',list-then-watch,4,1,1,'))).toHaveLength(3);
+
+  // What the teacher's projector shows, at two sizes.
+  await expect(dash.getByTestId('dash-connected')).toHaveText('3 / 3');
+  await shot(dash, testInfo, 'dashboard at 1440x900');
+  await dash.setViewportSize({ width: 1920, height: 1080 });
+  await shot(dash, testInfo, 'dashboard at 1920x1080');
+  await shot(students[1].page, testInfo, 'a student\'s lab after the relist');
+
+  // A student leaves: the dashboard shows them disconnected.
+  await contexts[3].close();
+  await expect(row(dash, students[2].id)).toHaveAttribute('data-connected', 'false');
+  await expect(dash.getByTestId('dash-connected')).toHaveText('2 / 3');
+  for (const c of contexts.slice(0, 3)) await c.close();
+});
