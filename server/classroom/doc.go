@@ -20,7 +20,15 @@
 // tokens and join codes come from crypto/rand and only their hashes are
 // stored (credentials.go).
 //
+// A guarded session is a class (channel.go, push.go, dashboard.go): each
+// browser keeps a channel open on which it reports where its learner is
+// and a student's lab gets the teacher's pushes to a lesson step; the
+// teacher's dashboard reads who is connected, each student's watches,
+// progress and misconceptions, and exports the results. What a class
+// achieved outlives the session's time in memory (progress.go,
+// findings.go).
+//
 // The registry keeps its records in SQLite (engine/sqlite: session access
-// and students, migration 0002); Handler serves the HTTP API. Package main
-// only wires them to flags.
+// and students, migration 0002; a class's progress and findings, 0004);
+// Handler serves the HTTP API. Package main only wires them to flags.
 package classroom
