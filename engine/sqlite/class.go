@@ -102,33 +102,29 @@ func (db *DB) readClass(name, query string, scan func(*sql.Rows) error) error {
 // a step a principal passed already keeps its first time. ErrNoSession if
 // there is no such session.
 func (db *DB) AddPassedSteps(name string, steps []PassedStep) error {
-	if len(steps) == 0 {
-		return nil
+	rows := make([][]any, len(steps))
+	for i, s := range steps {
+		rows[i] = []any{s.Principal, s.Lesson, s.Step, formatTime(s.PassedAt)}
 	}
-	err := db.write(func(w *writer) error {
-		id, err := liveSessionID(w, name)
-		if err != nil {
-			return err
-		}
-		for _, s := range steps {
-			if _, err := w.conn.ExecContext(context.Background(),
-				"INSERT INTO class_progress (session, principal, lesson, step, passed_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-				id, s.Principal, s.Lesson, s.Step, formatTime(s.PassedAt)); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("sqlite: add passed steps to %q: %w", name, err)
-	}
-	return nil
+	return db.addClassRows(name, "passed steps",
+		"INSERT INTO class_progress (session, principal, lesson, step, passed_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", rows)
 }
 
 // AddFindings records findings in session name, in one transaction; one
 // recorded already (the same detector and exchange) is kept as it was.
 func (db *DB) AddFindings(name string, findings []Finding) error {
-	if len(findings) == 0 {
+	rows := make([][]any, len(findings))
+	for i, f := range findings {
+		rows[i] = []any{f.Detector, f.Exchange, f.Principal, f.Lesson, formatTime(f.FoundAt)}
+	}
+	return db.addClassRows(name, "findings",
+		"INSERT INTO class_findings (session, detector, exchange, principal, lesson, found_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", rows)
+}
+
+// addClassRows runs insert for each row, the session's id first, in one
+// transaction.
+func (db *DB) addClassRows(name, what, insert string, rows [][]any) error {
+	if len(rows) == 0 {
 		return nil
 	}
 	err := db.write(func(w *writer) error {
@@ -136,17 +132,15 @@ func (db *DB) AddFindings(name string, findings []Finding) error {
 		if err != nil {
 			return err
 		}
-		for _, f := range findings {
-			if _, err := w.conn.ExecContext(context.Background(),
-				"INSERT INTO class_findings (session, detector, exchange, principal, lesson, found_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-				id, f.Detector, f.Exchange, f.Principal, f.Lesson, formatTime(f.FoundAt)); err != nil {
+		for _, row := range rows {
+			if _, err := w.conn.ExecContext(context.Background(), insert, append([]any{id}, row...)...); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("sqlite: add findings to %q: %w", name, err)
+		return fmt.Errorf("sqlite: add %s to %q: %w", what, name, err)
 	}
 	return nil
 }
