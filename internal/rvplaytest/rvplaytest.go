@@ -113,6 +113,20 @@ func declares(gomod []byte, path string) bool {
 // directory is made (and left behind).
 var BinDir string
 
+// RunTests runs a test package's tests (its TestMain calls it) with the
+// server binary built into a directory of their own, removed when they
+// end, and returns their exit code.
+func RunTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "rvplay-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	BinDir = dir
+	return m.Run()
+}
+
 var binDir struct {
 	once sync.Once
 	dir  string

@@ -7,7 +7,6 @@ package clientgo
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"os"
 	"sync"
@@ -18,17 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "rvplay-clientgo-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	rvplaytest.BinDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(rvplaytest.RunTests(m)) }
 
 // startServer runs a fresh rvplay server (its own SQLite file) with one
 // session "t" and returns the session's base URL.

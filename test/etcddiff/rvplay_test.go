@@ -12,16 +12,7 @@ import (
 	"github.com/rvplay/rvplay/server/httpapi"
 )
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "etcddiff-bin-")
-	if err != nil {
-		panic(err)
-	}
-	rvplaytest.BinDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(rvplaytest.RunTests(m)) }
 
 // memoryTarget serves a session on the memory backend through the
 // server's net/http adapter on a real loopback HTTP server.

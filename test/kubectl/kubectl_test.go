@@ -31,17 +31,7 @@ import (
 	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "rvplay-kubectl-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	rvplaytest.BinDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(rvplaytest.RunTests(m)) }
 
 // kubectlBinaries finds the kubectl binaries to test: $RVPLAY_KUBECTL
 // (a list separated by the OS path separator) if set, else every

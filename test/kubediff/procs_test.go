@@ -22,17 +22,7 @@ import (
 	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "kubediff-rvplay-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	rvplaytest.BinDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(rvplaytest.RunTests(m)) }
 
 // binDir keeps the reference binaries between runs (gitignored). A binary's
 // file name carries a hash of its module's go.mod, go.sum and sources and

@@ -26,15 +26,8 @@ func scaled[T any](small, big T) T {
 }
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "rvplay-stress-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	rvplaytest.BinDir = dir
-	code := m.Run()
+	code := rvplaytest.RunTests(m)
 	printReport()
-	os.RemoveAll(dir)
 	os.Exit(code)
 }
 

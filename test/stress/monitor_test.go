@@ -56,54 +56,54 @@ type monitor struct {
 
 func startMonitor(srv *rvplaytest.Server, base sample, killAt int64) *monitor {
 	m := &monitor{srv: srv, done: make(chan struct{}), peak: base}
-	m.wg.Add(2)
-	go func() {
-		defer m.wg.Done()
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-m.done:
-				return
-			case <-srv.Exited():
-				return
-			case <-tick.C:
-			}
-			vm, anon, err := srv.Memory()
-			if err != nil {
-				continue
-			}
+	m.every(20*time.Millisecond, func() bool {
+		vm, anon, err := srv.Memory()
+		if err != nil {
+			return true
+		}
+		m.mu.Lock()
+		m.peak.VmRSS = max(m.peak.VmRSS, vm)
+		m.peak.RssAnon = max(m.peak.RssAnon, anon)
+		m.mu.Unlock()
+		if anon > killAt {
+			fmt.Fprintf(os.Stderr, "stress: the server holds %s of anonymous memory, past %s: killing it\n", mib(anon), mib(killAt))
+			srv.Kill()
+			return false
+		}
+		return true
+	})
+	m.every(100*time.Millisecond, func() bool {
+		if n, err := srv.Goroutines(); err == nil {
 			m.mu.Lock()
-			m.peak.VmRSS = max(m.peak.VmRSS, vm)
-			m.peak.RssAnon = max(m.peak.RssAnon, anon)
+			m.peak.Goroutines = max(m.peak.Goroutines, n)
 			m.mu.Unlock()
-			if anon > killAt {
-				fmt.Fprintf(os.Stderr, "stress: the server holds %s of anonymous memory, past %s: killing it\n", mib(anon), mib(killAt))
-				srv.Kill()
-				return
-			}
 		}
-	}()
+		return true
+	})
+	return m
+}
+
+// every calls sample every interval until the monitor stops, the server
+// exits, or sample returns false.
+func (m *monitor) every(interval time.Duration, sample func() bool) {
+	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		tick := time.NewTicker(100 * time.Millisecond)
+		tick := time.NewTicker(interval)
 		defer tick.Stop()
 		for {
 			select {
 			case <-m.done:
 				return
-			case <-srv.Exited():
+			case <-m.srv.Exited():
 				return
 			case <-tick.C:
 			}
-			if n, err := srv.Goroutines(); err == nil {
-				m.mu.Lock()
-				m.peak.Goroutines = max(m.peak.Goroutines, n)
-				m.mu.Unlock()
+			if !sample() {
+				return
 			}
 		}
 	}()
-	return m
 }
 
 // peakSoFar is the peaks up to now.
