@@ -41,7 +41,7 @@ func benchSession(b *testing.B, n int) *Client {
 	}
 	h := kubeapi.New(kubeapi.Options{Store: store})
 	b.Cleanup(func() {
-		h.Server().Close()
+		h.Registry().Close()
 		store.Close()
 	})
 	c := New(api.Handler(h))

@@ -57,7 +57,7 @@ func newTestSession(t *testing.T, ko kube.Options) (*testSession, *Client) {
 	}
 	h := kubeapi.New(kubeapi.Options{Store: store, Kube: ko})
 	t.Cleanup(func() {
-		h.Server().Close()
+		h.Registry().Close()
 		store.Close()
 	})
 	ts := &testSession{kube: h, Store: store}

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Clock is the time source of a Server: creationTimestamp, managedFields
+// Clock is the time source of a Registry: creationTimestamp, managedFields
 // times, bookmark intervals, watch timeouts and the watch-cache lag all read
 // it, so tests and lessons can drive time by hand.
 type Clock interface {

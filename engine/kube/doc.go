@@ -12,7 +12,7 @@
 // resourceVersion is the revision it was read at.
 //
 // A write is bounded before the costly work as kube-apiserver bounds it,
-// and by one bound of this server's own (limits.go): etcd's request limit,
+// and by one bound of rvplay's own (limits.go): etcd's request limit,
 // the fields whose ownership is tracked. A write the store refuses for a
 // quota reads as ResourceQuota's 403 (quota.go).
 //

@@ -144,7 +144,7 @@ const (
 // is refused as etcd refuses it (kube-apiserver does not try an update
 // again); a patch's is stored without managedFields if that fits (the
 // write itself checks).
-func (s *Server) updateManagedFields(r *Resource, live, obj Object, manager, sub string, by managedBy, now time.Time) error {
+func (reg *Registry) updateManagedFields(r *Resource, live, obj Object, manager, sub string, by managedBy, now time.Time) error {
 	fields, floor, owned := measure(obj)
 	if live == nil {
 		floor += owned // the creator owns every field
@@ -159,7 +159,7 @@ func (s *Server) updateManagedFields(r *Resource, live, obj Object, manager, sub
 		delete(meta(obj), "managedFields")
 		return nil
 	}
-	return s.fm.Update(r, live, obj, manager, sub, now)
+	return reg.fm.Update(r, live, obj, manager, sub, now)
 }
 
 // checkApply bounds a server-side apply before structured-merge-diff

@@ -272,8 +272,8 @@ const (
 
 // List lists a resource in namespace ns ("" for all namespaces or a
 // cluster-scoped resource) with kube's resourceVersion semantics.
-func (s *Server) List(ctx context.Context, r *Resource, ns string, lo ListOptions) (*List, error) {
-	if err := s.bootstrap(ctx); err != nil {
+func (reg *Registry) List(ctx context.Context, r *Resource, ns string, lo ListOptions) (*List, error) {
+	if err := reg.bootstrap(ctx); err != nil {
 		return nil, err
 	}
 	lo.Watch = false
@@ -282,7 +282,7 @@ func (s *Server) List(ctx context.Context, r *Resource, ns string, lo ListOption
 		return nil, err
 	}
 	if name, ok := m.singleName(); ok && lo.Continue == "" && lo.ResourceVersion != "0" && (ns != "" || !r.Namespaced) {
-		return s.listOne(ctx, r, ns, name, m, lo)
+		return reg.listOne(ctx, r, ns, name, m, lo)
 	}
 	prefix := r.Prefix(ns)
 	startKey := prefix
@@ -322,7 +322,7 @@ func (s *Server) List(ctx context.Context, r *Resource, ns string, lo ListOption
 			minRV = rv
 		}
 	}
-	cur := s.kv.Rev()
+	cur := reg.kv.Rev()
 	if withRev > cur {
 		return nil, NewTooLargeResourceVersion(withRev, cur, 0)
 	}
@@ -331,11 +331,11 @@ func (s *Server) List(ctx context.Context, r *Resource, ns string, lo ListOption
 	}
 	readRev := withRev
 	if anyRV {
-		readRev = s.cacheRev()
+		readRev = reg.cacheRev()
 	}
-	items, rev, next, remaining, err := s.rangeList(ctx, r, m, prefix, startKey, readRev, limit)
+	items, rev, next, remaining, err := reg.rangeList(ctx, r, m, prefix, startKey, readRev, limit)
 	if err != nil && anyRV && isCompacted(err) {
-		items, rev, next, remaining, err = s.rangeList(ctx, r, m, prefix, startKey, 0, limit)
+		items, rev, next, remaining, err = reg.rangeList(ctx, r, m, prefix, startKey, 0, limit)
 	}
 	if err != nil {
 		if isCompacted(err) {
@@ -351,7 +351,7 @@ func (s *Server) List(ctx context.Context, r *Resource, ns string, lo ListOption
 			return nil, NewExpired(expiredListMsg)
 		}
 		if isFutureRev(err) {
-			return nil, NewTooLargeResourceVersion(readRev, s.kv.Rev(), 0)
+			return nil, NewTooLargeResourceVersion(readRev, reg.kv.Rev(), 0)
 		}
 		return nil, err
 	}
@@ -383,7 +383,7 @@ func (m *matcher) singleName() (string, bool) {
 // without resourceVersionMatch=Exact means "not older than", limit or not.
 // (resourceVersion "0" stays with the watch cache, which has no such
 // shortcut.)
-func (s *Server) listOne(ctx context.Context, r *Resource, ns, name string, m *matcher, lo ListOptions) (*List, error) {
+func (reg *Registry) listOne(ctx context.Context, r *Resource, ns, name string, m *matcher, lo ListOptions) (*List, error) {
 	var withRev, minRV int64
 	if lo.ResourceVersion != "" {
 		rv, err := parseRV(lo.ResourceVersion)
@@ -396,16 +396,16 @@ func (s *Server) listOne(ctx context.Context, r *Resource, ns, name string, m *m
 			minRV = rv
 		}
 	}
-	if cur := s.kv.Rev(); withRev > cur {
+	if cur := reg.kv.Rev(); withRev > cur {
 		return nil, NewTooLargeResourceVersion(withRev, cur, 0)
 	}
-	resp, err := s.kv.Range(ctx, &mvcc.RangeRequest{Key: []byte(r.Key(ns, name)), Revision: withRev})
+	resp, err := reg.kv.Range(ctx, &mvcc.RangeRequest{Key: []byte(r.Key(ns, name)), Revision: withRev})
 	if err != nil {
 		if isCompacted(err) {
 			return nil, NewExpired(expiredListMsg)
 		}
 		if isFutureRev(err) {
-			return nil, NewTooLargeResourceVersion(withRev, s.kv.Rev(), 0)
+			return nil, NewTooLargeResourceVersion(withRev, reg.kv.Rev(), 0)
 		}
 		return nil, err
 	}
@@ -434,7 +434,7 @@ func (s *Server) listOne(ctx context.Context, r *Resource, ns, name string, m *m
 // rangeList reads [startKey, end of prefix) at rev (0: latest), keeping
 // objects that match, up to limit (0: all). It returns the items, the
 // revision read at, a continue token and the number of keys left.
-func (s *Server) rangeList(ctx context.Context, r *Resource, m *matcher, prefix, startKey string, rev, limit int64) ([][]byte, int64, string, int64, error) {
+func (reg *Registry) rangeList(ctx context.Context, r *Resource, m *matcher, prefix, startKey string, rev, limit int64) ([][]byte, int64, string, int64, error) {
 	items := [][]byte{}
 	end := prefixEnd([]byte(prefix))
 	key := []byte(startKey)
@@ -443,7 +443,7 @@ func (s *Server) rangeList(ctx context.Context, r *Resource, m *matcher, prefix,
 	var lastKey []byte
 	hasMore := false
 	for {
-		resp, err := s.kv.Range(ctx, &mvcc.RangeRequest{Key: key, RangeEnd: end, Revision: rev, Limit: batch})
+		resp, err := reg.kv.Range(ctx, &mvcc.RangeRequest{Key: key, RangeEnd: end, Revision: rev, Limit: batch})
 		if err != nil {
 			return nil, 0, "", 0, err
 		}
@@ -542,37 +542,37 @@ func (rl *revisionLog) note(rev int64, at time.Time) {
 	}
 }
 
-// wrote notes a write made through the server at once, so that the
+// wrote notes a write made through the registry at once, so that the
 // lagging cache's timeline does not depend on watch delivery.
-func (s *Server) wrote(rev int64) {
-	s.revMu.Lock()
-	rl := s.revLog
-	s.revMu.Unlock()
+func (reg *Registry) wrote(rev int64) {
+	reg.revMu.Lock()
+	rl := reg.revLog
+	reg.revMu.Unlock()
 	if rl != nil {
-		rl.note(rev, s.clock.Now())
+		rl.note(rev, reg.clock.Now())
 	}
 }
 
 // SetWatchCacheDelay changes the lag of resourceVersion "0" reads.
-func (s *Server) SetWatchCacheDelay(d time.Duration) {
-	s.cacheDelay.Store(int64(d))
+func (reg *Registry) SetWatchCacheDelay(d time.Duration) {
+	reg.cacheDelay.Store(int64(d))
 	if d <= 0 {
 		return
 	}
-	s.revMu.Lock()
-	defer s.revMu.Unlock()
-	if s.revLog != nil {
+	reg.revMu.Lock()
+	defer reg.revMu.Unlock()
+	if reg.revLog != nil {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	base := s.kv.Rev()
-	ws, err := s.kv.Watch(ctx, &mvcc.WatchRequest{Key: []byte("/registry/"), RangeEnd: prefixEnd([]byte("/registry/")), StartRevision: base + 1})
+	base := reg.kv.Rev()
+	ws, err := reg.kv.Watch(ctx, &mvcc.WatchRequest{Key: []byte("/registry/"), RangeEnd: prefixEnd([]byte("/registry/")), StartRevision: base + 1})
 	if err != nil {
 		cancel()
 		return
 	}
 	rl := &revisionLog{base: base}
-	s.revLog, s.revStop = rl, cancel
+	reg.revLog, reg.revStop = rl, cancel
 	go func() {
 		for {
 			resp, err := ws.Next(ctx)
@@ -582,34 +582,34 @@ func (s *Server) SetWatchCacheDelay(d time.Duration) {
 			if len(resp.Events) == 0 {
 				continue
 			}
-			rl.note(resp.Events[len(resp.Events)-1].Kv.ModRevision, s.clock.Now())
+			rl.note(resp.Events[len(resp.Events)-1].Kv.ModRevision, reg.clock.Now())
 		}
 	}()
 }
 
-// Close stops the server's background work.
-func (s *Server) Close() {
-	s.revMu.Lock()
-	defer s.revMu.Unlock()
-	if s.revStop != nil {
-		s.revStop()
+// Close stops the registry's background work.
+func (reg *Registry) Close() {
+	reg.revMu.Lock()
+	defer reg.revMu.Unlock()
+	if reg.revStop != nil {
+		reg.revStop()
 	}
 }
 
 // cacheRev is the revision a resourceVersion "0" read sees.
-func (s *Server) cacheRev() int64 {
-	d := s.WatchCacheDelay()
-	cur := s.kv.Rev()
+func (reg *Registry) cacheRev() int64 {
+	d := reg.WatchCacheDelay()
+	cur := reg.kv.Rev()
 	if d <= 0 {
 		return cur
 	}
-	s.revMu.Lock()
-	rl := s.revLog
-	s.revMu.Unlock()
+	reg.revMu.Lock()
+	rl := reg.revLog
+	reg.revMu.Unlock()
 	if rl == nil {
 		return cur
 	}
-	cutoff := s.clock.Now().Add(-d)
+	cutoff := reg.clock.Now().Add(-d)
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
 	i := sort.Search(len(rl.entries), func(i int) bool { return rl.entries[i].at.After(cutoff) })

@@ -63,21 +63,21 @@ type PatchOptions struct {
 // Patch patches an object (sub "" or "status"). A resourceVersion the
 // patch sets is a precondition. Apply creates a missing object; the bool
 // reports a create.
-func (s *Server) Patch(ctx context.Context, r *Resource, ns, name, sub, patchType string, body []byte, o PatchOptions) (Object, bool, error) {
-	if err := s.bootstrap(ctx); err != nil {
+func (reg *Registry) Patch(ctx context.Context, r *Resource, ns, name, sub, patchType string, body []byte, o PatchOptions) (Object, bool, error) {
+	if err := reg.bootstrap(ctx); err != nil {
 		return nil, false, err
 	}
 	if patchType == ApplyPatch {
-		return s.apply(ctx, r, ns, name, sub, body, o)
+		return reg.apply(ctx, r, ns, name, sub, body, o)
 	}
 	if o.Force != nil {
 		return nil, false, NewInvalid("meta.k8s.io", "PatchOptions", "", []FieldError{{Type: CauseFieldValueForbidden, Field: "force", Detail: "may not be specified for non-apply patch"}})
 	}
-	if s.patcher == nil {
+	if reg.patcher == nil {
 		return nil, false, NewUnsupportedMediaType()
 	}
-	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, true, o.Encoded, nil, func(cur Object) (Object, error) {
-		patched, err := s.patcher.Patch(r, patchType, r.Encode(cur), body)
+	out, _, err := reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, true, o.Encoded, nil, func(cur Object) (Object, error) {
+		patched, err := reg.patcher.Patch(r, patchType, r.Encode(cur), body)
 		if err != nil {
 			return nil, err
 		}
@@ -90,14 +90,14 @@ func (s *Server) Patch(ctx context.Context, r *Resource, ns, name, sub, patchTyp
 				return nil, NewBadRequest(schema.StrictDecodingError(unknown))
 			}
 		}
-		return s.preparePatched(r, cur, nobj, ns, name, sub, o.FieldManager, byPatch)
+		return reg.preparePatched(r, cur, nobj, ns, name, sub, o.FieldManager, byPatch)
 	})
 	return out, false, err
 }
 
 // preparePatched checks a patched object like an update body: identity
 // unchanged, a resourceVersion it carries must be the current one.
-func (s *Server) preparePatched(r *Resource, cur, nobj Object, ns, name, sub, manager string, by managedBy) (Object, error) {
+func (reg *Registry) preparePatched(r *Resource, cur, nobj Object, ns, name, sub, manager string, by managedBy) (Object, error) {
 	m := meta(nobj)
 	if n := str(m, "name"); n != name {
 		return nil, NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
@@ -128,14 +128,14 @@ func (s *Server) preparePatched(r *Resource, cur, nobj Object, ns, name, sub, ma
 	if r.Default != nil && sub == "" {
 		r.Default(nobj)
 	}
-	return s.prepareUpdate(r, cur, nobj, sub, manager, by)
+	return reg.prepareUpdate(r, cur, nobj, sub, manager, by)
 }
 
-func (s *Server) apply(ctx context.Context, r *Resource, ns, name, sub string, body []byte, o PatchOptions) (Object, bool, error) {
+func (reg *Registry) apply(ctx context.Context, r *Resource, ns, name, sub string, body []byte, o PatchOptions) (Object, bool, error) {
 	if o.FieldManager == "" {
 		return nil, false, NewInvalid("meta.k8s.io", "PatchOptions", "", []FieldError{{Type: CauseFieldValueRequired, Field: "fieldManager", Detail: "is required for apply patch"}})
 	}
-	if s.applier == nil {
+	if reg.applier == nil {
 		return nil, false, NewUnsupportedMediaType()
 	}
 	config, err := DecodeObject(body)
@@ -150,7 +150,7 @@ func (s *Server) apply(ctx context.Context, r *Resource, ns, name, sub string, b
 		if sub != "" {
 			return nil, NewNotFound(r.Group, r.Resource, name)
 		}
-		out, err := s.applier.Apply(r, nil, config, o.FieldManager, force, s.now())
+		out, err := reg.applier.Apply(r, nil, config, o.FieldManager, force, reg.now())
 		if err != nil {
 			return nil, err
 		}
@@ -161,18 +161,18 @@ func (s *Server) apply(ctx context.Context, r *Resource, ns, name, sub string, b
 		delete(m, "resourceVersion")
 		wo := o.WriteOptions
 		wo.keepManagedFields = true // the applier's
-		return s.create(ctx, r, ns, out, wo)
+		return reg.create(ctx, r, ns, out, wo)
 	}
-	out, created, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, o.Encoded, create, func(cur Object) (Object, error) {
+	out, created, err := reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, o.Encoded, create, func(cur Object) (Object, error) {
 		if fields, _, _ := measure(cur); fields > MaxTrackedFields {
 			return nil, NewTooManyFields(fields)
 		}
 		live := copyObject(cur)
-		nobj, err := s.applier.Apply(r, live, config, o.FieldManager, force, s.now())
+		nobj, err := reg.applier.Apply(r, live, config, o.FieldManager, force, reg.now())
 		if err != nil {
 			return nil, err
 		}
-		return s.preparePatched(r, cur, nobj, ns, name, sub, "", byApplier)
+		return reg.preparePatched(r, cur, nobj, ns, name, sub, "", byApplier)
 	})
 	return out, created, err
 }
@@ -181,16 +181,16 @@ func (s *Server) apply(ctx context.Context, r *Resource, ns, name, sub string, b
 var scaleResource = &Resource{Group: "autoscaling", Version: "v1", Kind: "Scale", Resource: "scale"}
 
 // PatchScale patches the scale subresource.
-func (s *Server) PatchScale(ctx context.Context, r *Resource, ns, name, patchType string, body []byte, o PatchOptions) (Object, error) {
+func (reg *Registry) PatchScale(ctx context.Context, r *Resource, ns, name, patchType string, body []byte, o PatchOptions) (Object, error) {
 	if patchType == ApplyPatch {
 		return nil, NewUnsupportedMediaType()
 	}
 	for attempt := 0; ; attempt++ {
-		cur, err := s.GetScale(ctx, r, ns, name)
+		cur, err := reg.GetScale(ctx, r, ns, name)
 		if err != nil {
 			return nil, err
 		}
-		patched, err := s.patcher.Patch(scaleResource, patchType, scaleResource.Encode(cur), body)
+		patched, err := reg.patcher.Patch(scaleResource, patchType, scaleResource.Encode(cur), body)
 		if err != nil {
 			return nil, err
 		}
@@ -198,7 +198,7 @@ func (s *Server) PatchScale(ctx context.Context, r *Resource, ns, name, patchTyp
 		if err != nil {
 			return nil, NewBadRequest(err.Error())
 		}
-		out, err := s.UpdateScale(ctx, r, ns, name, sc, o.WriteOptions)
+		out, err := reg.UpdateScale(ctx, r, ns, name, sc, o.WriteOptions)
 		var se *StatusError
 		if attempt < 5 && errors.As(err, &se) && se.Status.Reason == ReasonConflict && ResourceVersion(sc) == ResourceVersion(cur) {
 			continue // a concurrent write, not the patch's precondition

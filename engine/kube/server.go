@@ -16,7 +16,7 @@ import (
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
-// Options configure a Server.
+// Options configure a Registry.
 type Options struct {
 	// Clock is the time source (default: the wall clock).
 	Clock Clock
@@ -44,9 +44,11 @@ type Options struct {
 	SystemNamespaces []string
 }
 
-// Server is kube-apiserver's registry over a KV store: it implements the
-// verbs on every resource of the table. It is safe for concurrent use.
-type Server struct {
+// Registry is a session's registry of resources: what kube-apiserver's
+// storage registry (genericregistry.Store) does for each resource of the
+// table, over one KV store. The HTTP side is package kubeapi's. It is safe
+// for concurrent use.
+type Registry struct {
 	kv      KV
 	clock   Clock
 	newUID  func() string
@@ -69,9 +71,9 @@ type Server struct {
 	events eventLines
 }
 
-// New returns a Server over kv.
-func New(kv KV, o Options) *Server {
-	s := &Server{kv: kv, clock: o.Clock, newUID: o.NewUID, fm: o.FieldManager,
+// New returns a Registry over kv.
+func New(kv KV, o Options) *Registry {
+	s := &Registry{kv: kv, clock: o.Clock, newUID: o.NewUID, fm: o.FieldManager,
 		applier: o.Applier, patcher: o.Patcher, minTimeout: o.MinRequestTimeout, systemNS: o.SystemNamespaces}
 	if s.clock == nil {
 		s.clock = RealClock{}
@@ -105,40 +107,42 @@ func New(kv KV, o Options) *Server {
 	return s
 }
 
-// KV is the store the server runs over.
-func (s *Server) KV() KV { return s.kv }
+// KV is the store the registry runs over.
+func (reg *Registry) KV() KV { return reg.kv }
 
-// Clock is the server's time source.
-func (s *Server) Clock() Clock { return s.clock }
+// Clock is the registry's time source.
+func (reg *Registry) Clock() Clock { return reg.clock }
 
 // SetPatcher and SetApplier plug in the patch and apply implementations.
-func (s *Server) SetPatcher(p Patcher) { s.patcher = p }
-func (s *Server) SetApplier(a Applier) { s.applier = a }
+func (reg *Registry) SetPatcher(p Patcher) { reg.patcher = p }
+func (reg *Registry) SetApplier(a Applier) { reg.applier = a }
 
 // SetFieldManager replaces the field manager for Update operations.
-func (s *Server) SetFieldManager(f FieldManager) { s.fm = f }
+func (reg *Registry) SetFieldManager(f FieldManager) { reg.fm = f }
 
 // CanPatch reports whether a patch type ("json", "merge", "strategic",
 // "apply") is implemented.
-func (s *Server) CanPatch(patchType string) bool {
+func (reg *Registry) CanPatch(patchType string) bool {
 	if patchType == "apply" {
-		return s.applier != nil
+		return reg.applier != nil
 	}
-	return s.patcher != nil
+	return reg.patcher != nil
 }
 
 // SetBookmarkInterval changes the interval of watch bookmarks.
-func (s *Server) SetBookmarkInterval(d time.Duration) {
+func (reg *Registry) SetBookmarkInterval(d time.Duration) {
 	if d > 0 {
-		s.bookmarkInterval.Store(int64(d))
+		reg.bookmarkInterval.Store(int64(d))
 	}
 }
 
 // BookmarkInterval is the interval of watch bookmarks.
-func (s *Server) BookmarkInterval() time.Duration { return time.Duration(s.bookmarkInterval.Load()) }
+func (reg *Registry) BookmarkInterval() time.Duration {
+	return time.Duration(reg.bookmarkInterval.Load())
+}
 
 // WatchCacheDelay is the lag of resourceVersion "0" reads.
-func (s *Server) WatchCacheDelay() time.Duration { return time.Duration(s.cacheDelay.Load()) }
+func (reg *Registry) WatchCacheDelay() time.Duration { return time.Duration(reg.cacheDelay.Load()) }
 
 func randomUID() string {
 	// math/rand/v2's generator is seeded from the OS and is unpredictable
@@ -152,31 +156,31 @@ func randomUID() string {
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-func (s *Server) now() time.Time { return s.clock.Now().UTC().Truncate(time.Second) }
+func (reg *Registry) now() time.Time { return reg.clock.Now().UTC().Truncate(time.Second) }
 
-func (s *Server) timestamp() string { return s.now().Format(time.RFC3339) }
+func (reg *Registry) timestamp() string { return reg.now().Format(time.RFC3339) }
 
 // Bootstrap creates the system namespaces, as kube-apiserver does when it
-// starts; it is idempotent and cheap once done. The server calls it before
+// starts; it is idempotent and cheap once done. The registry calls it before
 // every operation, and the REST layer before any Kubernetes request
 // (discovery included), so that a session used only through the etcd
 // gateway stays an empty etcd while one used as a cluster has them before
 // its first answer.
-func (s *Server) Bootstrap(ctx context.Context) error { return s.bootstrap(ctx) }
+func (reg *Registry) Bootstrap(ctx context.Context) error { return reg.bootstrap(ctx) }
 
-func (s *Server) bootstrap(ctx context.Context) error {
-	if s.booted.Load() {
+func (reg *Registry) bootstrap(ctx context.Context) error {
+	if reg.booted.Load() {
 		return nil
 	}
-	s.bootMu.Lock()
-	defer s.bootMu.Unlock()
-	if s.booted.Load() {
+	reg.bootMu.Lock()
+	defer reg.bootMu.Unlock()
+	if reg.booted.Load() {
 		return nil
 	}
 	ns := Lookup("", "v1", "namespaces")
-	for _, name := range s.systemNS {
+	for _, name := range reg.systemNS {
 		o := Object{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": name}}
-		if _, err := s.create(ctx, ns, "", o, WriteOptions{FieldManager: "kube-apiserver"}); err != nil {
+		if _, err := reg.create(ctx, ns, "", o, WriteOptions{FieldManager: "kube-apiserver"}); err != nil {
 			var se *StatusError
 			if errors.As(err, &se) && se.Status.Reason == ReasonAlreadyExists {
 				continue
@@ -184,7 +188,7 @@ func (s *Server) bootstrap(ctx context.Context) error {
 			return err
 		}
 	}
-	s.booted.Store(true)
+	reg.booted.Store(true)
 	return nil
 }
 
@@ -231,8 +235,8 @@ func storageBytes(r *Resource, o Object) []byte {
 	return b
 }
 
-func (s *Server) get(ctx context.Context, key string, rev int64) (*mvcc.KeyValue, int64, error) {
-	resp, err := s.kv.Range(ctx, &mvcc.RangeRequest{Key: []byte(key), Revision: rev})
+func (reg *Registry) get(ctx context.Context, key string, rev int64) (*mvcc.KeyValue, int64, error) {
+	resp, err := reg.kv.Range(ctx, &mvcc.RangeRequest{Key: []byte(key), Revision: rev})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -242,8 +246,8 @@ func (s *Server) get(ctx context.Context, key string, rev int64) (*mvcc.KeyValue
 	return resp.Kvs[0], resp.Header.Revision, nil
 }
 
-func (s *Server) namespaceExists(ctx context.Context, ns string) (bool, error) {
-	kv, _, err := s.get(ctx, "/registry/namespaces/"+ns, 0)
+func (reg *Registry) namespaceExists(ctx context.Context, ns string) (bool, error) {
+	kv, _, err := reg.get(ctx, "/registry/namespaces/"+ns, 0)
 	return kv != nil, err
 }
 
@@ -263,14 +267,14 @@ func generateName(base string) string {
 }
 
 // Create stores a new object (POST on a collection).
-func (s *Server) Create(ctx context.Context, r *Resource, ns string, obj Object, o WriteOptions) (Object, error) {
-	if err := s.bootstrap(ctx); err != nil {
+func (reg *Registry) Create(ctx context.Context, r *Resource, ns string, obj Object, o WriteOptions) (Object, error) {
+	if err := reg.bootstrap(ctx); err != nil {
 		return nil, err
 	}
-	return s.create(ctx, r, ns, obj, o)
+	return reg.create(ctx, r, ns, obj, o)
 }
 
-func (s *Server) create(ctx context.Context, r *Resource, ns string, obj Object, o WriteOptions) (Object, error) {
+func (reg *Registry) create(ctx context.Context, r *Resource, ns string, obj Object, o WriteOptions) (Object, error) {
 	obj = copyObject(obj)
 	m := meta(obj)
 	if r.Namespaced {
@@ -278,7 +282,7 @@ func (s *Server) create(ctx context.Context, r *Resource, ns string, obj Object,
 			return nil, NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 		}
 		m["namespace"] = ns
-		if ok, err := s.namespaceExists(ctx, ns); err != nil {
+		if ok, err := reg.namespaceExists(ctx, ns); err != nil {
 			return nil, err
 		} else if !ok {
 			return nil, NewNotFound("", "namespaces", ns)
@@ -292,7 +296,7 @@ func (s *Server) create(ctx context.Context, r *Resource, ns string, obj Object,
 		if generated {
 			m["name"] = generateName(str(m, "generateName"))
 		}
-		out, err := s.createOnce(ctx, r, obj, o)
+		out, err := reg.createOnce(ctx, r, obj, o)
 		var se *StatusError
 		if generated && attempt < 7 && errors.As(err, &se) && se.Status.Reason == ReasonAlreadyExists {
 			continue
@@ -301,7 +305,7 @@ func (s *Server) create(ctx context.Context, r *Resource, ns string, obj Object,
 	}
 }
 
-func (s *Server) createOnce(ctx context.Context, r *Resource, obj Object, o WriteOptions) (Object, error) {
+func (reg *Registry) createOnce(ctx context.Context, r *Resource, obj Object, o WriteOptions) (Object, error) {
 	obj = copyObject(obj)
 	m := meta(obj)
 	name := str(m, "name")
@@ -310,8 +314,8 @@ func (s *Server) createOnce(ctx context.Context, r *Resource, obj Object, o Writ
 		r.Default(obj)
 	}
 	// rest.BeforeCreate: system fields are the server's.
-	m["uid"] = s.newUID()
-	now := s.now()
+	m["uid"] = reg.newUID()
+	now := reg.now()
 	m["creationTimestamp"] = now.Format(time.RFC3339)
 	for _, k := range []string{"deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
 		delete(m, k)
@@ -341,13 +345,13 @@ func (s *Server) createOnce(ctx context.Context, r *Resource, obj Object, o Writ
 	}
 	delete(m, "resourceVersion")
 	if !o.keepManagedFields {
-		if err := s.updateManagedFields(r, nil, obj, o.FieldManager, "", byCreate, now); err != nil {
+		if err := reg.updateManagedFields(r, nil, obj, o.FieldManager, "", byCreate, now); err != nil {
 			return nil, err
 		}
 	}
 	key := r.Key(ns, name)
 	if o.DryRun {
-		kv, _, err := s.get(ctx, key, 0)
+		kv, _, err := reg.get(ctx, key, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -368,7 +372,7 @@ func (s *Server) createOnce(ctx context.Context, r *Resource, obj Object, o Writ
 			return nil, err
 		}
 	}
-	resp, err := s.kv.Txn(ctx, &mvcc.TxnRequest{
+	resp, err := reg.kv.Txn(ctx, &mvcc.TxnRequest{
 		Compare: []mvcc.Compare{{Target: mvcc.CompareCreate, Result: mvcc.CompareEqual, Key: []byte(key), CreateRevision: 0}},
 		Success: []mvcc.RequestOp{{Put: &mvcc.PutRequest{Key: []byte(key), Value: data}}},
 	})
@@ -379,7 +383,7 @@ func (s *Server) createOnce(ctx context.Context, r *Resource, obj Object, o Writ
 		return nil, NewAlreadyExists(r.Group, r.Resource, name)
 	}
 	m["resourceVersion"] = formatRV(resp.Header.Revision)
-	s.wrote(resp.Header.Revision)
+	reg.wrote(resp.Header.Revision)
 	setEncoded(o.Encoded, data, resp.Header.Revision)
 	return obj, nil
 }
@@ -391,8 +395,8 @@ func jsonInt(i int64) any { return jsonNumber(strconv.FormatInt(i, 10)) }
 // Get reads one object. rv "" reads the latest state, "0" the watch cache
 // (possibly stale), "N" the latest state provided the store is at N or
 // later (else 504).
-func (s *Server) Get(ctx context.Context, r *Resource, ns, name, rv string) (Object, error) {
-	kv, err := s.getKV(ctx, r, ns, name, rv)
+func (reg *Registry) Get(ctx context.Context, r *Resource, ns, name, rv string) (Object, error) {
+	kv, err := reg.getKV(ctx, r, ns, name, rv)
 	if err != nil {
 		return nil, err
 	}
@@ -400,8 +404,8 @@ func (s *Server) Get(ctx context.Context, r *Resource, ns, name, rv string) (Obj
 }
 
 // getKV is the read of Get and GetJSON.
-func (s *Server) getKV(ctx context.Context, r *Resource, ns, name, rv string) (*mvcc.KeyValue, error) {
-	if err := s.bootstrap(ctx); err != nil {
+func (reg *Registry) getKV(ctx context.Context, r *Resource, ns, name, rv string) (*mvcc.KeyValue, error) {
+	if err := reg.bootstrap(ctx); err != nil {
 		return nil, err
 	}
 	minRV, err := parseRV(rv)
@@ -410,9 +414,9 @@ func (s *Server) getKV(ctx context.Context, r *Resource, ns, name, rv string) (*
 	}
 	readRev := int64(0)
 	if rv == "0" {
-		readRev = s.cacheRev()
+		readRev = reg.cacheRev()
 	}
-	kv, cur, err := s.getCached(ctx, r.Key(ns, name), readRev)
+	kv, cur, err := reg.getCached(ctx, r.Key(ns, name), readRev)
 	if err != nil {
 		return nil, err
 	}
@@ -426,8 +430,8 @@ func (s *Server) getKV(ctx context.Context, r *Resource, ns, name, rv string) (*
 }
 
 // GetJSON is Get answering the object's JSON as kube-apiserver encodes it.
-func (s *Server) GetJSON(ctx context.Context, r *Resource, ns, name, rv string) ([]byte, error) {
-	kv, err := s.getKV(ctx, r, ns, name, rv)
+func (reg *Registry) GetJSON(ctx context.Context, r *Resource, ns, name, rv string) ([]byte, error) {
+	kv, err := reg.getKV(ctx, r, ns, name, rv)
 	if err != nil {
 		return nil, err
 	}
@@ -443,10 +447,10 @@ func (s *Server) GetJSON(ctx context.Context, r *Resource, ns, name, rv string) 
 
 // getCached reads at rev, falling back to the latest revision when rev
 // was compacted (a cache keeps its own copy).
-func (s *Server) getCached(ctx context.Context, key string, rev int64) (*mvcc.KeyValue, int64, error) {
-	kv, cur, err := s.get(ctx, key, rev)
+func (reg *Registry) getCached(ctx context.Context, key string, rev int64) (*mvcc.KeyValue, int64, error) {
+	kv, cur, err := reg.get(ctx, key, rev)
 	if err != nil && rev != 0 && isCompacted(err) {
-		return s.get(ctx, key, 0)
+		return reg.get(ctx, key, 0)
 	}
 	return kv, cur, err
 }
@@ -472,11 +476,11 @@ func isFutureRev(err error) bool {
 // A put above etcd's request limit fails as etcd fails it; with shed (a
 // non-apply patch) it is tried once more without managedFields, as
 // kube-apiserver does.
-func (s *Server) guaranteedUpdate(ctx context.Context, r *Resource, ns, name string, dryRun, shed bool, enc *[]byte,
+func (reg *Registry) guaranteedUpdate(ctx context.Context, r *Resource, ns, name string, dryRun, shed bool, enc *[]byte,
 	notFound func() (Object, error), transform func(cur Object) (Object, error)) (Object, bool, error) {
 	key := r.Key(ns, name)
 	for {
-		kv, _, err := s.get(ctx, key, 0)
+		kv, _, err := reg.get(ctx, key, 0)
 		if err != nil {
 			return nil, false, err
 		}
@@ -521,7 +525,7 @@ func (s *Server) guaranteedUpdate(ctx context.Context, r *Resource, ns, name str
 		if finalized {
 			op = mvcc.RequestOp{DeleteRange: &mvcc.DeleteRangeRequest{Key: []byte(key)}}
 		}
-		resp, err := s.kv.Txn(ctx, &mvcc.TxnRequest{
+		resp, err := reg.kv.Txn(ctx, &mvcc.TxnRequest{
 			Compare: []mvcc.Compare{{Target: mvcc.CompareMod, Result: mvcc.CompareEqual, Key: []byte(key), ModRevision: kv.ModRevision}},
 			Success: []mvcc.RequestOp{op},
 		})
@@ -532,7 +536,7 @@ func (s *Server) guaranteedUpdate(ctx context.Context, r *Resource, ns, name str
 			continue
 		}
 		meta(nobj)["resourceVersion"] = formatRV(resp.Header.Revision)
-		s.wrote(resp.Header.Revision)
+		reg.wrote(resp.Header.Revision)
 		if !finalized {
 			setEncoded(enc, data, resp.Header.Revision)
 		}
@@ -556,8 +560,8 @@ func finalizers(o Object) []any {
 
 // Update replaces an object (PUT), on the main endpoint (sub "") or the
 // status subresource (sub "status").
-func (s *Server) Update(ctx context.Context, r *Resource, ns, name, sub string, obj Object, o WriteOptions) (Object, error) {
-	if err := s.bootstrap(ctx); err != nil {
+func (reg *Registry) Update(ctx context.Context, r *Resource, ns, name, sub string, obj Object, o WriteOptions) (Object, error) {
+	if err := reg.bootstrap(ctx); err != nil {
 		return nil, err
 	}
 	// obj is the caller's: it is only read here, and each attempt of the
@@ -576,8 +580,8 @@ func (s *Server) Update(ctx context.Context, r *Resource, ns, name, sub string, 
 		return nil, err
 	}
 	bodyUID := str(m, "uid")
-	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, o.Encoded, nil, func(cur Object) (Object, error) {
-		if err := s.checkUpdatePreconditions(r, cur, name, bodyUID, clientRV); err != nil {
+	out, _, err := reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, o.Encoded, nil, func(cur Object) (Object, error) {
+		if err := reg.checkUpdatePreconditions(r, cur, name, bodyUID, clientRV); err != nil {
 			return nil, err
 		}
 		nobj := copyObject(obj)
@@ -591,14 +595,14 @@ func (s *Server) Update(ctx context.Context, r *Resource, ns, name, sub string, 
 		if r.Default != nil && sub == "" {
 			r.Default(nobj)
 		}
-		return s.prepareUpdate(r, cur, nobj, sub, o.FieldManager, byUpdate)
+		return reg.prepareUpdate(r, cur, nobj, sub, o.FieldManager, byUpdate)
 	})
 	return out, err
 }
 
 // checkUpdatePreconditions is the storage UID precondition and the
 // registry's resourceVersion rule.
-func (s *Server) checkUpdatePreconditions(r *Resource, cur Object, name, bodyUID string, clientRV int64) error {
+func (reg *Registry) checkUpdatePreconditions(r *Resource, cur Object, name, bodyUID string, clientRV int64) error {
 	if bodyUID != "" && bodyUID != UID(cur) {
 		return NewConflict(r.Group, r.Resource, name, fmt.Sprintf(
 			"StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: %s",
@@ -621,7 +625,7 @@ func (s *Server) checkUpdatePreconditions(r *Resource, cur Object, name, bodyUID
 // fields come from the stored object, status (main endpoint) or everything
 // but status (status endpoint) is kept, generation moves on spec changes,
 // the result is validated and managedFields updated.
-func (s *Server) prepareUpdate(r *Resource, cur, nobj Object, sub, manager string, by managedBy) (Object, error) {
+func (reg *Registry) prepareUpdate(r *Resource, cur, nobj Object, sub, manager string, by managedBy) (Object, error) {
 	cm, nm := meta(cur), meta(nobj)
 	if sub == "status" {
 		st, has := nobj["status"]
@@ -670,7 +674,7 @@ func (s *Server) prepareUpdate(r *Resource, cur, nobj Object, sub, manager strin
 		return nil, NewInvalid(r.Group, r.Kind, Name(nobj), errs)
 	}
 	if by != byApplier {
-		if err := s.updateManagedFields(r, cur, nobj, manager, sub, by, s.now()); err != nil {
+		if err := reg.updateManagedFields(r, cur, nobj, manager, sub, by, reg.now()); err != nil {
 			return nil, err
 		}
 	}
@@ -695,8 +699,8 @@ type DeleteOptions struct {
 
 // Delete removes an object. The answer is the deleted object (types that
 // return it, or an object kept by finalizers) or a success *Status.
-func (s *Server) Delete(ctx context.Context, r *Resource, ns, name string, o DeleteOptions) (any, error) {
-	if err := s.bootstrap(ctx); err != nil {
+func (reg *Registry) Delete(ctx context.Context, r *Resource, ns, name string, o DeleteOptions) (any, error) {
+	if err := reg.bootstrap(ctx); err != nil {
 		return nil, err
 	}
 	if err := admitNamespaceDelete(r, name); err != nil {
@@ -704,7 +708,7 @@ func (s *Server) Delete(ctx context.Context, r *Resource, ns, name string, o Del
 	}
 	key := r.Key(ns, name)
 	for {
-		kv, _, err := s.get(ctx, key, 0)
+		kv, _, err := reg.get(ctx, key, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -726,14 +730,14 @@ func (s *Server) Delete(ctx context.Context, r *Resource, ns, name string, o Del
 		}
 		if len(finalizers(cur)) > 0 {
 			// graceful: mark for deletion, the last finalizer removal deletes
-			out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, nil, nil, func(c Object) (Object, error) {
+			out, _, err := reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, nil, nil, func(c Object) (Object, error) {
 				if ResourceVersion(c) != ResourceVersion(cur) {
 					return nil, errRetryDelete
 				}
 				c = copyObject(c)
 				cm := meta(c)
 				if str(cm, "deletionTimestamp") == "" {
-					cm["deletionTimestamp"] = s.timestamp()
+					cm["deletionTimestamp"] = reg.timestamp()
 					cm["deletionGracePeriodSeconds"] = jsonInt(0)
 					if g, ok := numberInt(cm["generation"]); ok && g > 0 {
 						cm["generation"] = jsonInt(g + 1)
@@ -747,7 +751,7 @@ func (s *Server) Delete(ctx context.Context, r *Resource, ns, name string, o Del
 			return out, err
 		}
 		if o.DryRun {
-			return s.deleteAnswer(r, cur), nil
+			return reg.deleteAnswer(r, cur), nil
 		}
 		var ops []mvcc.RequestOp
 		ops = append(ops, mvcc.RequestOp{DeleteRange: &mvcc.DeleteRangeRequest{Key: []byte(key)}})
@@ -761,7 +765,7 @@ func (s *Server) Delete(ctx context.Context, r *Resource, ns, name string, o Del
 				}
 			}
 		}
-		resp, err := s.kv.Txn(ctx, &mvcc.TxnRequest{
+		resp, err := reg.kv.Txn(ctx, &mvcc.TxnRequest{
 			Compare: []mvcc.Compare{{Target: mvcc.CompareMod, Result: mvcc.CompareEqual, Key: []byte(key), ModRevision: kv.ModRevision}},
 			Success: ops,
 		})
@@ -772,14 +776,14 @@ func (s *Server) Delete(ctx context.Context, r *Resource, ns, name string, o Del
 			continue
 		}
 		meta(cur)["resourceVersion"] = formatRV(resp.Header.Revision)
-		s.wrote(resp.Header.Revision)
-		return s.deleteAnswer(r, cur), nil
+		reg.wrote(resp.Header.Revision)
+		return reg.deleteAnswer(r, cur), nil
 	}
 }
 
 var errRetryDelete = errors.New("retry delete")
 
-func (s *Server) deleteAnswer(r *Resource, cur Object) any {
+func (reg *Registry) deleteAnswer(r *Resource, cur Object) any {
 	if r.ReturnDeletedObject {
 		return cur
 	}
@@ -788,14 +792,14 @@ func (s *Server) deleteAnswer(r *Resource, cur Object) any {
 
 // DeleteCollection deletes every object the list options select and
 // answers with the list of deleted objects.
-func (s *Server) DeleteCollection(ctx context.Context, r *Resource, ns string, lo ListOptions, o DeleteOptions) (*List, error) {
-	l, err := s.List(ctx, r, ns, lo)
+func (reg *Registry) DeleteCollection(ctx context.Context, r *Resource, ns string, lo ListOptions, o DeleteOptions) (*List, error) {
+	l, err := reg.List(ctx, r, ns, lo)
 	if err != nil {
 		return nil, err
 	}
 	out := &List{Kind: l.Kind, APIVersion: l.APIVersion, Resource: r, Items: []Object{}}
 	for _, it := range l.Objects() {
-		d, err := s.Delete(ctx, r, Namespace(it), Name(it), DeleteOptions{DryRun: o.DryRun, GracePeriodSeconds: o.GracePeriodSeconds})
+		d, err := reg.Delete(ctx, r, Namespace(it), Name(it), DeleteOptions{DryRun: o.DryRun, GracePeriodSeconds: o.GracePeriodSeconds})
 		if err != nil {
 			var se *StatusError
 			if errors.As(err, &se) && se.Status.Reason == ReasonNotFound {
@@ -809,15 +813,15 @@ func (s *Server) DeleteCollection(ctx context.Context, r *Resource, ns string, l
 			out.Items = append(out.Items, it)
 		}
 	}
-	out.Metadata.ResourceVersion = formatRV(s.kv.Rev())
+	out.Metadata.ResourceVersion = formatRV(reg.kv.Rev())
 	return out, nil
 }
 
 // --- scale ----------------------------------------------------------------
 
 // GetScale reads the scale subresource.
-func (s *Server) GetScale(ctx context.Context, r *Resource, ns, name string) (Object, error) {
-	o, err := s.Get(ctx, r, ns, name, "")
+func (reg *Registry) GetScale(ctx context.Context, r *Resource, ns, name string) (Object, error) {
+	o, err := reg.Get(ctx, r, ns, name, "")
 	if err != nil {
 		return nil, err
 	}
@@ -851,8 +855,8 @@ func scaleOf(o Object) Object {
 }
 
 // UpdateScale writes spec.replicas through the scale subresource.
-func (s *Server) UpdateScale(ctx context.Context, r *Resource, ns, name string, scale Object, o WriteOptions) (Object, error) {
-	if err := s.bootstrap(ctx); err != nil {
+func (reg *Registry) UpdateScale(ctx context.Context, r *Resource, ns, name string, scale Object, o WriteOptions) (Object, error) {
+	if err := reg.bootstrap(ctx); err != nil {
 		return nil, err
 	}
 	m := meta(scale)
@@ -871,7 +875,7 @@ func (s *Server) UpdateScale(ctx context.Context, r *Resource, ns, name string, 
 		return nil, NewInvalid("autoscaling", "Scale", name, []FieldError{{Type: CauseFieldValueInvalid,
 			Field: "spec.replicas", Value: jsonInt(replicas), Detail: "must be greater than or equal to 0"}})
 	}
-	out, _, err := s.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, nil, nil, func(cur Object) (Object, error) {
+	out, _, err := reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, nil, nil, func(cur Object) (Object, error) {
 		if clientRV != 0 && formatRV(clientRV) != ResourceVersion(cur) {
 			return nil, NewConflict(r.Group, r.Resource, name, OptimisticLockErrorMsg)
 		}
@@ -886,7 +890,7 @@ func (s *Server) UpdateScale(ctx context.Context, r *Resource, ns, name string, 
 			g, _ := numberInt(meta(cur)["generation"])
 			meta(nobj)["generation"] = jsonInt(g + 1)
 		}
-		if err := s.fm.Update(r, cur, nobj, o.FieldManager, "scale", s.now()); err != nil {
+		if err := reg.fm.Update(r, cur, nobj, o.FieldManager, "scale", reg.now()); err != nil {
 			return nil, err
 		}
 		return nobj, nil

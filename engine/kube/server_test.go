@@ -15,7 +15,7 @@ import (
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 type fixture struct {
-	s     *Server
+	s     *Registry
 	store *mvcc.Store
 	clock *FakeClock
 	ctx   context.Context

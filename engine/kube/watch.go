@@ -28,7 +28,7 @@ const expiredWatchMsg = "The resourceVersion for the provided watch is too old."
 // Watch is one Kubernetes watch: Next yields its events as JSON lines
 // ({"type":…,"object":…}\n) until the stream ends.
 type Watch struct {
-	s       *Server
+	s       *Registry
 	r       *Resource
 	m       *matcher
 	ws      WatchStream
@@ -58,8 +58,8 @@ const initialStateWait = 3 * time.Second
 // malformed resourceVersion, the 429 of a session with as many watchers as
 // it may hold) are returned; errors after it (a compacted start, a
 // too-large watch-list revision) are ERROR events in the stream.
-func (s *Server) Watch(ctx context.Context, r *Resource, ns string, lo ListOptions) (*Watch, error) {
-	if err := s.bootstrap(ctx); err != nil {
+func (reg *Registry) Watch(ctx context.Context, r *Resource, ns string, lo ListOptions) (*Watch, error) {
+	if err := reg.bootstrap(ctx); err != nil {
 		return nil, err
 	}
 	lo.Watch = true
@@ -77,10 +77,10 @@ func (s *Server) Watch(ctx context.Context, r *Resource, ns string, lo ListOptio
 	if lo.SendInitialEvents == nil && rv == 0 {
 		initial = true
 	}
-	w := &Watch{s: s, r: r, m: m, bookmarks: lo.AllowWatchBookmarks}
+	w := &Watch{s: reg, r: r, m: m, bookmarks: lo.AllowWatchBookmarks}
 	wctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
-	timeout := s.minTimeout
+	timeout := reg.minTimeout
 	if lo.TimeoutSeconds != nil && *lo.TimeoutSeconds > 0 {
 		timeout = time.Duration(*lo.TimeoutSeconds) * time.Second
 	}
@@ -90,25 +90,25 @@ func (s *Server) Watch(ctx context.Context, r *Resource, ns string, lo ListOptio
 	case initial:
 		readRev := int64(0)
 		if lo.ResourceVersion == "0" {
-			readRev = s.cacheRev()
+			readRev = reg.cacheRev()
 		} else if rv > 0 {
-			if cur := s.kv.Rev(); rv > cur {
+			if cur := reg.kv.Rev(); rv > cur {
 				// wait for the store to reach rv, then send the state
-				ws, err := s.kv.Watch(wctx, &mvcc.WatchRequest{Key: []byte{0}, RangeEnd: []byte{0}, StartRevision: cur + 1})
+				ws, err := reg.kv.Watch(wctx, &mvcc.WatchRequest{Key: []byte{0}, RangeEnd: []byte{0}, StartRevision: cur + 1})
 				if err != nil {
 					cancel()
 					return nil, refusedWatch(err)
 				}
 				w.waitFor, w.prefix, w.waitWS = rv, prefix, ws
-				w.waitTimer = s.clock.NewTimer(initialStateWait)
+				w.waitTimer = reg.clock.NewTimer(initialStateWait)
 				w.lastRev = cur
 				start = cur + 1
 				break
 			}
 		}
-		items, rev, _, _, err := s.rangeList(ctx, r, m, prefix, prefix, readRev, 0)
+		items, rev, _, _, err := reg.rangeList(ctx, r, m, prefix, prefix, readRev, 0)
 		if err != nil && readRev != 0 && isCompacted(err) {
-			items, rev, _, _, err = s.rangeList(ctx, r, m, prefix, prefix, 0, 0)
+			items, rev, _, _, err = reg.rangeList(ctx, r, m, prefix, prefix, 0, 0)
 		}
 		if err != nil {
 			cancel()
@@ -124,9 +124,9 @@ func (s *Server) Watch(ctx context.Context, r *Resource, ns string, lo ListOptio
 		start = rev + 1
 	case rv == 0:
 		// sendInitialEvents=false: start now ("" ) or at the cache ("0")
-		cur := s.kv.Rev()
+		cur := reg.kv.Rev()
 		if lo.ResourceVersion == "0" {
-			cur = s.cacheRev()
+			cur = reg.cacheRev()
 		}
 		w.lastRev = cur
 		start = cur + 1
@@ -135,16 +135,16 @@ func (s *Server) Watch(ctx context.Context, r *Resource, ns string, lo ListOptio
 		start = rv + 1
 	}
 	if !w.done {
-		ws, err := s.kv.Watch(wctx, &mvcc.WatchRequest{Key: []byte(prefix), RangeEnd: prefixEnd([]byte(prefix)),
+		ws, err := reg.kv.Watch(wctx, &mvcc.WatchRequest{Key: []byte(prefix), RangeEnd: prefixEnd([]byte(prefix)),
 			StartRevision: start, PrevKv: true})
 		if err != nil {
 			cancel()
 			return nil, refusedWatch(err)
 		}
 		w.ws = ws
-		w.timeout = s.clock.NewTimer(timeout)
+		w.timeout = reg.clock.NewTimer(timeout)
 		if w.bookmarks {
-			w.bookmarkTimer = s.clock.NewTimer(s.BookmarkInterval())
+			w.bookmarkTimer = reg.clock.NewTimer(reg.BookmarkInterval())
 		}
 	}
 	return w, nil

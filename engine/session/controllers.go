@@ -72,7 +72,7 @@ func (c *controllers) stop() {
 // enabled; it returns a channel to wait on when it stopped one.
 func (c *controllers) reconcileLocked() <-chan struct{} {
 	s := c.s
-	want := c.used && c.enabled && !s.noCtrl && s.kubeServer != nil && s.ctx.Err() == nil
+	want := c.used && c.enabled && !s.noCtrl && s.registry != nil && s.ctx.Err() == nil
 	switch {
 	case want && c.cancel == nil:
 		cl := client.New(s)

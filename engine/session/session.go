@@ -75,10 +75,10 @@ type Session struct {
 	// nil when the session has no lessons.
 	Lessons *lesson.Service
 
-	clock      kube.Clock
-	kubeServer *kube.Server // nil when Kube is not kubeapi's
-	compactor  *compactor
-	noCtrl     bool
+	clock     kube.Clock
+	registry  *kube.Registry // nil when Kube is not kubeapi's
+	compactor *compactor
+	noCtrl    bool
 
 	settingsMu sync.Mutex
 	settings   Settings
@@ -124,8 +124,8 @@ func New(name string, b mvcc.Backend, opts Options) (*Session, error) {
 		}
 	}
 	s.Kube = opts.Kube(name, store)
-	if ks, ok := s.Kube.(interface{ Server() *kube.Server }); ok {
-		s.kubeServer = ks.Server()
+	if ks, ok := s.Kube.(interface{ Registry() *kube.Registry }); ok {
+		s.registry = ks.Registry()
 	}
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	s.ctrl.s = s
@@ -179,9 +179,9 @@ func (s *Session) applySettings(st Settings) {
 }
 
 func (s *Session) applyLocked(st Settings) {
-	if s.kubeServer != nil {
-		s.kubeServer.SetBookmarkInterval(st.BookmarkInterval)
-		s.kubeServer.SetWatchCacheDelay(st.WatchCacheDelay)
+	if s.registry != nil {
+		s.registry.SetBookmarkInterval(st.BookmarkInterval)
+		s.registry.SetWatchCacheDelay(st.WatchCacheDelay)
 	}
 	if st.CompactionInterval != s.settings.CompactionInterval || s.settings == (Settings{}) {
 		s.compactor.setInterval(s.ctx, st.CompactionInterval)
@@ -247,8 +247,8 @@ func (s *Session) Close() error {
 		s.stop()
 		s.ctrl.stop()
 		s.running.Wait()
-		if s.kubeServer != nil {
-			s.kubeServer.Close()
+		if s.registry != nil {
+			s.registry.Close()
 		}
 		err = s.Store.Close()
 	})

@@ -46,7 +46,7 @@ func TestSettingsAreReadAndPatchedAsJSONDurations(t *testing.T) {
 	if got := s.Settings(); got.CompactionInterval != 30*time.Second || got.WatchCacheDelay != 2*time.Second {
 		t.Fatalf("Settings() = %+v", got)
 	}
-	if s.kubeServer.WatchCacheDelay() != 2*time.Second {
+	if s.registry.WatchCacheDelay() != 2*time.Second {
 		t.Fatal("the watch cache's lag is in effect at once")
 	}
 	for body, msg := range map[string]string{

@@ -50,7 +50,7 @@ func benchFixture(b *testing.B) *fixture {
 	}
 	b.Cleanup(func() { st.Close() })
 	h := New(Options{Store: st})
-	b.Cleanup(h.Server().Close)
+	b.Cleanup(h.Registry().Close)
 	return &fixture{h: h, store: st}
 }
 
@@ -123,7 +123,7 @@ func BenchmarkListPaged(b *testing.B) {
 	cmr := kube.Lookup("", "v1", "configmaps")
 	for i := 0; i < 10000; i++ {
 		o := kube.Object{"metadata": map[string]any{"name": fmt.Sprintf("cm-%05d", i)}, "data": map[string]any{"k": "v"}}
-		if _, err := f.h.Server().Create(ctx, cmr, "default", o, kube.WriteOptions{FieldManager: "bench"}); err != nil {
+		if _, err := f.h.Registry().Create(ctx, cmr, "default", o, kube.WriteOptions{FieldManager: "bench"}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -339,7 +339,7 @@ var patchTypes = map[string]string{
 func (h *Handler) servePatch(ctx context.Context, rq *request) *api.Response {
 	r := rq.res
 	pt, ok := patchTypes[api.MediaType(rq.Header.Get("Content-Type"))]
-	if !ok || !h.s.CanPatch(pt) {
+	if !ok || !h.reg.CanPatch(pt) {
 		return statusResponse(kube.NewUnsupportedMediaType())
 	}
 	body := rq.Body
@@ -361,13 +361,13 @@ func (h *Handler) servePatch(ctx context.Context, rq *request) *api.Response {
 		o.Force = &f
 	}
 	if rq.sub == "scale" {
-		out, err := h.s.PatchScale(ctx, r, rq.ns, rq.name, pt, body, o)
+		out, err := h.reg.PatchScale(ctx, r, rq.ns, rq.name, pt, body, o)
 		if err != nil {
 			return statusResponse(err)
 		}
 		return jsonResponse(200, kube.EncodeObject(out, nil))
 	}
-	out, created, err := h.s.Patch(ctx, r, rq.ns, rq.name, rq.sub, pt, body, o)
+	out, created, err := h.reg.Patch(ctx, r, rq.ns, rq.name, rq.sub, pt, body, o)
 	if err != nil {
 		return statusResponse(err)
 	}
@@ -385,7 +385,7 @@ func (h *Handler) serveWatch(ctx context.Context, rq *request, lo kube.ListOptio
 	if !client.Acquire() {
 		return statusResponse(kube.NewTooManyRequests())
 	}
-	w, err := h.s.Watch(ctx, rq.res, rq.ns, lo)
+	w, err := h.reg.Watch(ctx, rq.res, rq.ns, lo)
 	if err != nil {
 		client.Release()
 		return statusResponse(err)
@@ -438,7 +438,7 @@ func (t *tableStream) Next(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return b, nil
 	}
-	tbl := t.r.Table([]kube.Object{o}, kube.ListMeta{ResourceVersion: kube.ResourceVersion(o)}, t.version, t.include, t.h.s.Clock().Now())
+	tbl := t.r.Table([]kube.Object{o}, kube.ListMeta{ResourceVersion: kube.ResourceVersion(o)}, t.version, t.include, t.h.reg.Clock().Now())
 	out := make([]byte, 0, len(tbl)+32)
 	out = append(out, `{"type":"`...)
 	out = append(out, ev.Type...)

@@ -75,7 +75,7 @@ func newFixture(t testing.TB) *fixture {
 		n++
 		return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
 	}}})
-	t.Cleanup(h.Server().Close)
+	t.Cleanup(h.Registry().Close)
 	return &fixture{h: h, store: st, clock: c}
 }
 

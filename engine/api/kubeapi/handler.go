@@ -20,11 +20,11 @@ const MaxBodyBytes = 3 * 1024 * 1024
 
 // Options configure a Handler.
 type Options struct {
-	// Server is the session's Kubernetes layer; New builds one over Store
-	// when it is nil.
-	Server *kube.Server
-	Store  *mvcc.Store
-	// Kube configures the server built over Store.
+	// Registry is the session's registry of resources; New builds one
+	// over Store when it is nil.
+	Registry *kube.Registry
+	Store    *mvcc.Store
+	// Kube configures the registry built over Store.
 	Kube kube.Options
 	// MaxBodyBytes overrides the request body limit.
 	MaxBodyBytes int
@@ -36,18 +36,18 @@ type Options struct {
 
 // Handler serves the Kubernetes REST API of one session.
 type Handler struct {
-	s              *kube.Server
+	reg            *kube.Registry
 	maxBody        int
 	requestTimeout time.Duration
 }
 
 // New returns the Handler of a session.
 func New(o Options) *Handler {
-	s := o.Server
-	if s == nil {
-		s = kube.New(kube.StoreKV(o.Store), o.Kube)
+	reg := o.Registry
+	if reg == nil {
+		reg = kube.New(kube.StoreKV(o.Store), o.Kube)
 	}
-	h := &Handler{s: s, maxBody: o.MaxBodyBytes, requestTimeout: o.RequestTimeout}
+	h := &Handler{reg: reg, maxBody: o.MaxBodyBytes, requestTimeout: o.RequestTimeout}
 	if h.maxBody == 0 {
 		h.maxBody = MaxBodyBytes
 	}
@@ -67,13 +67,13 @@ func ForSession(name string, store *mvcc.Store) api.Handler {
 func ForSessions(o Options) func(name string, store *mvcc.Store) api.Handler {
 	return func(_ string, store *mvcc.Store) api.Handler {
 		o := o
-		o.Server, o.Store = nil, store
+		o.Registry, o.Store = nil, store
 		return New(o)
 	}
 }
 
-// Server is the Kubernetes layer the handler serves.
-func (h *Handler) Server() *kube.Server { return h.s }
+// Registry is the registry of resources the handler serves.
+func (h *Handler) Registry() *kube.Registry { return h.reg }
 
 // request is one decoded API request.
 type request struct {
@@ -141,7 +141,7 @@ func (h *Handler) Serve(ctx context.Context, req *api.Request) (resp *api.Respon
 	if p == "" {
 		p = "/"
 	}
-	if err := h.s.Bootstrap(ctx); err != nil {
+	if err := h.reg.Bootstrap(ctx); err != nil {
 		return statusResponse(err)
 	}
 	if r, ok := h.serveDiscovery(req, p); ok {
@@ -298,30 +298,30 @@ func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response 
 		if watch {
 			return h.serveWatch(ctx, rq, lo)
 		}
-		l, err := h.s.List(ctx, r, rq.ns, lo)
+		l, err := h.reg.List(ctx, r, rq.ns, lo)
 		if err != nil {
 			return statusResponse(err)
 		}
 		if v := tableVersion(rq.Header.Get("Accept")); v != "" {
-			return jsonResponse(200, r.Table(l.Objects(), l.Metadata, v, q.Get("includeObject"), h.s.Clock().Now()))
+			return jsonResponse(200, r.Table(l.Objects(), l.Metadata, v, q.Get("includeObject"), h.reg.Clock().Now()))
 		}
 		return jsonResponse(200, l.Encode())
 	case rq.Method == "GET":
 		if rq.sub == "scale" {
-			o, err := h.s.GetScale(ctx, r, rq.ns, rq.name)
+			o, err := h.reg.GetScale(ctx, r, rq.ns, rq.name)
 			if err != nil {
 				return statusResponse(err)
 			}
 			return jsonResponse(200, kube.EncodeObject(o, nil))
 		}
 		if v := tableVersion(rq.Header.Get("Accept")); v != "" {
-			o, err := h.s.Get(ctx, r, rq.ns, rq.name, q.Get("resourceVersion"))
+			o, err := h.reg.Get(ctx, r, rq.ns, rq.name, q.Get("resourceVersion"))
 			if err != nil {
 				return statusResponse(err)
 			}
-			return jsonResponse(200, r.Table([]kube.Object{o}, kube.ListMeta{ResourceVersion: kube.ResourceVersion(o)}, v, q.Get("includeObject"), h.s.Clock().Now()))
+			return jsonResponse(200, r.Table([]kube.Object{o}, kube.ListMeta{ResourceVersion: kube.ResourceVersion(o)}, v, q.Get("includeObject"), h.reg.Clock().Now()))
 		}
-		b, err := h.s.GetJSON(ctx, r, rq.ns, rq.name, q.Get("resourceVersion"))
+		b, err := h.reg.GetJSON(ctx, r, rq.ns, rq.name, q.Get("resourceVersion"))
 		if err != nil {
 			return statusResponse(err)
 		}
@@ -337,7 +337,7 @@ func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response 
 		wo := writeOptions(rq)
 		var enc []byte
 		wo.Encoded = &enc
-		out, err := h.s.Create(ctx, r, rq.ns, o, wo)
+		out, err := h.reg.Create(ctx, r, rq.ns, o, wo)
 		if err != nil {
 			return statusResponse(err)
 		}
@@ -348,7 +348,7 @@ func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response 
 			if err != nil {
 				return statusResponse(err)
 			}
-			out, err := h.s.UpdateScale(ctx, r, rq.ns, rq.name, o, writeOptions(rq))
+			out, err := h.reg.UpdateScale(ctx, r, rq.ns, rq.name, o, writeOptions(rq))
 			if err != nil {
 				return statusResponse(err)
 			}
@@ -361,7 +361,7 @@ func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response 
 		wo := writeOptions(rq)
 		var enc []byte
 		wo.Encoded = &enc
-		out, err := h.s.Update(ctx, r, rq.ns, rq.name, rq.sub, o, wo)
+		out, err := h.reg.Update(ctx, r, rq.ns, rq.name, rq.sub, o, wo)
 		if err != nil {
 			return statusResponse(err)
 		}
@@ -373,7 +373,7 @@ func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response 
 		if err != nil {
 			return statusResponse(err)
 		}
-		res, err := h.s.Delete(ctx, r, rq.ns, rq.name, do)
+		res, err := h.reg.Delete(ctx, r, rq.ns, rq.name, do)
 		if err != nil {
 			return statusResponse(err)
 		}
@@ -390,7 +390,7 @@ func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response 
 		if err != nil {
 			return statusResponse(err)
 		}
-		l, err := h.s.DeleteCollection(ctx, r, rq.ns, lo, do)
+		l, err := h.reg.DeleteCollection(ctx, r, rq.ns, lo, do)
 		if err != nil {
 			return statusResponse(err)
 		}
@@ -624,18 +624,18 @@ func (h *Handler) serveSettings(req *api.Request) *api.Response {
 			if err != nil || d < 0 {
 				return statusResponse(kube.NewBadRequest("watchCacheDelay: " + in.WatchCacheDelay + " is not a duration"))
 			}
-			h.s.SetWatchCacheDelay(d)
+			h.reg.SetWatchCacheDelay(d)
 		}
 		if in.BookmarkInterval != "" {
 			d, err := time.ParseDuration(in.BookmarkInterval)
 			if err != nil || d <= 0 {
 				return statusResponse(kube.NewBadRequest("bookmarkInterval: " + in.BookmarkInterval + " is not a positive duration"))
 			}
-			h.s.SetBookmarkInterval(d)
+			h.reg.SetBookmarkInterval(d)
 		}
 	default:
 		return statusResponse(kube.NewMethodNotSupported("", "settings", methodVerb(&request{Request: req})))
 	}
-	b, _ := json.Marshal(settings{WatchCacheDelay: h.s.WatchCacheDelay().String(), BookmarkInterval: h.s.BookmarkInterval().String()})
+	b, _ := json.Marshal(settings{WatchCacheDelay: h.reg.WatchCacheDelay().String(), BookmarkInterval: h.reg.BookmarkInterval().String()})
 	return jsonResponse(200, b)
 }

@@ -207,7 +207,7 @@ func TestSettingsChangeBookmarkIntervalAndCacheDelay(t *testing.T) {
 	if resp.Status != 200 || string(resp.Body) != `{"watchCacheDelay":"2s","bookmarkInterval":"5s"}` {
 		t.Fatalf("%d %s", resp.Status, resp.Body)
 	}
-	if f.h.Server().BookmarkInterval() != 5*time.Second || f.h.Server().WatchCacheDelay() != 2*time.Second {
+	if f.h.Registry().BookmarkInterval() != 5*time.Second || f.h.Registry().WatchCacheDelay() != 2*time.Second {
 		t.Fatal("not applied")
 	}
 }

@@ -62,7 +62,7 @@ func TestAWatchBeyondTheSessionsCapIs429(t *testing.T) {
 	}
 	t.Cleanup(func() { st.Close() })
 	h := New(Options{Store: st, Kube: kube.Options{Clock: kube.NewFakeClock(time.Date(2026, 11, 22, 1, 45, 6, 0, time.UTC))}})
-	t.Cleanup(h.Server().Close)
+	t.Cleanup(h.Registry().Close)
 	client := api.NewCounter(0)
 	ctx := api.WithWatchLimiter(context.Background(), client)
 	first := watchWith(h, ctx)
