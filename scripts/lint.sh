@@ -9,7 +9,9 @@
 #      (tools/ included; directly used modules are not "// indirect");
 #   5. templ: regenerating web/**/*_templ.go must change nothing, since the
 #      generated code is committed; in CI (CI set) `git diff --exit-code` on
-#      the generated files must be clean as well.
+#      the generated files must be clean as well;
+#   5. the WebAssembly build must stay within issue 11's budget of 2 MB gzip
+#      (scripts/wasm-size.sh --check).
 # Every check runs; the exit status is 1 if any failed.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -77,6 +79,7 @@ if [ -d wasm ]; then
 	mapfile -t wasm_pkgs < <(GOOS=js GOARCH=wasm go list -e -f '{{if not .Error}}{{.ImportPath}}{{end}}' ./engine/... ./wasm/... | grep .)
 	check "go vet (js/wasm)" env GOOS=js GOARCH=wasm go vet "${wasm_pkgs[@]}"
 	check "staticcheck (js/wasm)" env GOOS=js GOARCH=wasm "${staticcheck[@]}" "${wasm_pkgs[@]}"
+	check "wasm size budget" bash scripts/wasm-size.sh --check
 fi
 check "go mod tidy" bash scripts/each-module.sh test,bench,engine,tools -- go mod tidy -diff
 check templ templ_fresh
