@@ -179,30 +179,3 @@ func (reg *Registry) apply(ctx context.Context, r *Resource, ns, name, sub strin
 
 // scaleResource describes autoscaling/v1 Scale for patching.
 var scaleResource = &Resource{Group: "autoscaling", Version: "v1", Kind: "Scale", Resource: "scale"}
-
-// PatchScale patches the scale subresource.
-func (reg *Registry) PatchScale(ctx context.Context, r *Resource, ns, name, patchType string, body []byte, o PatchOptions) (Object, error) {
-	if patchType == ApplyPatch {
-		return nil, NewUnsupportedMediaType()
-	}
-	for attempt := 0; ; attempt++ {
-		cur, err := reg.GetScale(ctx, r, ns, name)
-		if err != nil {
-			return nil, err
-		}
-		patched, err := reg.patcher.Patch(scaleResource, patchType, scaleResource.Encode(cur), body)
-		if err != nil {
-			return nil, err
-		}
-		sc, err := DecodeObject(patched)
-		if err != nil {
-			return nil, NewBadRequest(err.Error())
-		}
-		out, err := reg.UpdateScale(ctx, r, ns, name, sc, o.WriteOptions)
-		var se *StatusError
-		if attempt < 5 && errors.As(err, &se) && se.Status.Reason == ReasonConflict && ResourceVersion(sc) == ResourceVersion(cur) {
-			continue // a concurrent write, not the patch's precondition
-		}
-		return out, err
-	}
-}

@@ -1,0 +1,148 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	mrand "math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+const generateNameChars = "bcdfghjklmnpqrstvwxz2456789"
+
+func generateName(base string) string {
+	if len(base) > 58 {
+		base = base[:58]
+	}
+	b := make([]byte, 5)
+	for i := range b {
+		b[i] = generateNameChars[mrand.IntN(len(generateNameChars))]
+	}
+	return base + string(b)
+}
+
+// Create stores a new object (POST on a collection).
+func (reg *Registry) Create(ctx context.Context, r *Resource, ns string, obj Object, o WriteOptions) (Object, error) {
+	if err := reg.bootstrap(ctx); err != nil {
+		return nil, err
+	}
+	return reg.create(ctx, r, ns, obj, o)
+}
+
+func (reg *Registry) create(ctx context.Context, r *Resource, ns string, obj Object, o WriteOptions) (Object, error) {
+	obj = copyObject(obj)
+	m := meta(obj)
+	if r.Namespaced {
+		if bns := str(m, "namespace"); bns != "" && bns != ns {
+			return nil, NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		}
+		m["namespace"] = ns
+		if ok, err := reg.namespaceExists(ctx, ns); err != nil {
+			return nil, err
+		} else if !ok {
+			return nil, NewNotFound("", "namespaces", ns)
+		}
+	} else {
+		delete(m, "namespace")
+	}
+	obj["kind"], obj["apiVersion"] = r.Kind, r.GroupVersion()
+	generated := str(m, "name") == "" && str(m, "generateName") != ""
+	for attempt := 0; ; attempt++ {
+		if generated {
+			m["name"] = generateName(str(m, "generateName"))
+		}
+		out, err := reg.createOnce(ctx, r, obj, o)
+		var se *StatusError
+		if generated && attempt < 7 && errors.As(err, &se) && se.Status.Reason == ReasonAlreadyExists {
+			continue
+		}
+		return out, err
+	}
+}
+
+func (reg *Registry) createOnce(ctx context.Context, r *Resource, obj Object, o WriteOptions) (Object, error) {
+	obj = copyObject(obj)
+	m := meta(obj)
+	name := str(m, "name")
+	ns := str(m, "namespace")
+	if r.Default != nil {
+		r.Default(obj)
+	}
+	// rest.BeforeCreate: system fields are the server's.
+	m["uid"] = reg.newUID()
+	now := reg.now()
+	m["creationTimestamp"] = now.Format(time.RFC3339)
+	for _, k := range []string{"deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
+		delete(m, k)
+	}
+	if r.Generation != NoGeneration {
+		m["generation"] = jsonInt(1)
+	} else {
+		delete(m, "generation")
+	}
+	if r.PrepareForCreate != nil {
+		r.PrepareForCreate(obj)
+	}
+	r.normalize(obj)
+	errs := validateObjectMeta(obj, r.validateName)
+	if r.Validate != nil {
+		errs = append(errs, r.Validate(obj)...)
+	}
+	if len(errs) > 0 {
+		return nil, NewInvalid(r.Group, r.Kind, name, errs)
+	}
+	// etcd3 store.Create: a numeric non-zero resourceVersion is refused
+	// with a plain (500) error; "0" and unparsable values pass.
+	if rv := str(m, "resourceVersion"); rv != "" {
+		if v, err := strconv.ParseUint(rv, 10, 64); err == nil && v != 0 {
+			return nil, errors.New("resourceVersion should not be set on objects to be created")
+		}
+	}
+	delete(m, "resourceVersion")
+	if !o.keepManagedFields {
+		if err := reg.updateManagedFields(r, nil, obj, o.FieldManager, "", byCreate, now); err != nil {
+			return nil, err
+		}
+	}
+	key := r.Key(ns, name)
+	if o.DryRun {
+		kv, _, err := reg.get(ctx, key, 0)
+		if err != nil {
+			return nil, err
+		}
+		if kv != nil {
+			return nil, NewAlreadyExists(r.Group, r.Resource, name)
+		}
+		return obj, nil
+	}
+	data := storageBytes(r, obj)
+	if err := checkEtcdRequest(key, data); err != nil {
+		// kube-apiserver's create tries once more without managedFields;
+		// an apply's create does not.
+		if _, had := m["managedFields"]; !had || o.keepManagedFields {
+			return nil, err
+		}
+		delete(m, "managedFields")
+		if data = storageBytes(r, obj); checkEtcdRequest(key, data) != nil {
+			return nil, err
+		}
+	}
+	resp, err := reg.kv.Txn(ctx, &mvcc.TxnRequest{
+		Compare: []mvcc.Compare{{Target: mvcc.CompareCreate, Result: mvcc.CompareEqual, Key: []byte(key), CreateRevision: 0}},
+		Success: []mvcc.RequestOp{{Put: &mvcc.PutRequest{Key: []byte(key), Value: data}}},
+	})
+	if err != nil {
+		return nil, quotaExceeded(r, name, err)
+	}
+	if !resp.Succeeded {
+		return nil, NewAlreadyExists(r.Group, r.Resource, name)
+	}
+	m["resourceVersion"] = formatRV(resp.Header.Revision)
+	reg.wrote(resp.Header.Revision)
+	setEncoded(o.Encoded, data, resp.Header.Revision)
+	return obj, nil
+}
+
+func jsonInt(i int64) any { return jsonNumber(strconv.FormatInt(i, 10)) }

@@ -1,0 +1,155 @@
+package kube
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	mrand "math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Options configure a Registry.
+type Options struct {
+	// Clock is the time source (default: the wall clock).
+	Clock Clock
+	// NewUID makes metadata.uid values (default: random UUIDv4).
+	NewUID func() string
+	// FieldManager keeps managedFields for Update operations (default:
+	// the built-in one).
+	FieldManager FieldManager
+	// Applier is server-side apply (default: SchemaApplier).
+	Applier Applier
+	// Patcher applies json, merge and strategic patches (default:
+	// SchemaPatcher).
+	Patcher Patcher
+	// WatchCacheDelay makes resourceVersion "0" reads see the store as it
+	// was this long ago (a lagging watch cache). 0: no lag.
+	WatchCacheDelay time.Duration
+	// BookmarkInterval is how often a watch with allowWatchBookmarks gets a
+	// BOOKMARK (default one minute, as kube-apiserver).
+	BookmarkInterval time.Duration
+	// MinRequestTimeout bounds watches without timeoutSeconds (default
+	// 1800 s).
+	MinRequestTimeout time.Duration
+	// SystemNamespaces are created before the first Kubernetes request;
+	// nil means default, kube-system, kube-public and kube-node-lease.
+	SystemNamespaces []string
+}
+
+// Registry is a session's registry of resources: what kube-apiserver's
+// storage registry (genericregistry.Store) does for each resource of the
+// table, over one KV store. The HTTP side is package kubeapi's. It is safe
+// for concurrent use.
+type Registry struct {
+	kv      KV
+	clock   Clock
+	newUID  func() string
+	fm      FieldManager
+	applier Applier
+	patcher Patcher
+
+	cacheDelay       atomic.Int64 // time.Duration
+	bookmarkInterval atomic.Int64 // time.Duration
+	minTimeout       time.Duration
+	systemNS         []string
+
+	bootMu sync.Mutex
+	booted atomic.Bool
+
+	revMu   sync.Mutex
+	revLog  *revisionLog
+	revStop context.CancelFunc
+
+	events eventLines
+}
+
+// New returns a Registry over kv.
+func New(kv KV, o Options) *Registry {
+	s := &Registry{kv: kv, clock: o.Clock, newUID: o.NewUID, fm: o.FieldManager,
+		applier: o.Applier, patcher: o.Patcher, minTimeout: o.MinRequestTimeout, systemNS: o.SystemNamespaces}
+	if s.clock == nil {
+		s.clock = RealClock{}
+	}
+	if s.applier == nil {
+		s.applier = SchemaApplier{}
+	}
+	if s.patcher == nil {
+		s.patcher = SchemaPatcher{}
+	}
+	if s.newUID == nil {
+		s.newUID = randomUID
+	}
+	if s.fm == nil {
+		s.fm = SchemaFieldManager{}
+	}
+	if s.minTimeout == 0 {
+		s.minTimeout = 1800 * time.Second
+	}
+	if s.systemNS == nil {
+		s.systemNS = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
+	}
+	bi := o.BookmarkInterval
+	if bi == 0 {
+		bi = time.Minute
+	}
+	s.bookmarkInterval.Store(int64(bi))
+	if o.WatchCacheDelay > 0 {
+		s.SetWatchCacheDelay(o.WatchCacheDelay)
+	}
+	return s
+}
+
+// KV is the store the registry runs over.
+func (reg *Registry) KV() KV { return reg.kv }
+
+// Clock is the registry's time source.
+func (reg *Registry) Clock() Clock { return reg.clock }
+
+// SetPatcher and SetApplier plug in the patch and apply implementations.
+func (reg *Registry) SetPatcher(p Patcher) { reg.patcher = p }
+func (reg *Registry) SetApplier(a Applier) { reg.applier = a }
+
+// SetFieldManager replaces the field manager for Update operations.
+func (reg *Registry) SetFieldManager(f FieldManager) { reg.fm = f }
+
+// CanPatch reports whether a patch type ("json", "merge", "strategic",
+// "apply") is implemented.
+func (reg *Registry) CanPatch(patchType string) bool {
+	if patchType == "apply" {
+		return reg.applier != nil
+	}
+	return reg.patcher != nil
+}
+
+// SetBookmarkInterval changes the interval of watch bookmarks.
+func (reg *Registry) SetBookmarkInterval(d time.Duration) {
+	if d > 0 {
+		reg.bookmarkInterval.Store(int64(d))
+	}
+}
+
+// BookmarkInterval is the interval of watch bookmarks.
+func (reg *Registry) BookmarkInterval() time.Duration {
+	return time.Duration(reg.bookmarkInterval.Load())
+}
+
+// WatchCacheDelay is the lag of resourceVersion "0" reads.
+func (reg *Registry) WatchCacheDelay() time.Duration { return time.Duration(reg.cacheDelay.Load()) }
+
+func randomUID() string {
+	// math/rand/v2's generator is seeded from the OS and is unpredictable
+	// enough for UIDs; crypto/rand would add 55 KB gzip to the browser build.
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:8], mrand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], mrand.Uint64())
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+func (reg *Registry) now() time.Time { return reg.clock.Now().UTC().Truncate(time.Second) }
+
+func (reg *Registry) timestamp() string { return reg.now().Format(time.RFC3339) }

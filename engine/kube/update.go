@@ -1,0 +1,236 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+// WriteOptions are the options of create, update and patch.
+type WriteOptions struct {
+	// FieldManager names the writer in managedFields (kubeapi fills it
+	// from ?fieldManager or the User-Agent).
+	FieldManager string
+	// DryRun validates without storing.
+	DryRun bool
+
+	// Encoded, when set, receives the JSON of the answer (the stored bytes
+	// with their resourceVersion), which saves the REST layer encoding the
+	// object again. It is left nil when the answer must be encoded.
+	Encoded *[]byte
+
+	// keepManagedFields: the object's managedFields were computed by
+	// server-side apply.
+	keepManagedFields bool
+}
+
+// guaranteedUpdate is etcd3's GuaranteedUpdate: read, transform, write
+// with a mod_revision compare, and retry on a concurrent write. A
+// transform result identical to what is stored is a no-op (no write, same
+// resourceVersion). An object left with a deletionTimestamp and no
+// finalizers is deleted.
+//
+// A put above etcd's request limit fails as etcd fails it; with shed (a
+// non-apply patch) it is tried once more without managedFields, as
+// kube-apiserver does.
+func (reg *Registry) guaranteedUpdate(ctx context.Context, r *Resource, ns, name string, dryRun, shed bool, enc *[]byte,
+	notFound func() (Object, error), transform func(cur Object) (Object, error)) (Object, bool, error) {
+	key := r.Key(ns, name)
+	for {
+		kv, _, err := reg.get(ctx, key, 0)
+		if err != nil {
+			return nil, false, err
+		}
+		if kv == nil {
+			if notFound != nil {
+				o, err := notFound()
+				return o, err == nil, err
+			}
+			return nil, false, NewNotFound(r.Group, r.Resource, name)
+		}
+		cur, err := decodeKV(kv)
+		if err != nil {
+			return nil, false, err
+		}
+		// transform must not modify cur (it is the answer of a no-op)
+		nobj, err := transform(cur)
+		if err != nil {
+			return nil, false, err
+		}
+		data := storageBytes(r, nobj)
+		if bytes.Equal(data, kv.Value) {
+			setEncoded(enc, kv.Value, kv.ModRevision)
+			return cur, false, nil
+		}
+		if dryRun {
+			return nobj, false, nil
+		}
+		finalized := str(meta(nobj), "deletionTimestamp") != "" && len(finalizers(nobj)) == 0
+		if !finalized {
+			if err := checkEtcdRequest(key, data); err != nil {
+				m := meta(nobj)
+				if _, had := m["managedFields"]; !had || !shed {
+					return nil, false, err
+				}
+				delete(m, "managedFields")
+				if data = storageBytes(r, nobj); checkEtcdRequest(key, data) != nil {
+					return nil, false, err
+				}
+			}
+		}
+		op := mvcc.RequestOp{Put: &mvcc.PutRequest{Key: []byte(key), Value: data}}
+		if finalized {
+			op = mvcc.RequestOp{DeleteRange: &mvcc.DeleteRangeRequest{Key: []byte(key)}}
+		}
+		resp, err := reg.kv.Txn(ctx, &mvcc.TxnRequest{
+			Compare: []mvcc.Compare{{Target: mvcc.CompareMod, Result: mvcc.CompareEqual, Key: []byte(key), ModRevision: kv.ModRevision}},
+			Success: []mvcc.RequestOp{op},
+		})
+		if err != nil {
+			return nil, false, quotaExceeded(r, name, err)
+		}
+		if !resp.Succeeded {
+			continue
+		}
+		meta(nobj)["resourceVersion"] = formatRV(resp.Header.Revision)
+		reg.wrote(resp.Header.Revision)
+		if !finalized {
+			setEncoded(enc, data, resp.Header.Revision)
+		}
+		return nobj, false, nil
+	}
+}
+
+func setEncoded(enc *[]byte, stored []byte, rev int64) {
+	if enc == nil {
+		return
+	}
+	if b, ok := spliceRV(stored, formatRV(rev), false); ok {
+		*enc = b
+	}
+}
+
+// Update replaces an object (PUT), on the main endpoint (sub "") or the
+// status subresource (sub "status").
+func (reg *Registry) Update(ctx context.Context, r *Resource, ns, name, sub string, obj Object, o WriteOptions) (Object, error) {
+	if err := reg.bootstrap(ctx); err != nil {
+		return nil, err
+	}
+	// obj is the caller's: it is only read here, and each attempt of the
+	// transform below works on its own copy.
+	m, _ := obj["metadata"].(map[string]any)
+	if n := str(m, "name"); n != name {
+		return nil, NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
+	}
+	if r.Namespaced {
+		if bns := str(m, "namespace"); bns != "" && bns != ns {
+			return nil, NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		}
+	}
+	clientRV, err := parseRV(str(m, "resourceVersion"))
+	if err != nil {
+		return nil, err
+	}
+	bodyUID := str(m, "uid")
+	out, _, err := reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, o.Encoded, nil, func(cur Object) (Object, error) {
+		if err := reg.checkUpdatePreconditions(r, cur, name, bodyUID, clientRV); err != nil {
+			return nil, err
+		}
+		nobj := copyObject(obj)
+		nm := meta(nobj)
+		if r.Namespaced {
+			nm["namespace"] = ns
+		} else {
+			delete(nm, "namespace")
+		}
+		nobj["kind"], nobj["apiVersion"] = r.Kind, r.GroupVersion()
+		if r.Default != nil && sub == "" {
+			r.Default(nobj)
+		}
+		return reg.prepareUpdate(r, cur, nobj, sub, o.FieldManager, byUpdate)
+	})
+	return out, err
+}
+
+// checkUpdatePreconditions is the storage UID precondition and the
+// registry's resourceVersion rule.
+func (reg *Registry) checkUpdatePreconditions(r *Resource, cur Object, name, bodyUID string, clientRV int64) error {
+	if bodyUID != "" && bodyUID != UID(cur) {
+		return NewConflict(r.Group, r.Resource, name, fmt.Sprintf(
+			"StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: %s",
+			r.Key(Namespace(cur), name), bodyUID, UID(cur)))
+	}
+	if clientRV == 0 {
+		if !r.AllowUnconditionalUpdate {
+			return NewInvalid(r.Group, r.Resource, name, []FieldError{{Type: CauseFieldValueInvalid,
+				Field: "metadata.resourceVersion", Value: jsonInt(0), Detail: "must be specified for an update"}})
+		}
+		return nil
+	}
+	if formatRV(clientRV) != ResourceVersion(cur) {
+		return NewConflict(r.Group, r.Resource, name, OptimisticLockErrorMsg)
+	}
+	return nil
+}
+
+// prepareUpdate is rest.BeforeUpdate with the type's strategy: system
+// fields come from the stored object, status (main endpoint) or everything
+// but status (status endpoint) is kept, generation moves on spec changes,
+// the result is validated and managedFields updated.
+func (reg *Registry) prepareUpdate(r *Resource, cur, nobj Object, sub, manager string, by managedBy) (Object, error) {
+	cm, nm := meta(cur), meta(nobj)
+	if sub == "status" {
+		st, has := nobj["status"]
+		managed, hasManaged := nm["managedFields"]
+		nobj = copyObject(cur)
+		if has {
+			nobj["status"] = st
+		} else {
+			delete(nobj, "status")
+		}
+		nm = meta(nobj)
+		if by == byApplier && hasManaged {
+			nm["managedFields"] = managed // apply computed them
+		}
+	} else {
+		for _, k := range []string{"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"} {
+			if v, ok := cm[k]; ok {
+				nm[k] = v
+			} else {
+				delete(nm, k)
+			}
+		}
+		delete(nm, "selfLink")
+		if r.Status {
+			if st, ok := cur["status"]; ok {
+				nobj["status"] = st
+			} else {
+				delete(nobj, "status")
+			}
+		}
+	}
+	nm["resourceVersion"] = cm["resourceVersion"]
+	r.normalize(nobj)
+	if sub == "" && r.Generation != NoGeneration {
+		g, _ := numberInt(cm["generation"])
+		if !jsonEqual(cur["spec"], nobj["spec"]) ||
+			r.Generation == SpecAnnotationsGeneration && !jsonEqual(cm["annotations"], nm["annotations"]) {
+			nm["generation"] = jsonInt(g + 1)
+		}
+	}
+	errs := validateObjectMeta(nobj, r.validateName)
+	if r.Validate != nil {
+		errs = append(errs, r.Validate(nobj)...)
+	}
+	if len(errs) > 0 {
+		return nil, NewInvalid(r.Group, r.Kind, Name(nobj), errs)
+	}
+	if by != byApplier {
+		if err := reg.updateManagedFields(r, cur, nobj, manager, sub, by, reg.now()); err != nil {
+			return nil, err
+		}
+	}
+	return nobj, nil
+}
