@@ -98,8 +98,9 @@ type keyValue struct {
 	Value []byte `json:"value"`
 }
 
-// readAll reads every key with prefix from a session, a page at a time (a
-// whole range could pass the server's answer limit), with c.
+// readAll reads every key with prefix from a session with c, 64 keys at a
+// time: a whole range could pass the server's answer limit, and reading
+// back what an attack wrote should not add much to the server's peak.
 func readAll(c *http.Client, base, prefix string) (map[string]string, error) {
 	out := map[string]string{}
 	from, end := prefix, prefixEnd(prefix)
@@ -107,7 +108,7 @@ func readAll(c *http.Client, base, prefix string) (map[string]string, error) {
 		from = "\x00"
 	}
 	for {
-		body := fmt.Sprintf(`{"key":%q,"range_end":%q,"limit":"256"}`, b64(from), b64(end))
+		body := fmt.Sprintf(`{"key":%q,"range_end":%q,"limit":"64"}`, b64(from), b64(end))
 		status, b, err := post(c, base+"/v3/kv/range", body)
 		if err != nil {
 			return nil, err
