@@ -90,6 +90,11 @@ func (e *StatusError) JSON() []byte {
 	return b
 }
 
+// newStatusError is not inlined: an error is the cold path, and inlined
+// into its 90 callers the Status literal costs bytes in the WebAssembly
+// build.
+//
+//go:noinline
 func newStatusError(code int32, reason, msg string, d *StatusDetails) *StatusError {
 	return &StatusError{Status{Kind: "Status", APIVersion: "v1", Status: "Failure",
 		Message: msg, Reason: reason, Details: d, Code: code}}

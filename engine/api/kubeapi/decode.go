@@ -250,6 +250,15 @@ func goType(r *schema.TypeRef) string {
 	return "interface {}"
 }
 
+// unmarshalFieldError is encoding/json's error for a value of the wrong
+// JSON type. It is not inlined: checkValue would copy it into each of its
+// nine checks.
+//
+//go:noinline
+func unmarshalFieldError(v any, r *schema.TypeRef, parent, key string) string {
+	return fmt.Sprintf("json: cannot unmarshal %s into Go struct field %s of type %s", jsonKind(v), parent+"."+key, goType(r))
+}
+
 // checkValue checks the value of field key of the object at parent; the
 // path "parent.key" is only built when needed (an error, or an object to
 // descend into), not for every field of every write.
@@ -257,9 +266,7 @@ func checkValue(r *schema.TypeRef, v any, parent, key string) string {
 	if v == nil || r == nil {
 		return ""
 	}
-	bad := func() string {
-		return fmt.Sprintf("json: cannot unmarshal %s into Go struct field %s of type %s", jsonKind(v), parent+"."+key, goType(r))
-	}
+	bad := func() string { return unmarshalFieldError(v, r, parent, key) }
 	switch r.Kind {
 	case schema.KindString, schema.KindBytes:
 		if _, ok := v.(string); !ok {

@@ -86,6 +86,11 @@ type request struct {
 	watchPath  bool
 }
 
+// jsonResponse is not inlined: each of its 30-odd call sites would build
+// the header map itself (with notFoundPage and kube.newStatusError, 7 KB
+// gzip of the WebAssembly build).
+//
+//go:noinline
 func jsonResponse(code int, body []byte) *api.Response {
 	return &api.Response{Status: code, Header: api.Header{
 		"Content-Type":  {"application/json"},
@@ -116,6 +121,9 @@ func statusResponse(err error) *api.Response {
 	return resp
 }
 
+// notFoundPage is not inlined, as jsonResponse.
+//
+//go:noinline
 func notFoundPage() *api.Response {
 	return &api.Response{Status: 404, Header: api.Header{
 		"Content-Type":           {"text/plain; charset=utf-8"},
