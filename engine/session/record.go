@@ -200,10 +200,12 @@ func (r *Record) add(e *Exchange) uint64 {
 type Filter struct {
 	// Principal keeps only the exchanges of the principal with this ID.
 	Principal string
+	// Watches keeps only the streams (Kubernetes and etcd watches).
+	Watches bool
 }
 
 func (f Filter) match(e *Exchange) bool {
-	return f.Principal == "" || e.Principal.ID == f.Principal
+	return (f.Principal == "" || e.Principal.ID == f.Principal) && (!f.Watches || e.Watch != nil)
 }
 
 // Since returns the retained exchanges after seq that match f, oldest

@@ -58,21 +58,26 @@ func (db *DB) ClassProgress(name string) ([]PassedStep, error) {
 	return out, nil
 }
 
-// ClassFindings returns every finding recorded in session name, oldest
-// first.
-func (db *DB) ClassFindings(name string) ([]Finding, error) {
-	out := []Finding{}
-	err := db.readClass(name, `SELECT f.detector, f.exchange, f.principal, f.lesson, f.found_at FROM class_findings f
-		JOIN sessions s ON s.id = f.session WHERE s.name = ? ORDER BY f.found_at, f.exchange, f.detector`,
+// FindingCount is how many findings of one detector one principal has in
+// one lesson.
+type FindingCount struct {
+	Principal string
+	Lesson    string
+	Detector  string
+	N         int
+}
+
+// ClassFindingCounts counts the findings recorded in session name per
+// principal, lesson and detector, in that order.
+func (db *DB) ClassFindingCounts(name string) ([]FindingCount, error) {
+	out := []FindingCount{}
+	err := db.readClass(name, `SELECT f.principal, f.lesson, f.detector, count(*) FROM class_findings f
+		JOIN sessions s ON s.id = f.session WHERE s.name = ? GROUP BY f.principal, f.lesson, f.detector
+		ORDER BY f.principal, f.lesson, f.detector`,
 		func(rows *sql.Rows) error {
-			var f Finding
-			var at string
-			if err := rows.Scan(&f.Detector, &f.Exchange, &f.Principal, &f.Lesson, &at); err != nil {
-				return err
-			}
-			var err error
-			f.FoundAt, err = parseTime(at)
-			out = append(out, f)
+			var c FindingCount
+			err := rows.Scan(&c.Principal, &c.Lesson, &c.Detector, &c.N)
+			out = append(out, c)
 			return err
 		})
 	if err != nil {

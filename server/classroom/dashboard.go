@@ -56,8 +56,6 @@ type ClassPerson struct {
 	// Watches are their watches the record holds: every open one, and the
 	// last few that ended, newest first.
 	Watches []ClassWatch `json:"watches"`
-	// Exchanges counts their exchanges the record holds.
-	Exchanges int `json:"exchanges"`
 }
 
 // ClassWatch is one watch, from the session's record of exchanges and the
@@ -131,8 +129,8 @@ func (h *Handler) serveClass(w http.ResponseWriter, r *http.Request, info Sessio
 	}
 	defer release()
 	s := l.Session()
-	h.Registry.tallyFindings(info.Name, s)
-	findings, err := h.Registry.store.ClassFindings(info.Name)
+	h.Registry.tallyFindings(info.Name, s, false)
+	findings, err := h.Registry.store.ClassFindingCounts(info.Name)
 	if err != nil {
 		writeResponse(w, registryError(ClassPath, info.Name, err))
 		return
@@ -160,32 +158,27 @@ func (h *Handler) serveClass(w http.ResponseWriter, r *http.Request, info Sessio
 	byLesson := map[string]map[string]int{}
 	for _, f := range findings {
 		if p := people[f.Principal]; p != nil {
-			p.Findings[f.Detector]++
+			p.Findings[f.Detector] += f.N
 		}
 		if byLesson[f.Lesson] == nil {
 			byLesson[f.Lesson] = map[string]int{}
 		}
-		byLesson[f.Lesson][f.Detector]++
+		byLesson[f.Lesson][f.Detector] += f.N
 	}
 	addWatches(people, s, out.Revision)
 	out.Lessons = classLessons(h.Registry.opts.Session.Lessons, out.People, progress, byLesson)
 	writeJSON(w, http.StatusOK, out)
 }
 
-// addWatches adds each person's watches and counts their exchanges, from
-// the session's record.
+// addWatches adds each person's watches, from the session's record.
 func addWatches(people map[string]*ClassPerson, s *session.Session, rev int64) {
-	record, _ := s.Record.Since(0, session.Filter{}, 0)
+	record, _ := s.Record.Since(0, session.Filter{Watches: true}, 0)
 	ended := map[string]int{}
 	// Newest first: the open watches and the last few that ended.
 	for i := len(record) - 1; i >= 0; i-- {
 		e := &record[i]
 		p := people[e.Principal.ID]
 		if p == nil {
-			continue
-		}
-		p.Exchanges++
-		if e.Watch == nil {
 			continue
 		}
 		sum := e.Watch.Summary()

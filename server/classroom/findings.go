@@ -54,23 +54,38 @@ func (c *class) lessonAt(id string, t time.Time) string {
 
 // tally is what one loaded store's findings came to so far: the store's
 // epoch (which names its exchanges uniquely across loads, since each load
-// numbers its record from 1) and the findings stored already.
+// numbers its record from 1), the findings stored already, and when the
+// dashboard may have the detectors run again.
 type tally struct {
 	epoch  string
 	stored map[string]bool // detector + "/" + exchange
+	next   time.Time
 }
 
+// tallyShare bounds the time the detectors take for a dashboard's polls: a
+// run that took d is not repeated before 10·d has passed (10% of a core
+// at most, per session), however often the dashboard asks. A full record
+// of 50,000 exchanges takes about 300 ms (BENCHMARKS.md).
+const tallyShare = 10
+
 // tallyFindings runs the detectors over s's record and stores what is new.
-func (r *Registry) tallyFindings(name string, s *session.Session) {
+// Unless force (the record is about to go, or the results are exported),
+// it skips a run that would come sooner than tallyShare allows.
+func (r *Registry) tallyFindings(name string, s *session.Session, force bool) {
 	c, ok := r.class(name)
 	if !ok {
 		return
 	}
-	record := s.LessonExchanges()
-	found := lesson.FindAll(record)
 	c.tally.with(s, func() tally {
 		return tally{epoch: strconv.FormatInt(r.opts.Clock.Now().UnixNano(), 36), stored: map[string]bool{}}
 	}, func(t *tally) {
+		start := time.Now()
+		if !force && start.Before(t.next) {
+			return
+		}
+		defer func() { t.next = time.Now().Add(tallyShare * time.Since(start)) }()
+		record := s.LessonExchanges()
+		found := lesson.FindAll(record)
 		var add []sqlite.Finding
 		for _, f := range found {
 			e := &record[f.Index]

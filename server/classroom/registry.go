@@ -34,7 +34,7 @@ type Storage interface {
 	// A class's records (progress.go).
 	ClassProgress(name string) ([]sqlite.PassedStep, error)
 	AddPassedSteps(name string, steps []sqlite.PassedStep) error
-	ClassFindings(name string) ([]sqlite.Finding, error)
+	ClassFindingCounts(name string) ([]sqlite.FindingCount, error)
 	AddFindings(name string, findings []sqlite.Finding) error
 }
 
@@ -619,7 +619,7 @@ func (r *Registry) beginUnloadLocked(e *entry) *live {
 }
 
 func (r *Registry) finishUnload(e *entry, l *live) {
-	r.tallyFindings(e.name, l.sess) // before its record goes
+	r.tallyFindings(e.name, l.sess, true) // before its record goes
 	if err := l.sess.Close(); err != nil {
 		r.opts.Logger.Error("session unload failed", "session", e.name, "err", err)
 	} else {
@@ -732,7 +732,7 @@ func (r *Registry) takeOffline(ctx context.Context, name string, check func(*ent
 	}
 	if l != nil {
 		if !remove {
-			r.tallyFindings(name, l.sess) // before its record goes
+			r.tallyFindings(name, l.sess, true) // before its record goes
 		}
 		if err := l.sess.Close(); err != nil {
 			r.opts.Logger.Error("closing the store of a session to be "+what+" failed", "session", name, "err", err)
@@ -916,7 +916,7 @@ func (r *Registry) Close() {
 		c.close(nil)
 	}
 	for _, l := range open {
-		r.tallyFindings(l.sess.Name, l.sess) // before its record goes
+		r.tallyFindings(l.sess.Name, l.sess, true) // before its record goes
 		if err := l.sess.Close(); err != nil {
 			r.opts.Logger.Error("closing a session failed", "session", l.sess.Name, "err", err)
 		}

@@ -85,14 +85,14 @@ func (h *Handler) serveResults(w http.ResponseWriter, r *http.Request, info Sess
 // what its record holds that is not stored yet, if it is loaded.
 func (r *Registry) results(name string) (*Results, error) {
 	if s, release, ok := r.ifLoaded(name); ok {
-		r.tallyFindings(name, s)
+		r.tallyFindings(name, s, true)
 		release()
 	}
 	steps, err := r.store.ClassProgress(name)
 	if err != nil {
 		return nil, err
 	}
-	findings, err := r.store.ClassFindings(name)
+	findings, err := r.store.ClassFindingCounts(name)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ func (r *Registry) results(name string) (*Results, error) {
 // peopleResults arranges stored steps and findings per person and lesson:
 // the students in the order they joined, then anyone else by ID; each
 // person's lessons by slug.
-func peopleResults(students []api.Principal, steps []sqlite.PassedStep, findings []sqlite.Finding) []ResultsPerson {
+func peopleResults(students []api.Principal, steps []sqlite.PassedStep, findings []sqlite.FindingCount) []ResultsPerson {
 	byID := map[string]map[string]*PersonLesson{}
 	names := map[string]string{}
 	var order []string
@@ -145,7 +145,7 @@ func peopleResults(students []api.Principal, steps []sqlite.PassedStep, findings
 		}
 	}
 	for _, f := range findings {
-		lessonOf(f.Principal, f.Lesson).Findings[f.Detector]++
+		lessonOf(f.Principal, f.Lesson).Findings[f.Detector] += f.N
 	}
 	sort.Strings(others)
 	out := make([]ResultsPerson, 0, len(order)+len(others))

@@ -68,7 +68,7 @@ export function where(p, title, steps) {
 // presence from the roster, everything else from the last GET.
 export function mergeRoster(people, roster) {
   const byId = new Map((people || []).map((p) => [p.id, p]));
-  return roster.map((r) => ({ passed: {}, findings: {}, watches: [], exchanges: 0, ...byId.get(r.id), ...r }));
+  return roster.map((r) => ({ passed: {}, findings: {}, watches: [], ...byId.get(r.id), ...r }));
 }
 
 // exchangeRow is one exchange of a person's record as the dashboard lists
