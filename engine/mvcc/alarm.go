@@ -69,10 +69,8 @@ type AlarmResponse struct {
 	Alarms []AlarmMember
 }
 
-// Alarm lists, raises or lifts alarms as etcd's applier does: a GET lists
-// the alarms of a type (all for AlarmNone); an ACTIVATE answers the alarm
-// it raised, or the one already raised; a DEACTIVATE answers the alarm it
-// lifted, or nothing when there was none. Another action answers nothing.
+// Alarm: see Maintenance. Another action than GET, ACTIVATE and
+// DEACTIVATE answers nothing.
 func (s *Store) Alarm(ctx context.Context, r *AlarmRequest) (*AlarmResponse, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -102,7 +100,7 @@ func (s *Store) Alarm(ctx context.Context, r *AlarmRequest) (*AlarmResponse, err
 	return resp, nil
 }
 
-// Alarms lists every raised alarm, ordered by type and member.
+// Alarms: see Maintenance.
 func (s *Store) Alarms() []AlarmMember {
 	s.mu.RLock()
 	defer s.mu.RUnlock()

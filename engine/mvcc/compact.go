@@ -5,9 +5,9 @@ import (
 	"sort"
 )
 
-// Compact discards history before rev: reads below it fail from now on
-// (logical), and the superseded records are removed from the backend in
-// batches (physical; waited for when r.Physical).
+// Compact (see Maintenance) moves the compaction line and compacts the
+// key index under the write lock, and queues the logical record and the
+// removal steps behind the writes before it.
 func (s *Store) Compact(ctx context.Context, r *CompactionRequest) (*CompactionResponse, error) {
 	rev := r.Revision
 	s.mu.Lock()

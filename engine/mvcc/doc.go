@@ -6,6 +6,9 @@
 // differential test in test/etcddiff holds it to a real etcd), because
 // kube-apiserver's resourceVersion is nothing but these revisions.
 //
+// kv.go states the contract (ReadView, WriteView, Watchable, Maintenance:
+// what each operation means); the other files implement it on Store.
+//
 // All semantics live here, once. Storage is a Backend that only keeps
 // revision -> record; the key index is rebuilt from it at start-up, as etcd
 // rebuilds its keyIndex from bbolt. The memory backend is in this package

@@ -130,17 +130,16 @@ type Usage struct {
 	IndexMemory int64
 }
 
-// Usage reports the store's figures.
+// Usage: see Maintenance.
 func (s *Store) Usage() Usage {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.usage
 }
 
-// Defragment is etcd's defragment as far as quotas see it: the room that
-// compactions freed inside the session is given back, so DBSize drops to
-// DBSizeInUse. (The file's own pages are given back to the file system
-// after every compaction already: engine/sqlite vacuums incrementally.)
+// Defragment (see Maintenance) is etcd's defragment as far as quotas see
+// it. The file's own pages are given back to the file system after every
+// compaction already: engine/sqlite vacuums incrementally.
 func (s *Store) Defragment() {
 	s.mu.Lock()
 	s.usage.DBSize = s.usage.DBSizeInUse

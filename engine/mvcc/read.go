@@ -18,12 +18,9 @@ func rangeEnd(end []byte) []byte {
 	return end
 }
 
-// Range reads keys at the visible revision or an older one.
-//
-// The response's Kvs and KeyValues may be shared with the store and with
-// other responses: callers must not modify them. Range itself only
-// allocates the response and inlines, so a caller that does not keep the
-// response reads a key without any allocation.
+// Range (see ReadView) only allocates the response and inlines, so a
+// caller that does not keep the response reads a key without any
+// allocation.
 func (s *Store) Range(ctx context.Context, r *RangeRequest) (resp *RangeResponse, err error) {
 	resp = &RangeResponse{}
 	if err = s.rangeInto(r, resp); err != nil {

@@ -137,14 +137,14 @@ func Open(b Backend, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// Rev is the current (visible) store revision.
+// Rev: see ReadView.
 func (s *Store) Rev() int64 { return s.visibleRev.Load() }
 
-// CompactRev is the revision of the last compaction, -1 when there was none.
+// CompactRev: see ReadView.
 func (s *Store) CompactRev() int64 { return s.compactRev.Load() }
 
-// Close stops the committer and every watcher, then closes the backend.
-// Writes still queued fail with ErrStopped.
+// Close (see KV) lets the committer finish what is queued, then ends the
+// watchers and closes the backend.
 func (s *Store) Close() error {
 	var err error
 	s.closeOnce.Do(func() {

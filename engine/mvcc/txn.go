@@ -5,12 +5,9 @@ import (
 	"context"
 )
 
-// Txn runs a transaction as etcd's applier does: the request is validated
-// first (op counts, empty keys, overlapping writes, revisions of ranges,
-// ignore_value on missing keys, leases), the compares of the whole txn tree
-// are evaluated against the state before the txn, and the chosen branches
-// then run in order, seeing their own writes. All writes share one new
-// main revision; a txn that changes nothing takes no revision.
+// Txn: see WriteView. A txn without writes reads under the read lock at
+// the visible revision; one with writes runs against the index at the
+// newest revision taken, under the write lock.
 func (s *Store) Txn(ctx context.Context, r *TxnRequest) (*TxnResponse, error) {
 	if err := checkTxn(r, MaxTxnOps); err != nil {
 		return nil, err

@@ -2,7 +2,7 @@ package mvcc
 
 import "context"
 
-// Put writes one key. It is a txn of one put, taken without the txn
+// Put (see WriteView) is a txn of one put, taken without the txn
 // machinery: the most frequent write deserves the shortest path. Like
 // Range, it allocates only its response itself and inlines, so a caller
 // that does not keep the response does not allocate it.
@@ -90,7 +90,7 @@ func (s *Store) queueTxnLocked(tx *writeTxn) (*job, error) {
 	return j, nil
 }
 
-// DeleteRange deletes every key in the range.
+// DeleteRange (see WriteView) is a txn of one delete.
 func (s *Store) DeleteRange(ctx context.Context, r *DeleteRangeRequest) (*DeleteRangeResponse, error) {
 	if len(r.Key) == 0 {
 		return nil, ErrEmptyKey

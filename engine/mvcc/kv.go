@@ -1,0 +1,146 @@
+package mvcc
+
+import "context"
+
+// The store's contract, in the shape of etcd's mvcc/kv.go: what every
+// operation of the store means, stated once, before any implementation.
+// *Store implements KV; read.go, write.go, txn.go, compact.go, watch.go,
+// alarm.go and quota.go hold how, over a Backend (backend.go).
+//
+// Revisions. The store has one revision counter. Every call that changes
+// something takes the next main revision, one per call however many keys
+// it changes, and a call that changes nothing takes none. A key has a
+// create revision (the put that began its current generation), a mod
+// revision (its last change) and a version (puts in its generation, from
+// 1); a delete ends the generation with a tombstone. A new store is at
+// revision 1, as etcd's is.
+//
+// Visibility. A write returns once its records are durable in the backend
+// and its revision is published: the current revision has moved and every
+// watcher whose range it touches has been offered its events. Reads never
+// see a revision before that, so nobody observes a write that could still
+// be lost. A write whose ctx ends first returns ctx.Err() and may still
+// commit, as an etcd request that timed out may.
+//
+// Errors are etcd's, with etcd's texts (errors.go): the gateway answers
+// them as they are.
+
+// ReadView reads the store at its current revision or an older one.
+type ReadView interface {
+	// Rev is the current revision: the newest one committed and
+	// published.
+	Rev() int64
+
+	// CompactRev is the revision of the last compaction, -1 before the
+	// first: revisions below it are gone, and a read or a watch that asks
+	// for one fails with ErrCompacted.
+	CompactRev() int64
+
+	// Range reads the keys of a range (one key when RangeEnd is empty,
+	// every key from Key on when it is "\x00", else [Key, RangeEnd)) as of
+	// Revision, or of Rev when Revision is 0, with etcd's limit, sort,
+	// keys-only, count-only and min/max revision filters. The header
+	// carries Rev, whatever revision was read. It fails with ErrEmptyKey,
+	// ErrInvalidSortOpt, ErrFutureRev for a revision beyond Rev and
+	// ErrCompacted for one below CompactRev. The KeyValues it returns are
+	// shared with the store: callers read them and never modify them.
+	Range(ctx context.Context, r *RangeRequest) (*RangeResponse, error)
+}
+
+// WriteView changes the store. Each method is a write transaction: it
+// takes at most one new revision, and is refused as a whole (nothing
+// written, no revision taken) when it fails.
+type WriteView interface {
+	// Put writes one key at the next revision: its mod revision is that
+	// revision and its version grows by one; a key that did not exist
+	// begins a generation (create revision = mod revision, version 1).
+	// With PrevKv the response carries the key as it was. IgnoreValue and
+	// IgnoreLease keep the key's value or lease, and fail with
+	// ErrKeyNotFound on a key that does not exist. The store has no
+	// leases: a put with one fails with ErrLeaseNotFound. It fails with
+	// ErrEmptyKey, ErrValueProvided, ErrLeaseProvided, and with ErrNoSpace
+	// beyond a bound (a *QuotaError, quota.go) or while the NOSPACE alarm
+	// is raised (alarm.go). Every write of DeleteRange and Txn is refused
+	// the same way.
+	Put(ctx context.Context, r *PutRequest) (*PutResponse, error)
+
+	// DeleteRange deletes every key of the range at the next revision,
+	// each with a tombstone that ends its generation, and counts them in
+	// Deleted (with PrevKv, PrevKvs holds them as they were). Deleting
+	// nothing takes no revision.
+	DeleteRange(ctx context.Context, r *DeleteRangeRequest) (*DeleteRangeResponse, error)
+
+	// Txn runs a transaction as etcd's applier does: the request is
+	// validated first (op counts up to MaxTxnOps, empty keys, one write
+	// per key, revisions of ranges, ignore_value on missing keys, leases),
+	// the compares of the whole txn tree are evaluated against the state
+	// before the txn, and the chosen branches then run in order, each op
+	// seeing the writes of the ops before it. Every write of the txn
+	// shares one new main revision; a txn that changes nothing takes
+	// none, and its header carries the revision its compares saw.
+	Txn(ctx context.Context, r *TxnRequest) (*TxnResponse, error)
+}
+
+// Watchable delivers the store's changes as events, in revision order,
+// each revision's events together.
+type Watchable interface {
+	// Watch starts a watcher of a range alone in a stream of its own,
+	// whose Next delivers its responses (see WatchStream.Watch for the
+	// start revision and the refusals).
+	Watch(ctx context.Context, r *WatchRequest) (*Watcher, error)
+
+	// NewWatchStream returns an empty stream: the watches of one etcd
+	// watch stream, whose responses one consumer takes with Next. A
+	// watcher that starts from an old revision, or falls behind, reads
+	// what it missed from the backend in the consumer's calls, one page
+	// at a time; a watcher whose start revision is compacted away gets
+	// one response with CompactRevision set, and ends.
+	NewWatchStream() *WatchStream
+}
+
+// Maintenance is etcd's maintenance service as far as one store has it.
+type Maintenance interface {
+	// Compact discards the history before Revision: from now on a read or
+	// a watch below it fails with ErrCompacted (logical), and the records
+	// no revision at or above it needs are removed from the backend in
+	// batches, writes committing between them (physical; with Physical,
+	// Compact returns once they are gone). The keys' current values are
+	// kept. It fails with ErrCompacted at or below CompactRev, with
+	// ErrFutureRev beyond Rev, and with ErrCorrupt while the CORRUPT alarm
+	// is raised.
+	Compact(ctx context.Context, r *CompactionRequest) (*CompactionResponse, error)
+
+	// Alarm lists, raises or lifts alarms as etcd's applier does: a GET
+	// lists the alarms of a type (all for AlarmNone); an ACTIVATE answers
+	// the alarm it raised, or the one already raised; a DEACTIVATE answers
+	// the alarm it lifted, or nothing when there was none.
+	Alarm(ctx context.Context, r *AlarmRequest) (*AlarmResponse, error)
+
+	// Alarms lists every raised alarm, ordered by type and member.
+	Alarms() []AlarmMember
+
+	// Usage reports what the store's bounds count: the bytes of the
+	// records it retains (DBSize keeps its high-water mark until a
+	// defragment, as etcd's file does), its keys and its key index's
+	// memory.
+	Usage() Usage
+
+	// Defragment gives back the room compactions freed: DBSize drops to
+	// DBSizeInUse.
+	Defragment()
+}
+
+// KV is the whole store.
+type KV interface {
+	ReadView
+	WriteView
+	Watchable
+	Maintenance
+
+	// Close commits the writes it accepted before it was called, refuses
+	// later ones with ErrStopped, ends every watcher (ErrStopped) and
+	// closes the backend. Calling it again does nothing.
+	Close() error
+}
+
+var _ KV = (*Store)(nil)
