@@ -6,19 +6,45 @@ import (
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
-// KV is the part of etcd's API that kube needs. *mvcc.Store provides it
-// through StoreKV; an etcd client v3 adapter can provide it too.
+// KV is the part of etcd's API that kube-apiserver's storage layer uses
+// (its etcd3 store), with etcd's semantics: *mvcc.Store provides it through
+// StoreKV, and an etcd client v3 adapter could. Keys are
+// /registry/<resource>/[<namespace>/]<name>; an object's resourceVersion
+// is its key's mod revision, a list's the revision it was read at.
 type KV interface {
+	// Range reads a key or a range as of a revision (0: the current one),
+	// as etcd's Range: the header carries the current revision; a
+	// revision below the last compaction fails with mvcc.ErrCompacted, one
+	// beyond the current revision with mvcc.ErrFutureRev. Gets and lists
+	// read through it, a list page by page with Limit. The KeyValues are
+	// shared with the store: they are read, never modified.
 	Range(ctx context.Context, r *mvcc.RangeRequest) (*mvcc.RangeResponse, error)
+
+	// Txn is etcd's transaction, every write kube makes: a create is
+	// "if create_revision == 0 then put", an update or a delete "if
+	// mod_revision == the revision read then put (delete)", so that a
+	// write made meanwhile fails the compare (the update is read again
+	// and retried, as kube-apiserver's GuaranteedUpdate does). Its writes
+	// take one new revision; a write beyond a quota fails with
+	// mvcc.ErrNoSpace (a *mvcc.QuotaError).
 	Txn(ctx context.Context, r *mvcc.TxnRequest) (*mvcc.TxnResponse, error)
+
+	// Watch starts an etcd watcher of a range from StartRevision
+	// (inclusive), as etcd's Watch: it delivers every revision's events
+	// in order; a start below the last compaction ends it with one
+	// response carrying CompactRevision. kube's watches, and the watch
+	// cache's timeline, are built on it.
 	Watch(ctx context.Context, r *mvcc.WatchRequest) (WatchStream, error)
-	Compact(ctx context.Context, r *mvcc.CompactionRequest) (*mvcc.CompactionResponse, error)
-	// Rev is the current store revision.
+
+	// Rev is the current revision: the newest committed one, which a
+	// read without a revision sees. A resourceVersion beyond it is "too
+	// large" (kube's 504 with a Retry-After).
 	Rev() int64
 }
 
 // WatchStream is one etcd watcher, whose consumer takes its responses (as
-// *mvcc.Watcher delivers them: the consumer's calls do the delivering).
+// *mvcc.Watcher delivers them: the consumer's calls do the delivering,
+// and a watcher costs no goroutine of its own).
 type WatchStream interface {
 	// Next waits for the next response; once the watcher has ended it
 	// returns why (mvcc.ErrCompacted after the compacted response).
@@ -26,12 +52,14 @@ type WatchStream interface {
 	// TryNext takes the next response if there is one now (ok); err is
 	// set once the watcher has ended.
 	TryNext(ctx context.Context) (resp mvcc.WatchResponse, ok bool, err error)
-	// Ready receives when TryNext may have something.
+	// Ready receives when TryNext may have something; a receive may be
+	// spurious.
 	Ready() <-chan struct{}
-	// Cancel stops the watcher.
+	// Cancel stops the watcher; it delivers nothing more.
 	Cancel()
-	// RequestProgress asks for a progress notification; it reports whether
-	// one was queued (the watcher had delivered everything up to now).
+	// RequestProgress asks for a progress notification (a response
+	// without events at the current revision); it reports whether one was
+	// queued (the watcher had delivered everything up to now).
 	RequestProgress() bool
 }
 
@@ -45,9 +73,6 @@ func (k storeKV) Range(ctx context.Context, r *mvcc.RangeRequest) (*mvcc.RangeRe
 }
 func (k storeKV) Txn(ctx context.Context, r *mvcc.TxnRequest) (*mvcc.TxnResponse, error) {
 	return k.s.Txn(ctx, r)
-}
-func (k storeKV) Compact(ctx context.Context, r *mvcc.CompactionRequest) (*mvcc.CompactionResponse, error) {
-	return k.s.Compact(ctx, r)
 }
 func (k storeKV) Rev() int64 { return k.s.Rev() }
 func (k storeKV) Watch(ctx context.Context, r *mvcc.WatchRequest) (WatchStream, error) {
