@@ -78,6 +78,7 @@ func run() error {
 	perStream := flag.Int("max-watchers-per-stream", 1000, "watches one etcd /v3/watch stream may hold (0: no cap)")
 	quotaBytes := flag.Int64("quota-backend-bytes", 64<<20, "bytes of records one session may retain, every revision until compaction (etcd's flag, per session; a put beyond it raises the NOSPACE alarm; 0: no quota)")
 	maxKeys := flag.Int64("max-keys-per-session", 100000, "keys that may exist at once in one session (0: no cap)")
+	maxTxnOps := flag.Int("max-txn-ops", mvcc.DefaultMaxTxnOps, "most compares or operations one list of an etcd txn may hold (etcd's flag and default)")
 	requestTimeout := flag.Duration("request-timeout", kubeapi.DefaultRequestTimeout, "deadline of every Kubernetes API request but a watch (kube-apiserver's flag and default; writes stop at 34 s as there); 504 past it")
 	memoryBudget := flag.Int64("memory-budget", 4<<30, "bytes the key indexes of all loaded sessions may hold in RAM together: their keys and current values (0: no budget)")
 	maxSessions := flag.Int("max-sessions", classroom.DefaultMaxSessions,
@@ -170,6 +171,8 @@ func run() error {
 	opts.Session.Store.QuotaBackendBytes = *quotaBytes
 	opts.Session.Store.MaxKeys = *maxKeys
 	opts.Session.Store.Memory = mvcc.NewMemoryBudget(*memoryBudget)
+	opts.Session.Store.MaxTxnOps = *maxTxnOps
+	setMemoryLimit(*memoryBudget, *tp.bodyMemory)
 	opts.Session.Kube = kubeapi.ForSessions(kubeapi.Options{RequestTimeout: *requestTimeout})
 	opts.HTTP.WatchLimiter = watchers.limiter
 	opts.HTTP.Observe = streamObserver{metrics: m, log: logger}

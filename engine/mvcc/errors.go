@@ -72,5 +72,6 @@ const (
 	ReasonEmptyWatchRange = "mvcc: watcher range is empty"
 )
 
-// MaxTxnOps is etcd's --max-txn-ops default.
-const MaxTxnOps = 128
+// DefaultMaxTxnOps is etcd's --max-txn-ops default: the most ops a list of
+// a txn may hold (Options.MaxTxnOps).
+const DefaultMaxTxnOps = 128

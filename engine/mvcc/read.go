@@ -30,7 +30,7 @@ func (s *Store) Range(ctx context.Context, r *RangeRequest) (resp *RangeResponse
 }
 
 func (s *Store) rangeInto(r *RangeRequest, resp *RangeResponse) error {
-	if err := checkRange(r); err != nil {
+	if err := CheckRange(r); err != nil {
 		return err
 	}
 	s.mu.RLock()
@@ -44,7 +44,8 @@ func (s *Store) rangeInto(r *RangeRequest, resp *RangeResponse) error {
 	return nil
 }
 
-func checkRange(r *RangeRequest) error {
+// CheckRange is etcd's checkRangeRequest: a key, and sort options it knows.
+func CheckRange(r *RangeRequest) error {
 	if len(r.Key) == 0 {
 		return ErrEmptyKey
 	}

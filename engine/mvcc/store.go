@@ -30,6 +30,9 @@ type Options struct {
 	// MemberID is the member the store raises its alarms as (etcd's member
 	// ID; the etcd gateway reports the same).
 	MemberID uint64
+	// MaxTxnOps is etcd's --max-txn-ops: the most compares or ops one list
+	// of a txn may hold. Zero: DefaultMaxTxnOps.
+	MaxTxnOps int
 }
 
 // Store is etcd's MVCC key-value store over a Backend.
@@ -81,6 +84,9 @@ type Store struct {
 func Open(b Backend, opts Options) (*Store, error) {
 	if opts.CompactionBatch <= 0 {
 		opts.CompactionBatch = 1000
+	}
+	if opts.MaxTxnOps <= 0 {
+		opts.MaxTxnOps = DefaultMaxTxnOps
 	}
 	s := &Store{
 		backend: b,
@@ -139,6 +145,10 @@ func Open(b Backend, opts Options) (*Store, error) {
 
 // Rev: see ReadView.
 func (s *Store) Rev() int64 { return s.visibleRev.Load() }
+
+// MaxTxnOps is the most compares or ops one list of a txn may hold
+// (Options.MaxTxnOps, etcd's --max-txn-ops).
+func (s *Store) MaxTxnOps() int { return s.opts.MaxTxnOps }
 
 // CompactRev: see ReadView.
 func (s *Store) CompactRev() int64 { return s.compactRev.Load() }

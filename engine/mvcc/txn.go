@@ -9,7 +9,7 @@ import (
 // the visible revision; one with writes runs against the index at the
 // newest revision taken, under the write lock.
 func (s *Store) Txn(ctx context.Context, r *TxnRequest) (*TxnResponse, error) {
-	if err := checkTxn(r, MaxTxnOps); err != nil {
+	if err := CheckTxn(r, s.opts.MaxTxnOps); err != nil {
 		return nil, err
 	}
 	for _, ops := range [][]RequestOp{r.Success, r.Failure} {
@@ -57,9 +57,10 @@ func (s *Store) Txn(ctx context.Context, r *TxnRequest) (*TxnResponse, error) {
 	return resp, nil
 }
 
-// checkTxn is etcd's checkTxnRequest: the widest of compare, success and
-// failure counts against the op limit, nested txns against what is left.
-func checkTxn(r *TxnRequest, maxOps int) error {
+// CheckTxn is etcd's checkTxnRequest: the widest of compare, success and
+// failure counts against maxOps (its --max-txn-ops; Store.MaxTxnOps), nested
+// txns against what is left; compares need a key and so does every op.
+func CheckTxn(r *TxnRequest, maxOps int) error {
 	opc := max(len(r.Compare), len(r.Success), len(r.Failure))
 	if opc > maxOps {
 		return ErrTooManyOps
@@ -71,7 +72,7 @@ func checkTxn(r *TxnRequest, maxOps int) error {
 	}
 	for _, ops := range [][]RequestOp{r.Success, r.Failure} {
 		for i := range ops {
-			if err := checkOp(&ops[i], maxOps-opc); err != nil {
+			if err := checkRequestOp(&ops[i], maxOps-opc); err != nil {
 				return err
 			}
 		}
@@ -79,19 +80,24 @@ func checkTxn(r *TxnRequest, maxOps int) error {
 	return nil
 }
 
-func checkOp(op *RequestOp, maxOps int) error {
+// CheckDeleteRange is etcd's checkDeleteRequest: a key.
+func CheckDeleteRange(r *DeleteRangeRequest) error {
+	if len(r.Key) == 0 {
+		return ErrEmptyKey
+	}
+	return nil
+}
+
+func checkRequestOp(op *RequestOp, maxOps int) error {
 	switch {
 	case op.Range != nil:
-		return checkRange(op.Range)
+		return CheckRange(op.Range)
 	case op.Put != nil:
-		return checkPut(op.Put)
+		return CheckPut(op.Put)
 	case op.DeleteRange != nil:
-		if len(op.DeleteRange.Key) == 0 {
-			return ErrEmptyKey
-		}
-		return nil
+		return CheckDeleteRange(op.DeleteRange)
 	case op.Txn != nil:
-		return checkTxn(op.Txn, maxOps)
+		return CheckTxn(op.Txn, maxOps)
 	}
 	// An op with no request: etcd answers this, oddly, with "key not found".
 	return ErrKeyNotFound

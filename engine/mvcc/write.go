@@ -15,7 +15,7 @@ func (s *Store) Put(ctx context.Context, r *PutRequest) (resp *PutResponse, err 
 }
 
 func (s *Store) putInto(ctx context.Context, r *PutRequest, resp *PutResponse) error {
-	if err := checkPut(r); err != nil {
+	if err := CheckPut(r); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -104,7 +104,9 @@ func (s *Store) DeleteRange(ctx context.Context, r *DeleteRangeRequest) (*Delete
 	return del, nil
 }
 
-func checkPut(r *PutRequest) error {
+// CheckPut is etcd's checkPutRequest: a key, and no value or lease given
+// with ignore_value or ignore_lease.
+func CheckPut(r *PutRequest) error {
 	if len(r.Key) == 0 {
 		return ErrEmptyKey
 	}

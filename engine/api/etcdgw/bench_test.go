@@ -71,7 +71,7 @@ func BenchmarkDecodeTxn(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		var r mvcc.TxnRequest
-		if err := firstError(decodeTxnBody(body, &r), checkTxn(&r, mvcc.MaxTxnOps)); err != nil {
+		if err := firstError(decodeTxnBody(body, &r, mvcc.DefaultMaxTxnOps), mvcc.CheckTxn(&r, mvcc.DefaultMaxTxnOps)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -99,7 +99,7 @@ func BenchmarkDecodeHostileNestedTxn(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var r mvcc.TxnRequest
-		decodeTxnBody(body, &r)
+		decodeTxnBody(body, &r, mvcc.DefaultMaxTxnOps)
 	}
 }
 
@@ -113,7 +113,7 @@ func BenchmarkDecodeDeepTxnWithLargeValue(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var r mvcc.TxnRequest
-		if err := firstError(decodeTxnBody(body, &r), checkTxn(&r, mvcc.MaxTxnOps)); err != nil {
+		if err := firstError(decodeTxnBody(body, &r, mvcc.DefaultMaxTxnOps), mvcc.CheckTxn(&r, mvcc.DefaultMaxTxnOps)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -10,9 +10,10 @@ import (
 // The checks etcd 3.4 makes before a request reaches its store, in etcd's
 // order: the gRPC server's message size limit, then v3rpc's static checks
 // (key.go), then, for requests that go through raft, the raft entry size
-// limit. The store repeats the semantic ones; doing them here, in etcd's
-// order, makes the error a request with several faults gets the same as
-// etcd's.
+// limit. The semantic checks are the store's own (mvcc.CheckRange,
+// CheckPut, CheckDeleteRange, CheckTxn); the store makes them again when
+// the request reaches it, but calling them here, between the two size
+// limits, gives a request with several faults etcd's error.
 
 const (
 	// maxRequestBytes is etcd's --max-request-bytes default (1.5 MiB): the
@@ -47,71 +48,6 @@ func checkRaftSize(size int) error {
 		return mvcc.ErrRequestTooLarge
 	}
 	return nil
-}
-
-func checkRange(r *mvcc.RangeRequest) error {
-	if len(r.Key) == 0 {
-		return mvcc.ErrEmptyKey
-	}
-	return nil
-}
-
-func checkPut(r *mvcc.PutRequest) error {
-	if len(r.Key) == 0 {
-		return mvcc.ErrEmptyKey
-	}
-	if r.IgnoreValue && len(r.Value) != 0 {
-		return mvcc.ErrValueProvided
-	}
-	if r.IgnoreLease && r.Lease != 0 {
-		return mvcc.ErrLeaseProvided
-	}
-	return nil
-}
-
-func checkDeleteRange(r *mvcc.DeleteRangeRequest) error {
-	if len(r.Key) == 0 {
-		return mvcc.ErrEmptyKey
-	}
-	return nil
-}
-
-// checkTxn follows etcd's checkTxnRequest: the op count of the longest list
-// against the budget, compares' keys, then every op (nested txns get what is
-// left of the budget). An op with no request set is refused with "key not
-// found", etcd's answer to an empty RequestOp.
-func checkTxn(r *mvcc.TxnRequest, maxOps int) error {
-	opc := max(len(r.Compare), len(r.Success), len(r.Failure))
-	if opc > maxOps {
-		return mvcc.ErrTooManyOps
-	}
-	for i := range r.Compare {
-		if len(r.Compare[i].Key) == 0 {
-			return mvcc.ErrEmptyKey
-		}
-	}
-	for _, ops := range [][]mvcc.RequestOp{r.Success, r.Failure} {
-		for i := range ops {
-			if err := checkOp(&ops[i], maxOps-opc); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func checkOp(op *mvcc.RequestOp, maxOps int) error {
-	switch {
-	case op.Range != nil:
-		return checkRange(op.Range)
-	case op.Put != nil:
-		return checkPut(op.Put)
-	case op.DeleteRange != nil:
-		return checkDeleteRange(op.DeleteRange)
-	case op.Txn != nil:
-		return checkTxn(op.Txn, maxOps)
-	}
-	return mvcc.ErrKeyNotFound
 }
 
 // txnIsReadOnly is etcd 3.4's isTxnReadonly: a txn whose branches hold only

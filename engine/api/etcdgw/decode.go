@@ -386,29 +386,36 @@ func decodeCompare(raw []byte, c *mvcc.Compare) error {
 // nested txns, or of one list of thousands of ops, costs what the first
 // 128 of them cost rather than all of them (issue 10). A list that is
 // certainly over budget is not decoded: it is replaced by one of the
-// overBudget lists, longer than any budget, so that checkTxn refuses the
+// over-budget lists, longer than the budget, so that CheckTxn refuses the
 // txn holding it exactly where etcd's check would. This differs from etcd
 // in one way: a decoding error further inside such a list, or a message
 // size over the gRPC limit (which etcd checks first), is not reported; the
 // op count error is.
-var (
-	overBudgetOps      = make([]mvcc.RequestOp, mvcc.MaxTxnOps+1)
-	overBudgetCompares = make([]mvcc.Compare, mvcc.MaxTxnOps+1)
-)
 
 // txnDecoder decodes a txn body: its spans let the split of a nested txn
 // jump over what the split of its parent already scanned.
-type txnDecoder struct{ sp *spans }
+type txnDecoder struct {
+	sp     *spans
+	maxOps int
+}
 
-// decodeTxnBody decodes a whole /v3/kv/txn body into t.
-func decodeTxnBody(body []byte, t *mvcc.TxnRequest) error {
-	var d txnDecoder
+// overBudgetOps and overBudgetCompares stand for a list that was not
+// decoded: one longer than any list the budget admits.
+func (d txnDecoder) overBudgetOps() []mvcc.RequestOp { return make([]mvcc.RequestOp, d.maxOps+1) }
+func (d txnDecoder) overBudgetCompares() []mvcc.Compare {
+	return make([]mvcc.Compare, d.maxOps+1)
+}
+
+// decodeTxnBody decodes a whole /v3/kv/txn body into t, with maxOps the
+// store's --max-txn-ops.
+func decodeTxnBody(body []byte, t *mvcc.TxnRequest, maxOps int) error {
+	d := txnDecoder{maxOps: maxOps}
 	if len(body) >= minSpannedBody {
 		d.sp = &spans{body: body}
 	}
 	sp := d.sp.of(body)
 	return decodeBodyIn(body, sp.track(), where{txnShape, 0}, func(raw []byte) error {
-		return d.decodeTxn(raw, t, 0, mvcc.MaxTxnOps)
+		return d.decodeTxn(raw, t, 0, maxOps)
 	})
 }
 
@@ -417,7 +424,7 @@ func decodeTxnBody(body []byte, t *mvcc.TxnRequest) error {
 func (d txnDecoder) decodeTxn(raw []byte, t *mvcc.TxnRequest, nesting uint8, budget int) error {
 	if budget < 0 {
 		// Its parent's lists left it no budget: any txn here is refused.
-		*t = mvcc.TxnRequest{Success: overBudgetOps}
+		*t = mvcc.TxnRequest{Success: d.overBudgetOps()}
 		return nil
 	}
 	opc := 0 // the longest list so far: the txn's op count is at least that
@@ -430,7 +437,7 @@ func (d txnDecoder) decodeTxn(raw []byte, t *mvcc.TxnRequest, nesting uint8, bud
 		sp := d.sp.of(v)
 		return repeatedMessages(v, sp.track(), where{opListShape, nesting}, goField, func(n int) bool {
 			if !fits(n) {
-				*dst = overBudgetOps
+				*dst = d.overBudgetOps()
 				return false
 			}
 			return true
@@ -447,7 +454,7 @@ func (d txnDecoder) decodeTxn(raw []byte, t *mvcc.TxnRequest, nesting uint8, bud
 			sp := d.sp.of(v)
 			return repeatedMessages(v, sp.track(), where{compareListShape, nesting}, "Compare", func(n int) bool {
 				if !fits(n) {
-					t.Compare = overBudgetCompares
+					t.Compare = d.overBudgetCompares()
 					return false
 				}
 				return true

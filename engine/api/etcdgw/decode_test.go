@@ -136,3 +136,37 @@ func txnJSON(t *mvcc.TxnRequest) []byte {
 	}
 	return b
 }
+
+// --max-txn-ops is a store's setting, and the gateway decodes against the
+// store's value: a txn within the default but over a lower limit is refused
+// with etcd's error, and one within it goes through.
+func TestTheOpLimitIsTheStores(t *testing.T) {
+	s, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{MaxTxnOps: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	g := NewWithOptions(s, Options{})
+	put := func(k string) string {
+		return `{"request_put":{"key":"` + base64.StdEncoding.EncodeToString([]byte(k)) + `"}}`
+	}
+	for _, c := range []struct {
+		ops    []string
+		status int
+	}{
+		{[]string{put("a"), put("b")}, 200},
+		{[]string{put("a"), put("b"), put("c")}, 400},
+	} {
+		body := `{"success":[` + strings.Join(c.ops, ",") + `]}`
+		resp := g.Serve(context.Background(), &api.Request{Method: "POST", Path: "/v3/kv/txn", Body: []byte(body)})
+		if resp.Status != c.status {
+			t.Fatalf("%d ops with --max-txn-ops 2: %d %s, want %d", len(c.ops), resp.Status, resp.Body, c.status)
+		}
+		if c.status == 400 && !strings.Contains(string(resp.Body), mvcc.ErrTooManyOps.Message) {
+			t.Fatalf("refused with %s", resp.Body)
+		}
+	}
+	if _, err := s.Txn(context.Background(), &mvcc.TxnRequest{Success: make([]mvcc.RequestOp, 3)}); err != mvcc.ErrTooManyOps {
+		t.Fatalf("the store took 3 ops with MaxTxnOps 2: %v", err)
+	}
+}

@@ -168,7 +168,7 @@ func (g *Gateway) serveRange(ctx context.Context, body []byte) *api.Response {
 	if err := decodeBody(body, func(raw []byte) error { return decodeRange(raw, &r) }); err != nil {
 		return decodeError(err)
 	}
-	if err := firstError(checkMessageSize(rangeSize(&r)), checkRange(&r)); err != nil {
+	if err := firstError(checkMessageSize(rangeSize(&r)), mvcc.CheckRange(&r)); err != nil {
 		return grpcError(err)
 	}
 	out, err := g.store.Range(ctx, &r)
@@ -188,7 +188,7 @@ func (g *Gateway) servePut(ctx context.Context, body []byte) *api.Response {
 		return decodeError(err)
 	}
 	size := putSize(&r)
-	if err := firstError(checkMessageSize(size), checkPut(&r), checkRaftSize(size), authorizeWrite(ctx, r.Key, nil)); err != nil {
+	if err := firstError(checkMessageSize(size), mvcc.CheckPut(&r), checkRaftSize(size), authorizeWrite(ctx, r.Key, nil)); err != nil {
 		return grpcError(err)
 	}
 	out, err := g.store.Put(ctx, &r)
@@ -208,7 +208,7 @@ func (g *Gateway) serveDeleteRange(ctx context.Context, body []byte) *api.Respon
 		return decodeError(err)
 	}
 	size := deleteRangeSize(&r)
-	if err := firstError(checkMessageSize(size), checkDeleteRange(&r), checkRaftSize(size), authorizeWrite(ctx, r.Key, r.RangeEnd)); err != nil {
+	if err := firstError(checkMessageSize(size), mvcc.CheckDeleteRange(&r), checkRaftSize(size), authorizeWrite(ctx, r.Key, r.RangeEnd)); err != nil {
 		return grpcError(err)
 	}
 	out, err := g.store.DeleteRange(ctx, &r)
@@ -224,11 +224,11 @@ func (g *Gateway) serveDeleteRange(ctx context.Context, body []byte) *api.Respon
 
 func (g *Gateway) serveTxn(ctx context.Context, body []byte) *api.Response {
 	var r mvcc.TxnRequest
-	if err := decodeTxnBody(body, &r); err != nil {
+	if err := decodeTxnBody(body, &r, g.store.MaxTxnOps()); err != nil {
 		return decodeError(err)
 	}
 	size := txnSize(&r)
-	err := firstError(checkMessageSize(size), checkTxn(&r, mvcc.MaxTxnOps))
+	err := firstError(checkMessageSize(size), mvcc.CheckTxn(&r, g.store.MaxTxnOps()))
 	if err == nil && !txnIsReadOnly(&r) {
 		err = firstError(checkRaftSize(size), authorizeTxn(ctx, &r))
 	}

@@ -134,7 +134,7 @@ var messageDecoders = []struct {
 	{"txn", func(body []byte, reference bool) (any, error) {
 		var r mvcc.TxnRequest
 		err := withPath(reference, func() error {
-			return decodeTxnBody(body, &r)
+			return decodeTxnBody(body, &r, mvcc.DefaultMaxTxnOps)
 		})
 		return r, err
 	}},

@@ -222,13 +222,13 @@ var cases = []testCase{
 		_, err = h.s.Txn(ctx, &mvcc.TxnRequest{Success: []mvcc.RequestOp{
 			{Txn: &mvcc.TxnRequest{Success: []mvcc.RequestOp{{Put: &mvcc.PutRequest{Key: b("a")}}}, Failure: []mvcc.RequestOp{{Put: &mvcc.PutRequest{Key: b("a")}}}}}}})
 		h.wantErr("then and else may repeat a key", err, nil)
-		ops := make([]mvcc.RequestOp, mvcc.MaxTxnOps+1)
+		ops := make([]mvcc.RequestOp, mvcc.DefaultMaxTxnOps+1)
 		for i := range ops {
 			ops[i] = mvcc.RequestOp{Put: &mvcc.PutRequest{Key: b(fmt.Sprint(i))}}
 		}
 		_, err = h.s.Txn(ctx, &mvcc.TxnRequest{Success: ops})
 		h.wantErr("129 ops", err, mvcc.ErrTooManyOps)
-		_, err = h.s.Txn(ctx, &mvcc.TxnRequest{Success: ops[:mvcc.MaxTxnOps]})
+		_, err = h.s.Txn(ctx, &mvcc.TxnRequest{Success: ops[:mvcc.DefaultMaxTxnOps]})
 		h.wantErr("128 ops", err, nil)
 	}},
 	{"NestedTxnComparesSeeTheStateBeforeTheTxn", func(h *harness) {
