@@ -82,8 +82,9 @@ func DeepCopy(v any) any {
 
 func copyObject(o Object) Object { return DeepCopy(o).(map[string]any) }
 
-// jsonEqual compares two decoded JSON values.
-func jsonEqual(a, b any) bool {
+// JSONEqual compares two decoded JSON values, numbers by value whether
+// they were decoded as json.Number, float64 or an integer.
+func JSONEqual(a, b any) bool {
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
@@ -92,7 +93,7 @@ func jsonEqual(a, b any) bool {
 		}
 		for k, v := range x {
 			w, ok := y[k]
-			if !ok || !jsonEqual(v, w) {
+			if !ok || !JSONEqual(v, w) {
 				return false
 			}
 		}
@@ -103,7 +104,7 @@ func jsonEqual(a, b any) bool {
 			return false
 		}
 		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
+			if !JSONEqual(x[i], y[i]) {
 				return false
 			}
 		}

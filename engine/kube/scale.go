@@ -73,7 +73,7 @@ func (reg *Registry) UpdateScale(ctx context.Context, r *Resource, ns, name stri
 			nobj["spec"] = spec
 		}
 		spec["replicas"] = jsonInt(replicas)
-		if !jsonEqual(cur["spec"], nobj["spec"]) {
+		if !JSONEqual(cur["spec"], nobj["spec"]) {
 			g, _ := numberInt(meta(cur)["generation"])
 			meta(nobj)["generation"] = jsonInt(g + 1)
 		}

@@ -215,8 +215,8 @@ func (reg *Registry) prepareUpdate(r *Resource, cur, nobj Object, sub, manager s
 	r.normalize(nobj)
 	if sub == "" && r.Generation != NoGeneration {
 		g, _ := numberInt(cm["generation"])
-		if !jsonEqual(cur["spec"], nobj["spec"]) ||
-			r.Generation == SpecAnnotationsGeneration && !jsonEqual(cm["annotations"], nm["annotations"]) {
+		if !JSONEqual(cur["spec"], nobj["spec"]) ||
+			r.Generation == SpecAnnotationsGeneration && !JSONEqual(cm["annotations"], nm["annotations"]) {
 			nm["generation"] = jsonInt(g + 1)
 		}
 	}

@@ -3,10 +3,10 @@ package lesson
 import (
 	"context"
 	"encoding/json"
-	"reflect"
 	"strconv"
 	"strings"
 
+	"github.com/rvplay/rvplay/engine/kube"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
@@ -166,21 +166,21 @@ func (o *ObjectCheck) eval(st *State) (bool, error) {
 			}
 			continue
 		}
-		if !ok || !jsonEqual(got, want) {
+		if !ok || !kube.JSONEqual(got, want) {
 			return false, nil
 		}
 	}
 	for _, pair := range o.Same {
 		a, okA := field(obj, pair[0])
 		b, okB := field(obj, pair[1])
-		if okA != okB || !jsonEqual(a, b) {
+		if okA != okB || !kube.JSONEqual(a, b) {
 			return false, nil
 		}
 	}
 	for _, pair := range o.Differ {
 		a, okA := field(obj, pair[0])
 		b, okB := field(obj, pair[1])
-		if okA == okB && jsonEqual(a, b) {
+		if okA == okB && kube.JSONEqual(a, b) {
 			return false, nil
 		}
 	}
@@ -255,17 +255,6 @@ func managesField(obj map[string]any, manager, path string) bool {
 		}
 	}
 	return false
-}
-
-// jsonEqual compares a decoded JSON value with a value from a definition
-// (also decoded JSON), numbers by value.
-func jsonEqual(a, b any) bool {
-	na, okA := a.(float64)
-	nb, okB := b.(float64)
-	if okA && okB {
-		return na == nb
-	}
-	return reflect.DeepEqual(a, b)
 }
 
 func formatRV(rev int64) string { return strconv.FormatInt(rev, 10) }

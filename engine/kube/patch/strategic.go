@@ -645,8 +645,34 @@ func containsValue(l []any, v any) bool {
 	return false
 }
 
-// equalValue compares decoded JSON values; numbers by value.
+// equalValue compares decoded JSON values; numbers by value, at every
+// depth (kube compares the values json.Unmarshal decodes, where 1 and 1.0
+// are the same float64).
 func equalValue(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			if w, ok := y[k]; !ok || !equalValue(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !equalValue(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
 	an, aok := a.(json.Number)
 	bn, bok := b.(json.Number)
 	if aok && bok {
@@ -657,7 +683,7 @@ func equalValue(a, b any) bool {
 		bf, err2 := bn.Float64()
 		return err1 == nil && err2 == nil && af == bf
 	}
-	return reflect.DeepEqual(a, b)
+	return a == b
 }
 
 // goMap renders a patch element as Go's %v of a map, which is what kube's
