@@ -193,3 +193,42 @@ test('classroom: a teacher and three students: join by code, presence and progre
   await expect(dash.getByTestId('dash-connected')).toHaveText('2 / 3');
   for (const c of contexts.slice(0, 3)) await c.close();
 });
+
+// The dashboard in the class's language: Chinese and Korean, read at
+// 1440x900 and 1920x1080 like the English one. The students here join over
+// HTTP only (no lab open): the dashboard lists them, not connected, with
+// what they did (a blind write, a passed step).
+for (const [lang, locale, connected, where] of [['zh', 'zh-CN', '已连接的学生', '未连接'], ['ko', 'ko-KR', '연결된 학생', '연결 안 됨']] as const) {
+  test(`classroom: the dashboard in ${lang}`, async ({ browser }, testInfo) => {
+    const ctx = await browser.newContext({ locale, viewport: { width: 1440, height: 900 } });
+    const r = await ctx.request.post('/sessions', { data: {} });
+    expect(r.status()).toBe(201);
+    const { id, joinCode } = await r.json();
+    for (const [i, name] of ['王芳', '김민준', 'Ana'].entries()) {
+      const other = await browser.newContext();
+      const j = await other.request.post(`/s/${id}/join`, { data: { code: joinCode, name } });
+      expect(j.status()).toBe(201);
+      const cms = `/s/${id}/api/v1/namespaces/default/configmaps`;
+      const token = { Authorization: `Bearer ${(await j.json()).token}` };
+      expect((await other.request.post(cms, { headers: token, data: { metadata: { name: `cm-${i}` } } })).status()).toBe(201);
+      // A blind write: no resourceVersion.
+      expect((await other.request.put(`${cms}/cm-${i}`, { headers: token, data: { metadata: { name: `cm-${i}` }, data: { a: '1' } } })).status()).toBe(200);
+      await other.close();
+    }
+    expect((await ctx.request.post(`/s/${id}/rvplay/v1/push`, { data: { lesson: 'lost-update', step: 1 } })).status()).toBe(200);
+    const dash = await ctx.newPage();
+    await dash.goto(`/s/${id}/dashboard`);
+    await expect(dash.getByTestId('dashboard')).toHaveAttribute('data-ready', 'true');
+    await expect(dash.locator('html')).toHaveAttribute('lang', lang);
+    await expect(dash.locator('.stat-box').first()).toContainText(connected);
+    await expect(dash.getByTestId('student-where').first()).toHaveText(where);
+    await expect(dash.locator('[data-testid="student-findings"][data-count="1"]')).toHaveCount(3);
+    // The push form shows where the class is.
+    await expect(dash.getByTestId('push-lesson')).toHaveValue('lost-update');
+    await expect(dash.getByTestId('push-step')).toHaveValue('1');
+    await shot(dash, testInfo, `dashboard in ${lang} at 1440x900`);
+    await dash.setViewportSize({ width: 1920, height: 1080 });
+    await shot(dash, testInfo, `dashboard in ${lang} at 1920x1080`);
+    await ctx.close();
+  });
+}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -427,4 +428,37 @@ func TestASlowChannelReaderHoldsUpNobody(t *testing.T) {
 	}
 	t.Logf("the slow browser was disconnected after %d messages of 64 KiB", sent)
 	slow.conn.Close()
+}
+
+// A class of 200 on one session: each browser's channel is welcomed, the
+// teacher's roster lists them all connected, and a push reaches every one.
+func TestAClassOf200OnOneChannel(t *testing.T) {
+	e := newEnv(t, Options{Session: sessionWithLessons(t)})
+	class := e.create("class")
+	const n = 200
+	students := make([]*channel, n)
+	for i := range n {
+		students[i] = e.channel("class", e.join(class, "s"+strconv.Itoa(i)).Token)
+	}
+	for _, s := range students {
+		if m := s.read(); m.Type != "welcome" {
+			t.Fatalf("welcome: %+v", m)
+		}
+	}
+	teacher := e.channel("class", class.TeacherToken)
+	teacher.until("a roster of 200 connected", func(m message) bool {
+		connected := 0
+		for _, p := range m.People {
+			if p.Role == "student" && p.Connections == 1 {
+				connected++
+			}
+		}
+		return m.Type == "roster" && connected == n
+	})
+	must(t, "push", e.do("POST", "/s/class"+PushPath, cred{bearer: class.TeacherToken}, `{"lesson":"races","step":2}`), 200, `"delivered":200`)
+	for _, s := range students {
+		if m := s.read(); m.Type != "push" || m.Step != 2 {
+			t.Fatalf("push: %+v", m)
+		}
+	}
 }

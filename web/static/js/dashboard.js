@@ -60,6 +60,7 @@ function render() {
     $('dash-settings').textContent = settingsLine(cls.settings || {});
     renderStudents();
     renderLessons();
+    followPush();
     $('dash').dataset.ready = 'true';
   });
 }
@@ -174,6 +175,16 @@ function fillPushForm() {
   fillSteps();
 }
 
+// followPush shows the class's last push in the push form until the
+// teacher picks another step there.
+let picked = false;
+function followPush() {
+  if (picked || !cls.push || !refOf(cls.push.lesson)) return;
+  $('push-lesson').value = cls.push.lesson;
+  fillSteps();
+  $('push-step').value = String(cls.push.step);
+}
+
 function fillSteps() {
   const ref = refOf($('push-lesson').value);
   const stepSel = $('push-step');
@@ -206,7 +217,8 @@ async function showExchanges(p) {
 function wireControls() {
   $('dash-export-json').href = `${cfg.apiBase}/rvplay/v1/results.json`;
   $('dash-export-csv').href = `${cfg.apiBase}/rvplay/v1/results.csv`;
-  $('push-lesson').addEventListener('change', fillSteps);
+  $('push-lesson').addEventListener('change', () => { picked = true; fillSteps(); });
+  $('push-step').addEventListener('change', () => { picked = true; });
   $('push-form').addEventListener('submit', guard(async (e) => {
     e.preventDefault();
     const lesson = $('push-lesson').value;
