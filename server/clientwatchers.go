@@ -36,6 +36,12 @@ func (c *clientWatchers) limiter(r *http.Request) api.Limiter {
 	return &clientCount{c: c, client: telemetry.ClientOf(r), protocol: protocol}
 }
 
+// limiterFor is the limiter of client (a person, "<session>/<id>", or an
+// address) on a transport other than HTTP.
+func (c *clientWatchers) limiterFor(client, protocol string) api.Limiter {
+	return &clientCount{c: c, client: client, protocol: protocol}
+}
+
 // held is how many watchers client holds now.
 func (c *clientWatchers) held(client string) int {
 	c.mu.Lock()

@@ -27,6 +27,10 @@ import (
 	"syscall"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+
+	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/api/etcdgw"
 	"github.com/rvplay/rvplay/engine/api/kubeapi"
 	"github.com/rvplay/rvplay/engine/lesson"
@@ -34,6 +38,7 @@ import (
 	"github.com/rvplay/rvplay/engine/session"
 	"github.com/rvplay/rvplay/engine/sqlite"
 	"github.com/rvplay/rvplay/server/classroom"
+	"github.com/rvplay/rvplay/server/etcdgrpc"
 	"github.com/rvplay/rvplay/server/health"
 	"github.com/rvplay/rvplay/server/metrics"
 	"github.com/rvplay/rvplay/server/ratelimit"
@@ -94,6 +99,8 @@ func run() error {
 	certDir := flag.String("cert-dir", "", "without --tls-cert-file: serve HTTPS with a self-signed CA and certificate generated once in this directory (its ca.crt goes into every kubeconfig the server hands out)")
 	allowHTTP := flag.Bool("allow-insecure-http", false, "serve plain HTTP on an address other than loopback: tokens and join codes then cross the network in clear")
 	tp := transportFlags(flag.CommandLine)
+	grpcAddr := flag.String("grpc-addr", "", "if set, serve etcd's v3 gRPC API on this address (port 0: any free port), for etcdctl, clientv3 and kube-apiserver's --etcd-servers; a client chooses its session with etcd's authentication (user <session>, password a token of it)")
+	grpcSession := flag.String("grpc-session", "", "the open `session` that gRPC clients without credentials reach, created if missing (without it such a client gets etcd's \"user name is empty\")")
 	debugAddr := flag.String("debug-addr", "", "if set, serve Go's profiler (/debug/pprof/) on this address, apart from the sessions")
 	clientQPS := flag.Float64("client-qps", 100, "requests a second one client may make on average to the sessions' APIs, beyond which it gets 429 with Retry-After (0: no limit); a client is a person of a guarded session (their token), else an address")
 	clientBurst := flag.Int("client-burst", 500, "requests one client may make at once before --client-qps holds it back")
@@ -192,6 +199,14 @@ func run() error {
 			return fmt.Errorf("session %q: %w", n, err)
 		}
 	}
+	if *grpcSession != "" {
+		if _, err := reg.CreateOpen(*grpcSession); err != nil {
+			return fmt.Errorf("--grpc-session %q: %w", *grpcSession, err)
+		}
+		if s, _ := reg.Lookup(*grpcSession); s.Guarded {
+			return fmt.Errorf("--grpc-session %q: a guarded session is reached with its token (etcdctl --user %s:<token>), not without credentials", *grpcSession, *grpcSession)
+		}
+	}
 	sweeping, stopSweeping := context.WithCancel(context.Background())
 	defer stopSweeping()
 	go reg.Run(sweeping)
@@ -216,12 +231,35 @@ func run() error {
 	defer stopStreams()
 	var shutdown health.Shutdown
 	var writes inFlight
+	limiter := ratelimit.New(ratelimit.Options{Rate: *clientQPS, Burst: *clientBurst})
+	var etcd *etcdgrpc.Server
+	if *grpcAddr != "" {
+		etcd, err = serveGRPC(*grpcAddr, *grpcSession, reg, serving, *allowHTTP, etcdgrpc.Options{
+			WatchLimiter:     func(client string) api.Limiter { return watchers.limiterFor(client, "etcd") },
+			MaxResponseBytes: int(*tp.maxResponse),
+			Logger:           logger,
+			Admit: func(client string, anonymousLoopback bool) bool {
+				if !*limitLoopback && anonymousLoopback {
+					return true
+				}
+				_, ok := limiter.Allow(client)
+				if !ok {
+					m.RateLimited("etcd")
+				}
+				return ok
+			},
+		})
+		if err != nil {
+			return err
+		}
+		defer etcd.Stop()
+	}
 	srv := &http.Server{
 		// Bodies and answers get deadlines per request (httpapi); a
 		// server-wide ReadTimeout or WriteTimeout would end every watch.
 		Handler: writes.track(routes(reg, web.Handler(), operations{
 			Metrics:       m,
-			Limiter:       ratelimit.New(ratelimit.Options{Rate: *clientQPS, Burst: *clientBurst}),
+			Limiter:       limiter,
 			LimitLoopback: *limitLoopback,
 			Checks:        []health.Check{{Name: "database", Check: func(r *http.Request) error { return db.Check(r.Context()) }}},
 			Shutdown:      &shutdown,
@@ -253,7 +291,42 @@ func run() error {
 	case s := <-signals:
 		slog.Info("shutting down", "signal", s.String(), "delay", *shutdownDelay, "gracePeriod", *shutdownGrace)
 	}
-	return gracefulShutdown(srv, reg, &shutdown, &writes, stopStreams, *shutdownDelay, *shutdownGrace)
+	return gracefulShutdown(srv, etcd, reg, &shutdown, &writes, stopStreams, *shutdownDelay, *shutdownGrace)
+}
+
+// serveGRPC serves etcd's gRPC API on addr over the sessions of reg, with
+// the HTTP server's certificate if it has one: tokens go in the clear
+// otherwise, so plain gRPC off loopback needs allowPlain, as plain HTTP
+// does. It prints the address it listens on (tests read it) before the
+// HTTP server's line.
+func serveGRPC(addr, session string, reg *classroom.Registry, serving *tlscert.Serving, allowPlain bool, opts etcdgrpc.Options) (*etcdgrpc.Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--grpc-addr: %w", err)
+	}
+	if ip := ln.Addr().(*net.TCPAddr).IP; serving == nil && !ip.IsLoopback() && !allowPlain {
+		ln.Close()
+		return nil, fmt.Errorf("refusing plain gRPC on %s: tokens would cross the network in clear; serve TLS (--tls-cert-file and --tls-private-key-file, or --cert-dir) or pass --allow-insecure-http", ln.Addr())
+	}
+	scheme := "http"
+	var creds []grpc.ServerOption
+	if serving != nil {
+		scheme = "https"
+		creds = append(creds, grpc.Creds(credentials.NewTLS(&tls.Config{
+			Certificates: []tls.Certificate{serving.Certificate}, MinVersion: tls.VersionTLS12})))
+	}
+	opts.Sessions = etcdgrpc.Registry(reg)
+	opts.DefaultSession = session
+	opts.ClientURL = scheme + "://" + ln.Addr().String()
+	s := etcdgrpc.New(opts, creds...)
+	fmt.Printf("rvplay etcd gRPC on %s\n", opts.ClientURL)
+	go func() {
+		if err := s.Serve(ln); err != nil {
+			slog.Error("etcd gRPC stopped", "err", err)
+		}
+	}()
+	slog.Info("serving etcd gRPC", "addr", ln.Addr().String(), "scheme", scheme, "session", session)
+	return s, nil
 }
 
 // gracefulShutdown stops the server in the order that loses nothing:
@@ -265,7 +338,7 @@ func run() error {
 // client watches again; an etcd watch gets etcd's "transport is closing");
 // watches whose clients do not take their end are cut after the grace
 // period. The database closes last (run's deferred Close).
-func gracefulShutdown(srv *http.Server, reg *classroom.Registry, shutdown *health.Shutdown, writes *inFlight,
+func gracefulShutdown(srv *http.Server, etcd *etcdgrpc.Server, reg *classroom.Registry, shutdown *health.Shutdown, writes *inFlight,
 	stopStreams func(), delay, grace time.Duration) error {
 	shutdown.Begin()
 	if delay > 0 {
@@ -275,6 +348,13 @@ func gracefulShutdown(srv *http.Server, reg *classroom.Registry, shutdown *healt
 	defer cancel()
 	stopped := make(chan error, 1)
 	go func() { stopped <- srv.Shutdown(ctx) }()
+	grpcStopped := make(chan struct{})
+	go func() {
+		if etcd != nil {
+			etcd.GracefulStop()
+		}
+		close(grpcStopped)
+	}()
 	if err := writes.wait(ctx); err != nil {
 		slog.Warn("requests still in flight after the grace period", "gracePeriod", grace)
 	}
@@ -285,6 +365,12 @@ func gracefulShutdown(srv *http.Server, reg *classroom.Registry, shutdown *healt
 	case <-ctx.Done():
 		stopStreams()
 		err = <-stopped
+	}
+	select {
+	case <-grpcStopped:
+	case <-ctx.Done():
+		etcd.Stop()
+		<-grpcStopped
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		// Connections still busy (hijacked WebSockets are not waited

@@ -289,3 +289,7 @@ func putCost(r *TxnRequest) int64 {
 	}
 	return most
 }
+
+// QuotaBackendBytes is the store's bytes quota (Options.QuotaBackendBytes;
+// 0: none), which etcd reports as its status' dbSizeQuota.
+func (s *Store) QuotaBackendBytes() int64 { return s.opts.QuotaBackendBytes }

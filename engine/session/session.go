@@ -63,8 +63,11 @@ type Options struct {
 type Session struct {
 	Name  string
 	Store *mvcc.Store
-	// Etcd serves /v3/...
+	// Etcd serves /v3/...: it is Gateway.
 	Etcd api.Handler
+	// Gateway is the etcd v3 API over Store, JSON gateway and the rules
+	// that etcd's gRPC API shares with it (server/etcdgrpc).
+	Gateway *etcdgw.Gateway
 	// Kube serves every other path; nil answers 404.
 	Kube api.Handler
 	// Control serves /rvplay/...
@@ -116,7 +119,8 @@ func New(name string, b mvcc.Backend, opts Options) (*Session, error) {
 		store.Close()
 		return nil, err
 	}
-	s := &Session{Name: name, Store: store, Etcd: etcdgw.NewWithOptions(store, g), Control: newControl(),
+	gw := etcdgw.NewWithOptions(store, g)
+	s := &Session{Name: name, Store: store, Etcd: gw, Gateway: gw, Control: newControl(),
 		Record: NewRecord(opts.RecordSize), clock: clock, noCtrl: opts.NoControllers}
 	if opts.Kube == nil {
 		opts.Kube = func(name string, store *mvcc.Store) api.Handler {

@@ -40,6 +40,9 @@ type Server struct {
 	// serving /debug/pprof/) when the server was started with --debug-addr,
 	// else empty.
 	DebugURL string
+	// GRPCAddr is the host:port of etcd's gRPC API when the server was
+	// started with --grpc-addr (StartGRPC), else empty.
+	GRPCAddr string
 	DBPath   string
 
 	cmd      *exec.Cmd
@@ -166,6 +169,14 @@ func Start(tb testing.TB, session string, flags ...string) *Server {
 	return s
 }
 
+// StartGRPC is Start with etcd's gRPC API served on a free loopback port
+// (Server.GRPCAddr), session being the one clients without credentials
+// reach.
+func StartGRPC(tb testing.TB, session string, flags ...string) *Server {
+	tb.Helper()
+	return Start(tb, session, append([]string{"--grpc-addr", "127.0.0.1:0", "--grpc-session", session}, flags...)...)
+}
+
 // StartBinary starts bin on a free port over dbPath serving session (none
 // if empty), with flags added to its command line, and waits until it
 // prints its address (and, with --debug-addr, its profiler's). The caller
@@ -189,6 +200,7 @@ func StartBinary(bin, dbPath, session string, flags ...string) (*Server, error) 
 	s := &Server{DBPath: dbPath, cmd: cmd, exited: make(chan struct{}), log: log}
 	addr := make(chan string, 1)
 	debug := make(chan string, 1)
+	grpcAddr := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
@@ -198,6 +210,10 @@ func StartBinary(bin, dbPath, session string, flags ...string) (*Server, error) 
 			// sessions open).
 			if rest, ok := strings.CutPrefix(line, "rvplay profiler on "); ok {
 				debug <- strings.TrimSuffix(strings.TrimSpace(rest), "/debug/pprof/")
+			}
+			if rest, ok := strings.CutPrefix(line, "rvplay etcd gRPC on "); ok {
+				rest = strings.TrimSpace(rest)
+				grpcAddr <- rest[strings.Index(rest, "://")+3:]
 			}
 			if rest, ok := strings.CutPrefix(line, "rvplay listening on "); ok {
 				select {
@@ -220,6 +236,10 @@ func StartBinary(bin, dbPath, session string, flags ...string) (*Server, error) 
 		}
 		select {
 		case s.DebugURL = <-debug:
+		default:
+		}
+		select {
+		case s.GRPCAddr = <-grpcAddr:
 		default:
 		}
 		return s, nil

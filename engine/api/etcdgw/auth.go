@@ -28,7 +28,9 @@ var (
 
 func mayAdmin(ctx context.Context) bool { return api.PrincipalFrom(ctx).Role >= api.RoleTeacher }
 
-// authorizeCompaction: compaction is teacher-only.
+// authorizeCompaction: compaction, like the other maintenance operations
+// that change the member (raising or lifting an alarm, defragmenting), is
+// teacher-only.
 func authorizeCompaction(ctx context.Context) error {
 	if !mayAdmin(ctx) {
 		return mvcc.ErrPermissionDenied

@@ -13,7 +13,8 @@ const denied = `{"error":"etcdserver: permission denied","message":"etcdserver: 
 // In a guarded session a student writes any key outside /registry/ and
 // reads everything; writes that reach /registry/ (a put, a delete range
 // overlapping it, a txn with such a write in either branch, however deep)
-// and compaction are the teacher's, and are refused with etcd's own 403.
+// and compaction (with the other maintenance that changes the member) are
+// the teacher's, and are refused with etcd's own 403.
 func TestAStudentWritesEverywhereButUnderRegistry(t *testing.T) {
 	e := newEnv(t)
 	e.put("/registry/configmaps/default/x", "kube")
@@ -41,6 +42,13 @@ func TestAStudentWritesEverywhereButUnderRegistry(t *testing.T) {
 		{"/v3/kv/txn", `{"failure":[{"request_put":{"key":"` + reg + `"}}]}`, false},
 		{"/v3/kv/txn", `{"success":[{"request_txn":{"success":[{"request_delete_range":{"key":"` + all + `","range_end":"AA=="}}]}}]}`, false},
 		{"/v3/kv/compaction", "", false}, // body: compact at a new revision each time
+		// The maintenance that changes the member is root's in etcd:
+		// raising or lifting an alarm, defragmenting. Listing is anyone's.
+		{"/v3/maintenance/alarm", `{"action":"GET"}`, true},
+		{"/v3/maintenance/alarm", `{"action":"DEACTIVATE","alarm":"NOSPACE"}`, false},
+		{"/v3/maintenance/alarm", `{"action":"ACTIVATE","memberID":"1","alarm":"CORRUPT"}`, false},
+		{"/v3/maintenance/defragment", `{}`, false},
+		{"/v3/maintenance/status", `{}`, true},
 	}
 	for i, c := range cases {
 		t.Run(fmt.Sprint(i, c.path), func(t *testing.T) {

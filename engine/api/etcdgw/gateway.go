@@ -156,7 +156,7 @@ func (g *Gateway) Serve(ctx context.Context, req *api.Request) (resp *api.Respon
 	case "/v3/maintenance/alarm":
 		return g.serveAlarm(ctx, req.Body)
 	case "/v3/maintenance/defragment":
-		return g.serveDefragment(req.Body)
+		return g.serveDefragment(ctx, req.Body)
 	case "/v3/watch":
 		return g.serveWatch(ctx, req.Body)
 	}
@@ -168,18 +168,11 @@ func (g *Gateway) serveRange(ctx context.Context, body []byte) *api.Response {
 	if err := decodeBody(body, func(raw []byte) error { return decodeRange(raw, &r) }); err != nil {
 		return decodeError(err)
 	}
-	if err := firstError(checkMessageSize(rangeSize(&r)), mvcc.CheckRange(&r)); err != nil {
-		return grpcError(err)
-	}
-	out, err := g.store.Range(ctx, &r)
+	out, err := g.Range(ctx, &r)
 	if err != nil {
 		return grpcError(err)
 	}
-	h := g.header(out.Header.Revision)
-	if err := g.checkSend(rangeResponseSize(messageFieldSize(1, headerSize(h)), out)); err != nil {
-		return grpcError(err)
-	}
-	return ok(appendRange(nil, h, out))
+	return ok(appendRange(nil, g.header(out.Header.Revision), out))
 }
 
 func (g *Gateway) servePut(ctx context.Context, body []byte) *api.Response {
@@ -187,19 +180,11 @@ func (g *Gateway) servePut(ctx context.Context, body []byte) *api.Response {
 	if err := decodeBody(body, func(raw []byte) error { return decodePut(raw, &r) }); err != nil {
 		return decodeError(err)
 	}
-	size := putSize(&r)
-	if err := firstError(checkMessageSize(size), mvcc.CheckPut(&r), checkRaftSize(size), authorizeWrite(ctx, r.Key, nil)); err != nil {
-		return grpcError(err)
-	}
-	out, err := g.store.Put(ctx, &r)
+	out, err := g.Put(ctx, &r)
 	if err != nil {
 		return grpcError(err)
 	}
-	h := g.header(out.Header.Revision)
-	if err := g.checkSend(putResponseSize(messageFieldSize(1, headerSize(h)), out)); err != nil {
-		return grpcError(err)
-	}
-	return ok(appendPut(nil, h, out))
+	return ok(appendPut(nil, g.header(out.Header.Revision), out))
 }
 
 func (g *Gateway) serveDeleteRange(ctx context.Context, body []byte) *api.Response {
@@ -207,19 +192,11 @@ func (g *Gateway) serveDeleteRange(ctx context.Context, body []byte) *api.Respon
 	if err := decodeBody(body, func(raw []byte) error { return decodeDeleteRange(raw, &r) }); err != nil {
 		return decodeError(err)
 	}
-	size := deleteRangeSize(&r)
-	if err := firstError(checkMessageSize(size), mvcc.CheckDeleteRange(&r), checkRaftSize(size), authorizeWrite(ctx, r.Key, r.RangeEnd)); err != nil {
-		return grpcError(err)
-	}
-	out, err := g.store.DeleteRange(ctx, &r)
+	out, err := g.DeleteRange(ctx, &r)
 	if err != nil {
 		return grpcError(err)
 	}
-	h := g.header(out.Header.Revision)
-	if err := g.checkSend(deleteRangeResponseSize(messageFieldSize(1, headerSize(h)), out)); err != nil {
-		return grpcError(err)
-	}
-	return ok(appendDeleteRange(nil, h, out))
+	return ok(appendDeleteRange(nil, g.header(out.Header.Revision), out))
 }
 
 func (g *Gateway) serveTxn(ctx context.Context, body []byte) *api.Response {
@@ -227,23 +204,11 @@ func (g *Gateway) serveTxn(ctx context.Context, body []byte) *api.Response {
 	if err := decodeTxnBody(body, &r, g.store.MaxTxnOps()); err != nil {
 		return decodeError(err)
 	}
-	size := txnSize(&r)
-	err := firstError(checkMessageSize(size), mvcc.CheckTxn(&r, g.store.MaxTxnOps()))
-	if err == nil && !txnIsReadOnly(&r) {
-		err = firstError(checkRaftSize(size), authorizeTxn(ctx, &r))
-	}
+	out, err := g.Txn(ctx, &r)
 	if err != nil {
 		return grpcError(err)
 	}
-	out, err := g.store.Txn(ctx, &r)
-	if err != nil {
-		return grpcError(err)
-	}
-	h := g.header(out.Header.Revision)
-	if err := g.checkSend(txnResponseSize(messageFieldSize(1, headerSize(h)), out)); err != nil {
-		return grpcError(err)
-	}
-	return ok(appendTxn(nil, h, out))
+	return ok(appendTxn(nil, g.header(out.Header.Revision), out))
 }
 
 func (g *Gateway) serveCompaction(ctx context.Context, body []byte) *api.Response {
@@ -251,11 +216,7 @@ func (g *Gateway) serveCompaction(ctx context.Context, body []byte) *api.Respons
 	if err := decodeBody(body, func(raw []byte) error { return decodeCompaction(raw, &r) }); err != nil {
 		return decodeError(err)
 	}
-	size := compactionSize(&r)
-	if err := firstError(checkMessageSize(size), checkRaftSize(size), authorizeCompaction(ctx)); err != nil {
-		return grpcError(err)
-	}
-	out, err := g.store.Compact(ctx, &r)
+	out, err := g.Compact(ctx, &r)
 	if err != nil {
 		return grpcError(err)
 	}

@@ -54,7 +54,7 @@ func (g *Gateway) serveAlarm(ctx context.Context, body []byte) *api.Response {
 	if err := decodeBody(body, func(raw []byte) error { return decodeAlarm(raw, &r) }); err != nil {
 		return decodeError(err)
 	}
-	out, err := g.store.Alarm(ctx, &r)
+	out, err := g.Alarm(ctx, &r)
 	if err != nil {
 		return grpcError(err)
 	}
@@ -78,38 +78,32 @@ func (g *Gateway) serveAlarm(ctx context.Context, body []byte) *api.Response {
 	return ok(append(o.b, '}'))
 }
 
-func (g *Gateway) serveDefragment(body []byte) *api.Response {
+func (g *Gateway) serveDefragment(ctx context.Context, body []byte) *api.Response {
 	if err := decodeBody(body, decodeEmpty); err != nil {
 		return decodeError(err)
 	}
-	g.store.Defragment()
+	if err := g.Defragment(ctx); err != nil {
+		return grpcError(err)
+	}
 	return ok([]byte("{}"))
 }
 
-// serveStatus answers /v3/maintenance/status. A single member is its own
-// leader; raftIndex and raftAppliedIndex report the store revision (etcd
-// counts raft entries, which this store does not have); dbSize and
-// dbSizeInUse are the session's figures as its bytes quota counts them
-// (mvcc.Usage), and errors lists the raised alarms as etcd prints them.
+// serveStatus answers /v3/maintenance/status with Status: the 3.4
+// gateway's message has no dbSizeQuota.
 func (g *Gateway) serveStatus(body []byte) *api.Response {
 	if err := decodeBody(body, decodeEmpty); err != nil {
 		return decodeError(err)
 	}
-	rev := g.store.Rev()
-	u := g.store.Usage()
-	var errs []string
-	for _, a := range g.store.Alarms() {
-		errs = append(errs, alarmText(a))
-	}
-	return ok(appendStatus(nil, g.header(rev), statusResponse{
-		version:          EmulatedVersion,
-		dbSize:           u.DBSize,
-		leader:           g.opts.MemberID,
-		raftIndex:        uint64(rev),
-		raftTerm:         g.opts.RaftTerm,
-		raftAppliedIndex: uint64(rev),
-		errors:           errs,
-		dbSizeInUse:      u.DBSizeInUse,
+	st := g.Status(EmulatedVersion)
+	return ok(appendStatus(nil, g.header(st.Header.Revision), statusResponse{
+		version:          st.Version,
+		dbSize:           st.DBSize,
+		leader:           st.Leader,
+		raftIndex:        st.RaftIndex,
+		raftTerm:         st.RaftTerm,
+		raftAppliedIndex: st.RaftAppliedIndex,
+		errors:           st.Errors,
+		dbSizeInUse:      st.DBSizeInUse,
 	}))
 }
 
