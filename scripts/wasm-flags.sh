@@ -37,7 +37,9 @@ wasm_no_inline=(
 	sigs.k8s.io/yaml
 )
 
-wasm_build_flags=(-trimpath "-ldflags=-s -w")
+# The commit, for rvplay.version in the page ("devel" outside a checkout).
+wasm_version=$(git rev-parse --short=12 HEAD 2>/dev/null || echo devel)
+wasm_build_flags=(-trimpath "-ldflags=-s -w -X main.version=$wasm_version")
 for p in "${wasm_no_inline[@]}"; do
 	wasm_build_flags+=("-gcflags=$p=-l")
 done
