@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/rvplay/rvplay/engine/kube/schema"
 )
 
 // GetScale reads the scale subresource.
@@ -73,7 +75,7 @@ func (reg *Registry) UpdateScale(ctx context.Context, r *Resource, ns, name stri
 			nobj["spec"] = spec
 		}
 		spec["replicas"] = jsonInt(replicas)
-		if !JSONEqual(cur["spec"], nobj["spec"]) {
+		if !schema.JSONEqual(cur["spec"], nobj["spec"]) {
 			g, _ := numberInt(meta(cur)["generation"])
 			meta(nobj)["generation"] = jsonInt(g + 1)
 		}

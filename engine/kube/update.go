@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/rvplay/rvplay/engine/kube/schema"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
@@ -215,8 +216,8 @@ func (reg *Registry) prepareUpdate(r *Resource, cur, nobj Object, sub, manager s
 	r.normalize(nobj)
 	if sub == "" && r.Generation != NoGeneration {
 		g, _ := numberInt(cm["generation"])
-		if !JSONEqual(cur["spec"], nobj["spec"]) ||
-			r.Generation == SpecAnnotationsGeneration && !JSONEqual(cm["annotations"], nm["annotations"]) {
+		if !schema.JSONEqual(cur["spec"], nobj["spec"]) ||
+			r.Generation == SpecAnnotationsGeneration && !schema.JSONEqual(cm["annotations"], nm["annotations"]) {
 			nm["generation"] = jsonInt(g + 1)
 		}
 	}

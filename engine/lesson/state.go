@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rvplay/rvplay/engine/kube"
+	"github.com/rvplay/rvplay/engine/kube/schema"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
@@ -166,21 +166,21 @@ func (o *ObjectCheck) eval(st *State) (bool, error) {
 			}
 			continue
 		}
-		if !ok || !kube.JSONEqual(got, want) {
+		if !ok || !schema.JSONEqual(got, want) {
 			return false, nil
 		}
 	}
 	for _, pair := range o.Same {
 		a, okA := field(obj, pair[0])
 		b, okB := field(obj, pair[1])
-		if okA != okB || !kube.JSONEqual(a, b) {
+		if okA != okB || !schema.JSONEqual(a, b) {
 			return false, nil
 		}
 	}
 	for _, pair := range o.Differ {
 		a, okA := field(obj, pair[0])
 		b, okB := field(obj, pair[1])
-		if okA == okB && kube.JSONEqual(a, b) {
+		if okA == okB && schema.JSONEqual(a, b) {
 			return false, nil
 		}
 	}

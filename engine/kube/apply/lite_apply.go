@@ -77,7 +77,7 @@ func ApplyLite(t *schema.Type, apiVersion string, live, config map[string]any, w
 	if out == nil {
 		out = map[string]any{}
 	}
-	if !valuesEqual(liveObj, newObj) || live == nil {
+	if !schema.JSONEqual(liveObj, newObj) || live == nil {
 		managed.times[key] = stamp(w.Now)
 	}
 	capLiteUpdateManagers(managed)

@@ -261,7 +261,7 @@ func compareObjects(l, r any, t ltype) *comparison {
 			c.added.insert(path)
 		case !rok:
 			c.removed.insert(path)
-		case !valuesEqual(l, r):
+		case !schema.JSONEqual(l, r):
 			c.modified.insert(path)
 		}
 	}
@@ -303,7 +303,7 @@ func compareObjects(l, r any, t ltype) *comparison {
 					}
 					walk(p, a, b, len(lv) == 1, len(rv) == 1, t.item())
 				case len(lv) >= 2 && len(rv) >= 2:
-					if !valuesEqual(lv, rv) {
+					if !schema.JSONEqual(lv, rv) {
 						c.modified.insert(p)
 					}
 				case len(lv) >= 2:
@@ -369,40 +369,6 @@ func indexItems(t ltype, l []any) ([]string, map[string][]any) {
 		vals[pe] = append(vals[pe], it)
 	}
 	return pes, vals
-}
-
-func valuesEqual(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !valuesEqual(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !valuesEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	fa, aNum := toFloat(a)
-	fb, bNum := toFloat(b)
-	if aNum || bNum {
-		return aNum && bNum && fa == fb
-	}
-	return a == b
 }
 
 // mergeObjects merges r (the configuration) into l: r's leaves win, maps

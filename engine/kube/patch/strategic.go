@@ -525,7 +525,7 @@ func indexOf(l []any, v any, key string) int {
 
 func sameItem(a, b any, key string) bool {
 	if key == "" {
-		return equalValue(a, b)
+		return schema.JSONEqual(a, b)
 	}
 	am, ok1 := a.(map[string]any)
 	bm, ok2 := b.(map[string]any)
@@ -534,7 +534,7 @@ func sameItem(a, b any, key string) bool {
 	}
 	av, ok1 := am[key]
 	bv, ok2 := bm[key]
-	return ok1 && ok2 && equalValue(av, bv)
+	return ok1 && ok2 && schema.JSONEqual(av, bv)
 }
 
 // elementKind is the common kind of the items of the lists (maps or
@@ -568,7 +568,7 @@ func dedupeScalars(s []any) []any {
 	last := len(s) - 1
 	for i := 0; i < last; i++ {
 		for j := i + 1; j <= last; j++ {
-			if equalValue(s[i], s[j]) {
+			if schema.JSONEqual(s[i], s[j]) {
 				s[j] = s[last]
 				s = s[:last]
 				last--
@@ -638,52 +638,11 @@ func without(m map[string]any, key string) map[string]any {
 
 func containsValue(l []any, v any) bool {
 	for _, e := range l {
-		if equalValue(e, v) {
+		if schema.JSONEqual(e, v) {
 			return true
 		}
 	}
 	return false
-}
-
-// equalValue compares decoded JSON values; numbers by value, at every
-// depth (kube compares the values json.Unmarshal decodes, where 1 and 1.0
-// are the same float64).
-func equalValue(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			if w, ok := y[k]; !ok || !equalValue(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equalValue(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	an, aok := a.(json.Number)
-	bn, bok := b.(json.Number)
-	if aok && bok {
-		if an == bn {
-			return true
-		}
-		af, err1 := an.Float64()
-		bf, err2 := bn.Float64()
-		return err1 == nil && err2 == nil && af == bf
-	}
-	return a == b
 }
 
 // goMap renders a patch element as Go's %v of a map, which is what kube's
