@@ -32,7 +32,7 @@ import (
 //
 //	{"type":"welcome","you":{...},"push":{...}|null}  first: who the channel serves, and the class's last push
 //	{"type":"push","id":…,"lesson":…,"step":…,…}      the teacher moved the class (students only)
-//	{"type":"roster","people":[…]}                    who is connected and where (teachers only; coalesced)
+//	{"type":"roster","people":[…]}                    who is connected and where (a teacher's channel with ?roster=1: the dashboard; coalesced)
 //	{"type":"reset"} / {"type":"ended"}               the teacher reset or ended the session
 //	{"type":"error","message":"…"}                    a message the server could not take
 const ChannelPath = "/rvplay/v1/channel"
@@ -131,8 +131,9 @@ type welcome struct {
 
 // connect adds a browser of p to the class and returns its stream, or nil
 // when the session has ended.
-func (c *class) connect(p api.Principal) *channelConn {
+func (c *class) connect(p api.Principal, roster bool) *channelConn {
 	conn := &channelConn{class: c, p: p, teacher: p.Role == api.RoleTeacher, wake: make(chan struct{}, 1),
+		roster:  roster && p.Role == api.RoleTeacher,
 		limiter: rate.NewLimiter(channelRate, channelBurst)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -197,7 +198,7 @@ func (c *class) report(conn *channelConn, lesson string, step int) {
 
 func (c *class) wakeTeachersLocked() {
 	for conn := range c.conns {
-		if conn.teacher {
+		if conn.roster {
 			conn.signal()
 		}
 	}
@@ -291,6 +292,9 @@ type channelConn struct {
 	class   *class
 	p       api.Principal
 	teacher bool
+	// roster: a teacher's dashboard, which follows the roster (a
+	// teacher's lab does not ask for it).
+	roster  bool
 	wake    chan struct{} // one pending wake-up is enough
 	limiter *rate.Limiter
 
@@ -342,8 +346,8 @@ func (s *channelConn) finish(why error) {
 }
 
 // Next returns the connection's next message: what is queued, else (for a
-// teacher) a roster newer than the last one sent, at most one each
-// rosterInterval, else it waits.
+// teacher's dashboard) a roster newer than the last one sent, at most one
+// each rosterInterval, else it waits.
 func (s *channelConn) Next(ctx context.Context) ([]byte, error) {
 	var timer *time.Timer
 	defer func() {
@@ -366,7 +370,7 @@ func (s *channelConn) Next(ctx context.Context) ([]byte, error) {
 			return nil, err
 		}
 		var due <-chan time.Time
-		if s.teacher {
+		if s.roster {
 			if v := s.class.version.Load(); v != s.rosterSent {
 				wait := rosterInterval - time.Since(s.rosterAt)
 				if wait <= 0 {
@@ -457,7 +461,7 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, info Sess
 	opts.Observe = nil // its frames are not watch events
 	opts.WatchLimiter = nil
 	httpapi.Handler(api.HandlerFunc(func(context.Context, *api.Request) *api.Response {
-		conn := c.connect(p)
+		conn := c.connect(p, r.URL.Query().Get("roster") == "1")
 		if conn == nil {
 			return sessionNotFound(info.Name)
 		}

@@ -41,7 +41,7 @@ type channel struct {
 
 func (e *env) channel(session, token string) *channel {
 	e.t.Helper()
-	c, resp, err := e.dialChannel(session, token, nil)
+	c, resp, err := e.dialChannel(session+"/rvplay/v1/channel?roster=1", token, nil)
 	if err != nil {
 		e.t.Fatalf("channel of %s: %v (%v)", session, err, resp)
 	}
@@ -54,7 +54,10 @@ func (e *env) dialChannel(session, token string, dial func(ctx context.Context, 
 		h.Set("Authorization", "Bearer "+token)
 	}
 	d := websocket.Dialer{NetDialContext: dial}
-	conn, resp, err := d.Dial("ws"+strings.TrimPrefix(e.srv.URL, "http")+"/s/"+session+ChannelPath, h)
+	if !strings.Contains(session, "/") {
+		session += ChannelPath
+	}
+	conn, resp, err := d.Dial("ws"+strings.TrimPrefix(e.srv.URL, "http")+"/s/"+session, h)
 	if err != nil {
 		return nil, resp, err
 	}
@@ -459,6 +462,36 @@ func TestAClassOf200OnOneChannel(t *testing.T) {
 	for _, s := range students {
 		if m := s.read(); m.Type != "push" || m.Step != 2 {
 			t.Fatalf("push: %+v", m)
+		}
+	}
+}
+
+// The roster is the dashboard's (a teacher's channel with ?roster=1): a
+// teacher's lab, and a student who asks, get none.
+func TestOnlyTheDashboardFollowsTheRoster(t *testing.T) {
+	e := newEnv(t, Options{})
+	class := e.create("class")
+	ada := e.join(class, "Ada")
+	lab, _, err := e.dialChannel("class", class.TeacherToken, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nosy, _, err := e.dialChannel("class/rvplay/v1/channel?roster=1", e.join(class, "Nosy").Token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dashboard := e.channel("class", class.TeacherToken)
+	for _, c := range []*channel{lab, nosy, dashboard} {
+		c.read() // welcome
+	}
+	student := e.channel("class", ada.Token)
+	student.read()
+	student.send(`{"type":"presence","lesson":"races","step":1}`)
+	dashboard.until("Ada's presence", func(m message) bool { p, _ := personOf(m.People, ada.ID); return p.Step == 1 })
+	must(t, "reset", e.do("POST", "/s/class/rvplay/v1/reset", cred{bearer: class.TeacherToken}, ""), 200)
+	for _, c := range []*channel{lab, nosy} {
+		if m := c.read(); m.Type != "reset" {
+			t.Fatalf("before the reset: %+v", m)
 		}
 	}
 }

@@ -133,7 +133,7 @@ function connectChannel() {
   const state = (s, key) => { conn.dataset.state = s; conn.textContent = t(key); conn.dataset.i18n = key; };
   const open = () => {
     if (ended) return;
-    const ws = new WebSocket(channelURL(location, cfg.apiBase));
+    const ws = new WebSocket(`${channelURL(location, cfg.apiBase)}?roster=1`);
     ws.addEventListener('message', (e) => {
       let m;
       try { m = JSON.parse(e.data); } catch { return; }
