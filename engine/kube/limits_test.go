@@ -7,7 +7,7 @@ import (
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
-// The floor that decides, before structured-merge-diff runs, that a write
+// The floor that decides, before the field manager runs, that a write
 // cannot be stored with managedFields must never be above what is stored:
 // otherwise a write kube-apiserver takes would be refused.
 func TestStoredFloorIsNeverAboveWhatIsStored(t *testing.T) {

@@ -33,8 +33,8 @@ type Patcher interface {
 	Patch(r *Resource, patchType string, original, patch []byte) ([]byte, error)
 }
 
-// SchemaFieldManager is the FieldManager of package apply
-// (structured-merge-diff over package schema's types).
+// SchemaFieldManager is the FieldManager of package apply (kube's field
+// manager over package schema's types).
 type SchemaFieldManager struct{}
 
 func (SchemaFieldManager) Update(r *Resource, live, obj Object, manager, sub string, now time.Time) error {

@@ -17,7 +17,7 @@ import (
 	"github.com/rvplay/rvplay/engine/session"
 )
 
-// counting wraps the structured-merge-diff field manager and applier and
+// counting wraps the schema's field manager and applier and
 // counts their calls, so that a test can tell a request was refused
 // before that work.
 type counting struct {
@@ -108,8 +108,8 @@ const cms = "/api/v1/namespaces/default/configmaps"
 // managedFields would take it past etcd's request limit, so an apply is
 // refused as kube-apiserver refuses it, with etcd's error, and a create
 // stores it without managedFields, as kube-apiserver's second try does;
-// none of the writes runs structured-merge-diff (8 s of CPU on this
-// object).
+// none of the writes runs the field manager (8 s of CPU on this object
+// in structured-merge-diff).
 func TestAHundredThousandKeyConfigMapIsRefusedOrStoredWithoutManagedFieldsBeforeAnyFieldTracking(t *testing.T) {
 	s, c := limitedSession(t, mvcc.Options{})
 	call(s, "GET", cms, "", "") // bootstrap, which creates namespaces
@@ -120,7 +120,7 @@ func TestAHundredThousandKeyConfigMapIsRefusedOrStoredWithoutManagedFieldsBefore
 	resp := call(s, "PATCH", cms+"/big?fieldManager=me", "application/apply-patch+yaml", big)
 	wantStatus(t, "apply", resp, tooLarge)
 	if c.applies.Load() != 0 {
-		t.Fatalf("the apply ran structured-merge-diff %d times", c.applies.Load())
+		t.Fatalf("the apply ran the field manager %d times", c.applies.Load())
 	}
 
 	resp = call(s, "POST", cms, "application/json", big)

@@ -9,18 +9,28 @@ import (
 	"github.com/rvplay/rvplay/engine/kube/schema"
 )
 
-// ApplyLite is Apply without structured-merge-diff: the same answers,
-// computed by this package's own field sets (lset), merge, compare and
-// prune over the types of package schema (lite_*.go), small enough for the
-// WebAssembly build, where it is Apply (apply_wasm.go). The kubediff test
-// module checks it against kube's own field manager on the same seeded
-// sequences as Apply.
+// Apply merges the apply configuration config (the decoded body of an
+// application/apply-patch+yaml request) into live, the stored object, or
+// nil when the object does not exist (apply creates it). It returns the
+// object to store, with metadata.managedFields updated, or a
+// *ConflictError, a *BadRequestError, or another error (answer 500).
 //
-// Known gaps: one version per type, so no conversion between versions;
-// an undeclared field stops validation of its map at the first such field
-// in sorted order (structured-merge-diff stops at the first in Go's map
-// order, so with several errors the message can differ).
-func ApplyLite(t *schema.Type, apiVersion string, live, config map[string]any, w Write, force bool) (map[string]any, error) {
+// apiVersion is the API version of the URL ("v1", "apps/v1"); a
+// configuration of another apiVersion or kind is 400 "invalid object
+// type: …". Unknown fields in the configuration fail as they fail in
+// structured-merge-diff ("failed to create typed patch object (…): .x:
+// field not declared in schema"): kube answers that plain error as a 500. If the configuration carries
+// metadata.resourceVersion, the returned object carries it too, so the
+// caller's usual resourceVersion precondition applies. Fields the
+// subresource does not own (status on the main resource, spec on /status)
+// are merged but not owned; the caller resets them as for any write.
+//
+// Known gaps beside kube's field manager: one version per type, so no
+// conversion between versions; an undeclared field stops validation of
+// its map at the first such field in sorted order (structured-merge-diff
+// stops at the first in Go's map order, so with several errors the
+// message can differ).
+func Apply(t *schema.Type, apiVersion string, live, config map[string]any, w Write, force bool) (map[string]any, error) {
 	cfg, liveObj, err := prepareApply(t, apiVersion, live, config)
 	if err != nil {
 		return nil, err
@@ -88,9 +98,21 @@ func ApplyLite(t *schema.Type, apiVersion string, live, config map[string]any, w
 	return out, nil
 }
 
-// UpdateManagedFieldsLite is UpdateManagedFields without
-// structured-merge-diff (see ApplyLite).
-func UpdateManagedFieldsLite(t *schema.Type, apiVersion string, oldObj, newObj map[string]any, w Write) error {
+// UpdateManagedFields records a non-apply write by w.Manager: newObj (the
+// object about to be stored) replaces oldObj (nil on create). It sets
+// newObj's metadata.managedFields in place: the manager's Update entry
+// (apiVersion, subresource) gains the fields this write added or changed,
+// other managers lose them, and every manager loses removed fields. The
+// entry's time moves only when the write changed a field, so a no-op write
+// leaves managedFields byte-identical. Entries beyond MaxUpdateManagers
+// are folded into "ancient-changes".
+//
+// As kube does, managedFields sent by the client in newObj replace the
+// stored ones (an explicit [] or [{}] clears them, keeping only what this
+// write changed); subresource writes always start from the stored ones. If tracking fails (an object the
+// schema cannot type), the write must still succeed: newObj's
+// managedFields are removed and the error is returned for logging only.
+func UpdateManagedFields(t *schema.Type, apiVersion string, oldObj, newObj map[string]any, w Write) error {
 	md, _ := newObj["metadata"].(map[string]any)
 	if md == nil {
 		return nil

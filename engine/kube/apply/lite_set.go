@@ -8,10 +8,9 @@ import (
 	"strings"
 )
 
-// This file and lite_typed.go, lite_apply.go, lite_managed.go are a
-// hand-written server-side apply without structured-merge-diff, for the
-// js/wasm build (see ApplyLite). lset is a field set: a trie of path elements kept in
-// their FieldsV1 spelling ("f:name", `k:{"name":"x"}`, `v:"a"`, "i:0").
+// lset is a field set (structured-merge-diff's fieldpath.Set): a trie of
+// path elements kept in their FieldsV1 spelling ("f:name",
+// `k:{"name":"x"}`, `v:"a"`, "i:0").
 
 type lset struct {
 	members  map[string]bool

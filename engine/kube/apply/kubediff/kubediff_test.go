@@ -34,24 +34,8 @@ func typeConverter(t *testing.T) managedfields.TypeConverter {
 	return tc
 }
 
-// impl is one of package apply's implementations: structured-merge-diff
-// (Apply, UpdateManagedFields; the server build) and the hand-written one
-// (ApplyLite, UpdateManagedFieldsLite; meant for the js/wasm build). Every
-// sequence runs against both.
-type impl struct {
-	name   string
-	apply  func(*schema.Type, string, map[string]any, map[string]any, apply.Write, bool) (map[string]any, error)
-	update func(*schema.Type, string, map[string]any, map[string]any, apply.Write) error
-}
-
-var impls = []impl{
-	{"smd", apply.Apply, apply.UpdateManagedFields},
-	{"lite", apply.ApplyLite, apply.UpdateManagedFieldsLite},
-}
-
-// side is one implementation holding its live object.
+// ours is package apply holding its live object.
 type ours struct {
-	impl impl
 	t    *schema.Type
 	av   string
 	live map[string]any
@@ -59,7 +43,7 @@ type ours struct {
 }
 
 func (o *ours) apply(cfg map[string]any, manager, sub string, force bool) error {
-	out, err := o.impl.apply(o.t, o.av, o.live, cfg, apply.Write{Manager: manager, Subresource: sub, Now: o.now}, force)
+	out, err := apply.Apply(o.t, o.av, o.live, cfg, apply.Write{Manager: manager, Subresource: sub, Now: o.now}, force)
 	if err == nil {
 		o.live = out
 	}
@@ -68,7 +52,7 @@ func (o *ours) apply(cfg map[string]any, manager, sub string, force bool) error 
 
 func (o *ours) update(obj map[string]any, manager, sub string) error {
 	n := deepCopy(obj)
-	if err := o.impl.update(o.t, o.av, o.live, n, apply.Write{Manager: manager, Subresource: sub, Now: o.now}); err != nil {
+	if err := apply.UpdateManagedFields(o.t, o.av, o.live, n, apply.Write{Manager: manager, Subresource: sub, Now: o.now}); err != nil {
 		return err
 	}
 	o.live = n
@@ -200,13 +184,6 @@ func resetFilter(typ *schema.Type, gv, sub string) map[fieldpath.APIVersion]fiel
 
 func runSequence(t *testing.T, tc managedfields.TypeConverter, gvk kschema.GroupVersionKind, steps []step) {
 	t.Helper()
-	for _, im := range impls {
-		t.Run(im.name, func(t *testing.T) { runSequenceWith(t, tc, gvk, steps, im) })
-	}
-}
-
-func runSequenceWith(t *testing.T, tc managedfields.TypeConverter, gvk kschema.GroupVersionKind, steps []step, im impl) {
-	t.Helper()
 	gv := gvk.GroupVersion().String()
 	typ := schema.ForGVK(gv, gvk.Kind)
 	fms := map[string]*managedfields.FieldManager{}
@@ -218,7 +195,7 @@ func runSequenceWith(t *testing.T, tc managedfields.TypeConverter, gvk kschema.G
 		fms[sub] = fm
 	}
 	var kubeLive runtime.Object = zeroObject(gvk) // what a create starts from
-	mine := &ours{impl: im, t: typ, av: gv, now: time.Now()}
+	mine := &ours{t: typ, av: gv, now: time.Now()}
 	for i, s := range steps {
 		if s.edit != nil {
 			s.obj = s.edit(deepCopy(mine.live))

@@ -16,22 +16,9 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
-// Apply merges the apply configuration config (the decoded body of an
-// application/apply-patch+yaml request) into live, the stored object, or
-// nil when the object does not exist (apply creates it). It returns the
-// object to store, with metadata.managedFields updated, or a
-// *ConflictError, a *BadRequestError, or another error (answer 500).
-//
-// apiVersion is the API version of the URL ("v1", "apps/v1"); a
-// configuration of another apiVersion or kind is 400 "invalid object
-// type: …". Unknown fields in the configuration make structured-merge-diff
-// fail ("failed to create typed patch object (…): .x: field not declared
-// in schema"): kube answers that plain error as a 500. If the configuration carries
-// metadata.resourceVersion, the returned object carries it too, so the
-// caller's usual resourceVersion precondition applies. Fields the
-// subresource does not own (status on the main resource, spec on /status)
-// are merged but not owned; the caller resets them as for any write.
-func Apply(t *schema.Type, apiVersion string, live, config map[string]any, w Write, force bool) (map[string]any, error) {
+// applySMD is Apply computed by structured-merge-diff, kube's own
+// library: the oracle the hand-written Apply is held to (oracle_test.go).
+func applySMD(t *schema.Type, apiVersion string, live, config map[string]any, w Write, force bool) (map[string]any, error) {
 	cfg, liveObj, err := prepareApply(t, apiVersion, live, config)
 	if err != nil {
 		return nil, err
@@ -115,21 +102,9 @@ func Apply(t *schema.Type, apiVersion string, live, config map[string]any, w Wri
 	return out, nil
 }
 
-// UpdateManagedFields records a non-apply write by w.Manager: newObj (the
-// object about to be stored) replaces oldObj (nil on create). It sets
-// newObj's metadata.managedFields in place: the manager's Update entry
-// (apiVersion, subresource) gains the fields this write added or changed,
-// other managers lose them, and every manager loses removed fields. The
-// entry's time moves only when the write changed a field, so a no-op write
-// leaves managedFields byte-identical. Entries beyond MaxUpdateManagers
-// are folded into "ancient-changes".
-//
-// As kube does, managedFields sent by the client in newObj replace the
-// stored ones (an explicit [] or [{}] clears them, keeping only what this
-// write changed); subresource writes always start from the stored ones. If tracking fails (an object the
-// schema cannot type), the write must still succeed: newObj's
-// managedFields are removed and the error is returned for logging only.
-func UpdateManagedFields(t *schema.Type, apiVersion string, oldObj, newObj map[string]any, w Write) error {
+// updateManagedFieldsSMD is UpdateManagedFields computed by
+// structured-merge-diff (see applySMD).
+func updateManagedFieldsSMD(t *schema.Type, apiVersion string, oldObj, newObj map[string]any, w Write) error {
 	md, _ := newObj["metadata"].(map[string]any)
 	if md == nil {
 		return nil // nothing to record on
