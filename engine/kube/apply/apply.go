@@ -13,7 +13,8 @@
 // marshals as kube does.
 //
 // One implementation serves both builds: this package's own field sets,
-// merge, compare and prune (lite_*.go). kube-apiserver computes the same with
+// merge, compare and prune (fieldmanager.go, fieldset.go, typed.go,
+// managed.go). kube-apiserver computes the same with
 // sigs.k8s.io/structured-merge-diff, and so did rvplay's server build
 // until both builds were measured (2026-11-25, scripts/wasm-size.sh and
 // the benchmarks of this package and engine/api/kubeapi, taking turns):

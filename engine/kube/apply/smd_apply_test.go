@@ -23,9 +23,9 @@ func applySMD(t *schema.Type, apiVersion string, live, config map[string]any, w 
 	if err != nil {
 		return nil, err
 	}
-	managed, err := decodeManagedFields(liveObj)
+	managed, err := decodeSMDManaged(liveObj)
 	if err != nil {
-		managed = newManaged()
+		managed = newSMDManaged()
 	}
 	removeManagedFields(liveObj)
 	if live != nil && len(managed.fields) == 0 {
@@ -33,7 +33,7 @@ func applySMD(t *schema.Type, apiVersion string, live, config map[string]any, w 
 		// etcd gateway, or with managedFields cleared): kube first gives
 		// every existing field to "before-first-apply", so the apply
 		// conflicts on values it would change.
-		if err := updateManaged(t, apiVersion, nil, liveObj, Write{Manager: BeforeFirstApplyManager, Now: w.Now}, managed); err != nil {
+		if err := updateSMDManaged(t, apiVersion, nil, liveObj, Write{Manager: BeforeFirstApplyManager, Now: w.Now}, managed); err != nil {
 			return nil, err
 		}
 	}
@@ -64,11 +64,11 @@ func applySMD(t *schema.Type, apiVersion string, live, config map[string]any, w 
 		// fields the last-applied annotation already set to the live values
 		// are not conflicts (kube's migration from client-side apply).
 		if w.Manager != kubectlManager {
-			return nil, conflictError(cs)
+			return nil, smdConflictError(cs)
 		}
-		allowed := allowedByLastApplied(pt, apiVersion, liveTV, liveObj)
+		allowed := smdAllowedByLastApplied(pt, apiVersion, liveTV, liveObj)
 		if allowed == nil {
-			return nil, conflictError(cs)
+			return nil, smdConflictError(cs)
 		}
 		var rest merge.Conflicts
 		for _, c := range cs {
@@ -77,14 +77,14 @@ func applySMD(t *schema.Type, apiVersion string, live, config map[string]any, w 
 			}
 		}
 		if len(rest) > 0 {
-			return nil, conflictError(rest)
+			return nil, smdConflictError(rest)
 		}
 		newTV, fields, err = up.Apply(liveTV, cfgTV, fieldpath.APIVersion(apiVersion), managed.fields.Copy(), key, true)
 		if err != nil {
 			return nil, err
 		}
 	}
-	managed.fields = stripMeta(fields)
+	managed.fields = smdStripMeta(fields)
 	out, _ := newTV.AsValue().Unstructured().(map[string]any)
 	if out == nil {
 		out = map[string]any{}
@@ -92,11 +92,11 @@ func applySMD(t *schema.Type, apiVersion string, live, config map[string]any, w 
 	if !value.Equals(liveTV.AsValue(), newTV.AsValue()) || live == nil {
 		managed.times[key] = stamp(w.Now)
 	}
-	capUpdateManagers(managed)
+	capSMDUpdateManagers(managed)
 	if w.Manager == kubectlManager {
 		syncLastApplied(liveObj, cfg, out)
 	}
-	if err := encodeManagedFields(out, managed); err != nil {
+	if err := encodeSMDManaged(out, managed); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -109,21 +109,21 @@ func updateManagedFieldsSMD(t *schema.Type, apiVersion string, oldObj, newObj ma
 	if md == nil {
 		return nil // nothing to record on
 	}
-	managed, skip := startingManaged(oldObj, newObj, w, decodeManagedFields,
-		func(m *managedSet) int { return len(m.fields) }, newManaged)
+	managed, skip := startingManaged(oldObj, newObj, w, decodeSMDManaged,
+		func(m *smdManagedSet) int { return len(m.fields) }, newSMDManaged)
 	if skip {
 		delete(md, "managedFields")
 		return nil
 	}
-	err := updateManaged(t, apiVersion, oldObj, newObj, w, managed)
+	err := updateSMDManaged(t, apiVersion, oldObj, newObj, w, managed)
 	if err != nil {
 		delete(md, "managedFields")
 		return err
 	}
-	return encodeManagedFields(newObj, managed)
+	return encodeSMDManaged(newObj, managed)
 }
 
-func updateManaged(t *schema.Type, apiVersion string, oldObj, newObj map[string]any, w Write, managed *managedSet) error {
+func updateSMDManaged(t *schema.Type, apiVersion string, oldObj, newObj map[string]any, w Write, managed *smdManagedSet) error {
 	var liveObj map[string]any
 	if oldObj == nil {
 		// kube compares a create against the empty typed object, whose
@@ -168,15 +168,15 @@ func updateManaged(t *schema.Type, apiVersion string, oldObj, newObj map[string]
 			managed.times[key] = stamp(w.Now)
 		}
 	}
-	managed.fields = stripMeta(fields)
-	capUpdateManagers(managed)
+	managed.fields = smdStripMeta(fields)
+	capSMDUpdateManagers(managed)
 	return nil
 }
 
-// allowedByLastApplied returns the fields of the live object's
+// smdAllowedByLastApplied returns the fields of the live object's
 // last-applied configuration whose values are still the live ones, or nil
 // when there is no usable annotation.
-func allowedByLastApplied(pt typed.ParseableType, apiVersion string, liveTV *typed.TypedValue, live map[string]any) *fieldpath.Set {
+func smdAllowedByLastApplied(pt typed.ParseableType, apiVersion string, liveTV *typed.TypedValue, live map[string]any) *fieldpath.Set {
 	s, _ := annotations(live)[LastAppliedAnnotation].(string)
 	if s == "" {
 		return nil
@@ -223,8 +223,8 @@ func updater(t *schema.Type, apiVersion, subresource string) *merge.Updater {
 	return b.BuildUpdater()
 }
 
-// stripSet lists the fields nobody owns: identity and server-set metadata.
-var stripSet = fieldpath.NewSet(
+// smdStripSet lists the fields nobody owns: identity and server-set metadata.
+var smdStripSet = fieldpath.NewSet(
 	fieldpath.MakePathOrDie("apiVersion"),
 	fieldpath.MakePathOrDie("kind"),
 	fieldpath.MakePathOrDie("metadata"),
@@ -239,9 +239,9 @@ var stripSet = fieldpath.NewSet(
 	fieldpath.MakePathOrDie("metadata", "resourceVersion"),
 )
 
-func stripMeta(f fieldpath.ManagedFields) fieldpath.ManagedFields {
+func smdStripMeta(f fieldpath.ManagedFields) fieldpath.ManagedFields {
 	for k, vs := range f {
-		s := vs.Set().Difference(stripSet)
+		s := vs.Set().Difference(smdStripSet)
 		if s.Empty() {
 			delete(f, k)
 			continue
@@ -251,7 +251,7 @@ func stripMeta(f fieldpath.ManagedFields) fieldpath.ManagedFields {
 	return f
 }
 
-func conflictError(cs merge.Conflicts) *ConflictError {
+func smdConflictError(cs merge.Conflicts) *ConflictError {
 	sorted := append(merge.Conflicts(nil), cs...)
 	// Managers sorted (as kube's message does); each manager's paths stay
 	// in the order structured-merge-diff reports them (its set order:

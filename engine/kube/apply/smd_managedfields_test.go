@@ -9,19 +9,19 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
-// managedSet is the decoded form of metadata.managedFields: field sets by
+// smdManagedSet is the decoded form of metadata.managedFields: field sets by
 // manager key, and the time of each entry (absent for entries without one).
-type managedSet struct {
+type smdManagedSet struct {
 	fields fieldpath.ManagedFields
 	times  map[string]string
 }
 
-func newManaged() *managedSet {
-	return &managedSet{fields: fieldpath.ManagedFields{}, times: map[string]string{}}
+func newSMDManaged() *smdManagedSet {
+	return &smdManagedSet{fields: fieldpath.ManagedFields{}, times: map[string]string{}}
 }
 
-func decodeManagedFields(obj map[string]any) (*managedSet, error) {
-	m := newManaged()
+func decodeSMDManaged(obj map[string]any) (*smdManagedSet, error) {
+	m := newSMDManaged()
 	md, _ := obj["metadata"].(map[string]any)
 	raw, ok := md["managedFields"]
 	if !ok || raw == nil {
@@ -65,11 +65,11 @@ type encodedEntry struct {
 	fields                                                 any
 }
 
-// encodeManagedFields writes m into obj's metadata.managedFields, sorted as
+// encodeSMDManaged writes m into obj's metadata.managedFields, sorted as
 // kube sorts them: by operation (Apply before Update), time (entries without
 // time first), manager, apiVersion, subresource. An empty set removes the
 // field.
-func encodeManagedFields(obj map[string]any, m *managedSet) error {
+func encodeSMDManaged(obj map[string]any, m *smdManagedSet) error {
 	md, _ := obj["metadata"].(map[string]any)
 	if md == nil {
 		if len(m.fields) == 0 {
@@ -126,7 +126,7 @@ func encodeManagedFields(obj map[string]any, m *managedSet) error {
 	return nil
 }
 
-func capUpdateManagers(m *managedSet) {
+func capSMDUpdateManagers(m *smdManagedSet) {
 	var updaters []string
 	for k, vs := range m.fields {
 		if !vs.Applied() {

@@ -8,18 +8,18 @@ import (
 	"strings"
 )
 
-// lset is a field set (structured-merge-diff's fieldpath.Set): a trie of
+// fieldSet is a field set (structured-merge-diff's fieldpath.Set): a trie of
 // path elements kept in their FieldsV1 spelling ("f:name",
 // `k:{"name":"x"}`, `v:"a"`, "i:0").
 
-type lset struct {
+type fieldSet struct {
 	members  map[string]bool
-	children map[string]*lset
+	children map[string]*fieldSet
 }
 
-func newLset() *lset { return &lset{} }
+func newFieldSet() *fieldSet { return &fieldSet{} }
 
-func (s *lset) empty() bool {
+func (s *fieldSet) empty() bool {
 	if s == nil {
 		return true
 	}
@@ -34,20 +34,20 @@ func (s *lset) empty() bool {
 	return true
 }
 
-func (s *lset) child(pe string) *lset {
+func (s *fieldSet) child(pe string) *fieldSet {
 	if s.children == nil {
-		s.children = map[string]*lset{}
+		s.children = map[string]*fieldSet{}
 	}
 	c := s.children[pe]
 	if c == nil {
-		c = newLset()
+		c = newFieldSet()
 		s.children[pe] = c
 	}
 	return c
 }
 
 // insert adds the path.
-func (s *lset) insert(path []string) {
+func (s *fieldSet) insert(path []string) {
 	if len(path) == 0 {
 		return
 	}
@@ -61,7 +61,7 @@ func (s *lset) insert(path []string) {
 	s.members[path[0]] = true
 }
 
-func (s *lset) has(path []string) bool {
+func (s *fieldSet) has(path []string) bool {
 	for s != nil && len(path) > 1 {
 		s = s.children[path[0]]
 		path = path[1:]
@@ -69,8 +69,8 @@ func (s *lset) has(path []string) bool {
 	return s != nil && len(path) == 1 && s.members[path[0]]
 }
 
-func (s *lset) copy() *lset {
-	out := newLset()
+func (s *fieldSet) copy() *fieldSet {
+	out := newFieldSet()
 	if s == nil {
 		return out
 	}
@@ -89,7 +89,7 @@ func (s *lset) copy() *lset {
 	return out
 }
 
-func (s *lset) union(o *lset) *lset {
+func (s *fieldSet) union(o *fieldSet) *fieldSet {
 	out := s.copy()
 	if o == nil {
 		return out
@@ -114,8 +114,8 @@ func (s *lset) union(o *lset) *lset {
 	return out
 }
 
-func (s *lset) difference(o *lset) *lset {
-	out := newLset()
+func (s *fieldSet) difference(o *fieldSet) *fieldSet {
+	out := newFieldSet()
 	if s == nil {
 		return out
 	}
@@ -128,7 +128,7 @@ func (s *lset) difference(o *lset) *lset {
 		}
 	}
 	for pe, c := range s.children {
-		var oc *lset
+		var oc *fieldSet
 		if o != nil {
 			oc = o.children[pe]
 		}
@@ -144,8 +144,8 @@ func (s *lset) difference(o *lset) *lset {
 	return out
 }
 
-func (s *lset) intersection(o *lset) *lset {
-	out := newLset()
+func (s *fieldSet) intersection(o *fieldSet) *fieldSet {
+	out := newFieldSet()
 	if s == nil || o == nil {
 		return out
 	}
@@ -169,8 +169,8 @@ func (s *lset) intersection(o *lset) *lset {
 }
 
 // recursiveDifference removes o's members and everything below them.
-func (s *lset) recursiveDifference(o *lset) *lset {
-	out := newLset()
+func (s *fieldSet) recursiveDifference(o *fieldSet) *fieldSet {
+	out := newFieldSet()
 	if s == nil {
 		return out
 	}
@@ -200,7 +200,7 @@ func (s *lset) recursiveDifference(o *lset) *lset {
 
 // iterate calls f for every path: a node's members (in path element
 // order) before its children's paths, as structured-merge-diff does.
-func (s *lset) iterate(prefix []string, f func([]string)) {
+func (s *fieldSet) iterate(prefix []string, f func([]string)) {
 	if s == nil {
 		return
 	}
@@ -381,7 +381,7 @@ func pathString(path []string) string {
 }
 
 // toFieldsV1 encodes the set as a FieldsV1 JSON value.
-func (s *lset) toFieldsV1() map[string]any {
+func (s *fieldSet) toFieldsV1() map[string]any {
 	out := map[string]any{}
 	for m := range s.members {
 		out[m] = map[string]any{}
@@ -399,13 +399,13 @@ func (s *lset) toFieldsV1() map[string]any {
 	return out
 }
 
-// lsetFromFieldsV1 decodes a FieldsV1 JSON value.
-func lsetFromFieldsV1(v any) (*lset, error) {
+// fieldSetFromFieldsV1 decodes a FieldsV1 JSON value.
+func fieldSetFromFieldsV1(v any) (*fieldSet, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("FieldsV1 must be an object")
 	}
-	s := newLset()
+	s := newFieldSet()
 	for k, e := range m {
 		if k == "." {
 			continue
@@ -424,7 +424,7 @@ func lsetFromFieldsV1(v any) (*lset, error) {
 			s.members[k] = true
 		}
 		if len(em) > 0 {
-			c, err := lsetFromFieldsV1(em)
+			c, err := fieldSetFromFieldsV1(em)
 			if err != nil {
 				return nil, err
 			}

@@ -10,52 +10,52 @@ import (
 	"github.com/rvplay/rvplay/engine/kube/schema"
 )
 
-// ltype is a position in the schema as server-side apply sees it.
-type ltype struct {
-	kind     int // lScalar, lList, lMap, lDeduced, lAtomicAny
+// schemaType is a position in the schema as server-side apply sees it.
+type schemaType struct {
+	kind     int // kindScalar, kindList, kindMap, kindDeduced, kindAtomicAny
 	atomic   bool
-	scalar   string          // lScalar: "string", "numeric", "boolean" or "untyped"
-	obj      *schema.Type    // declared fields of a struct (kind lMap)
+	scalar   string          // kindScalar: "string", "numeric", "boolean" or "untyped"
+	obj      *schema.Type    // declared fields of a struct (kind kindMap)
 	elem     *schema.TypeRef // list or map element type
-	anyElems bool            // elements are lAtomicAny (no elem)
+	anyElems bool            // elements are kindAtomicAny (no elem)
 	listType string          // "set", "map" or "" (atomic)
 	keys     []string
 	elemObj  *schema.Type // the list element's struct type, for key defaults
 }
 
 const (
-	lScalar = iota
-	lList
-	lMap
-	lDeduced   // any JSON: maps granular (deduced elements), lists atomic
-	lAtomicAny // any JSON, atomic all the way down
+	kindScalar = iota
+	kindList
+	kindMap
+	kindDeduced   // any JSON: maps granular (deduced elements), lists atomic
+	kindAtomicAny // any JSON, atomic all the way down
 )
 
-func ltypeOf(t *schema.Type) ltype {
+func schemaTypeOf(t *schema.Type) schemaType {
 	switch {
 	case t.Scalar != "":
 		// Time, Quantity, IntOrString: untyped scalars for apply.
-		return ltype{kind: lScalar, scalar: "untyped"}
+		return schemaType{kind: kindScalar, scalar: "untyped"}
 	case t.Untyped:
-		return ltype{kind: lMap, atomic: true, anyElems: true}
+		return schemaType{kind: kindMap, atomic: true, anyElems: true}
 	}
-	return ltype{kind: lMap, atomic: t.Atomic, obj: t}
+	return schemaType{kind: kindMap, atomic: t.Atomic, obj: t}
 }
 
-// ltypeOfRef resolves r; f is the struct field holding it (nil for
+// schemaTypeOfRef resolves r; f is the struct field holding it (nil for
 // nested element types) and carries list and map options.
-func ltypeOfRef(f *schema.Field, r *schema.TypeRef) ltype {
+func schemaTypeOfRef(f *schema.Field, r *schema.TypeRef) schemaType {
 	switch r.Kind {
 	case schema.KindString, schema.KindBytes:
-		return ltype{kind: lScalar, scalar: "string"}
+		return schemaType{kind: kindScalar, scalar: "string"}
 	case schema.KindInteger, schema.KindNumber:
-		return ltype{kind: lScalar, scalar: "numeric"}
+		return schemaType{kind: kindScalar, scalar: "numeric"}
 	case schema.KindBoolean:
-		return ltype{kind: lScalar, scalar: "boolean"}
+		return schemaType{kind: kindScalar, scalar: "boolean"}
 	case schema.KindObject:
-		return ltypeOf(r.Named)
+		return schemaTypeOf(r.Named)
 	case schema.KindList:
-		l := ltype{kind: lList, atomic: true, elem: r.Elem}
+		l := schemaType{kind: kindList, atomic: true, elem: r.Elem}
 		if f != nil && (f.ListType == "set" || f.ListType == "map") {
 			l.atomic = false
 			l.listType = f.ListType
@@ -68,61 +68,61 @@ func ltypeOfRef(f *schema.Field, r *schema.TypeRef) ltype {
 		}
 		return l
 	case schema.KindMap:
-		return ltype{kind: lMap, elem: r.Elem, atomic: f != nil && f.MapType == "atomic"}
+		return schemaType{kind: kindMap, elem: r.Elem, atomic: f != nil && f.MapType == "atomic"}
 	}
-	return ltype{kind: lDeduced}
+	return schemaType{kind: kindDeduced}
 }
 
 // at resolves an untyped position against a value.
-func (t ltype) at(v any) ltype {
-	if t.kind != lDeduced && t.kind != lAtomicAny {
+func (t schemaType) at(v any) schemaType {
+	if t.kind != kindDeduced && t.kind != kindAtomicAny {
 		return t
 	}
 	switch v.(type) {
 	case map[string]any:
-		if t.kind == lAtomicAny {
-			return ltype{kind: lMap, atomic: true, anyElems: true}
+		if t.kind == kindAtomicAny {
+			return schemaType{kind: kindMap, atomic: true, anyElems: true}
 		}
-		return ltype{kind: lMap}
+		return schemaType{kind: kindMap}
 	case []any:
-		return ltype{kind: lList, atomic: true, anyElems: true}
+		return schemaType{kind: kindList, atomic: true, anyElems: true}
 	}
-	return ltype{kind: lScalar, scalar: "untyped"}
+	return schemaType{kind: kindScalar, scalar: "untyped"}
 }
 
 // field returns the type of key k of a map and whether it is a declared
 // struct field.
-func (t ltype) field(k string) (ltype, bool) {
+func (t schemaType) field(k string) (schemaType, bool) {
 	if t.obj != nil {
 		for _, f := range t.obj.Fields {
 			if f.Name == k {
-				return ltypeOfRef(f, f.Type), true
+				return schemaTypeOfRef(f, f.Type), true
 			}
 		}
-		return ltype{kind: lDeduced}, false
+		return schemaType{kind: kindDeduced}, false
 	}
 	if t.elem != nil {
-		return ltypeOfRef(nil, t.elem), false
+		return schemaTypeOfRef(nil, t.elem), false
 	}
 	if t.anyElems {
-		return ltype{kind: lAtomicAny}, false
+		return schemaType{kind: kindAtomicAny}, false
 	}
-	return ltype{kind: lDeduced}, false
+	return schemaType{kind: kindDeduced}, false
 }
 
-func (t ltype) item() ltype {
+func (t schemaType) item() schemaType {
 	if t.elem != nil {
-		return ltypeOfRef(nil, t.elem)
+		return schemaTypeOfRef(nil, t.elem)
 	}
 	if t.anyElems {
-		return ltype{kind: lAtomicAny}
+		return schemaType{kind: kindAtomicAny}
 	}
-	return ltype{kind: lDeduced}
+	return schemaType{kind: kindDeduced}
 }
 
 // itemPE is the path element of a list item: `k:{...}` for map lists
 // (the keys present, or defaulted, sorted by name), `v:...` for sets.
-func (t ltype) itemPE(item any) (string, error) {
+func (t schemaType) itemPE(item any) (string, error) {
 	if t.listType == "set" {
 		switch item.(type) {
 		case map[string]any:
@@ -171,7 +171,7 @@ func (t ltype) itemPE(item any) (string, error) {
 	return b.String(), nil
 }
 
-func (t ltype) keyDefault(k string) (any, bool) {
+func (t schemaType) keyDefault(k string) (any, bool) {
 	if t.elemObj == nil {
 		return nil, false
 	}
@@ -190,13 +190,13 @@ func appendPath(p []string, pe string) []string {
 // toFieldSet is the set of fields v sets: scalars and atomic values as
 // leaves, list items as members, map entries that are null or empty or
 // not declared struct fields as members.
-func toFieldSet(v any, t ltype) *lset {
-	s := newLset()
-	var walk func(path []string, v any, t ltype)
-	walk = func(path []string, v any, t ltype) {
+func toFieldSet(v any, t schemaType) *fieldSet {
+	s := newFieldSet()
+	var walk func(path []string, v any, t schemaType)
+	walk = func(path []string, v any, t schemaType) {
 		t = t.at(v)
 		switch t.kind {
-		case lList:
+		case kindList:
 			l, _ := v.([]any)
 			if t.atomic {
 				s.insert(path)
@@ -226,7 +226,7 @@ func toFieldSet(v any, t ltype) *lset {
 				walk(p, it, t.item())
 				s.insert(p)
 			}
-		case lMap:
+		case kindMap:
 			m, isMap := v.(map[string]any)
 			if t.atomic || !isMap && v != nil {
 				s.insert(path)
@@ -250,11 +250,11 @@ func toFieldSet(v any, t ltype) *lset {
 }
 
 // comparison is what changed between two objects.
-type comparison struct{ added, removed, modified *lset }
+type comparison struct{ added, removed, modified *fieldSet }
 
-func compareObjects(l, r any, t ltype) *comparison {
-	c := &comparison{newLset(), newLset(), newLset()}
-	var walk func(path []string, l, r any, lok, rok bool, t ltype)
+func compareObjects(l, r any, t schemaType) *comparison {
+	c := &comparison{newFieldSet(), newFieldSet(), newFieldSet()}
+	var walk func(path []string, l, r any, lok, rok bool, t schemaType)
 	leaf := func(path []string, l, r any, lok, rok bool) {
 		switch {
 		case !lok:
@@ -265,7 +265,7 @@ func compareObjects(l, r any, t ltype) *comparison {
 			c.modified.insert(path)
 		}
 	}
-	walk = func(path []string, l, r any, lok, rok bool, t ltype) {
+	walk = func(path []string, l, r any, lok, rok bool, t schemaType) {
 		if rok {
 			t = t.at(r)
 		} else {
@@ -273,7 +273,7 @@ func compareObjects(l, r any, t ltype) *comparison {
 		}
 		isLeaf := false
 		switch t.kind {
-		case lList:
+		case kindList:
 			ll, _ := l.([]any)
 			rl, _ := r.([]any)
 			if t.atomic || len(ll) == 0 && len(rl) == 0 {
@@ -318,7 +318,7 @@ func compareObjects(l, r any, t ltype) *comparison {
 					c.added.insert(p)
 				}
 			}
-		case lMap:
+		case kindMap:
 			lm, lIsMap := l.(map[string]any)
 			rm, rIsMap := r.(map[string]any)
 			if t.atomic || len(lm) == 0 && len(rm) == 0 || (lok && l != nil && !lIsMap) || (rok && r != nil && !rIsMap) {
@@ -355,7 +355,7 @@ func compareObjects(l, r any, t ltype) *comparison {
 
 // indexItems lists the path elements of a granular list in order (first
 // occurrence) and the items under each.
-func indexItems(t ltype, l []any) ([]string, map[string][]any) {
+func indexItems(t schemaType, l []any) ([]string, map[string][]any) {
 	var pes []string
 	vals := map[string][]any{}
 	for _, it := range l {
@@ -375,7 +375,7 @@ func indexItems(t ltype, l []any) ([]string, map[string][]any) {
 // merge by key, granular lists by path element keeping l's items in place
 // and r's order for the items r lists. ok is false when the result is
 // absent.
-func mergeObjects(l, r any, lok, rok bool, t ltype) (any, bool, error) {
+func mergeObjects(l, r any, lok, rok bool, t schemaType) (any, bool, error) {
 	if rok {
 		t = t.at(r)
 	} else {
@@ -388,14 +388,14 @@ func mergeObjects(l, r any, lok, rok bool, t ltype) (any, bool, error) {
 		return l, lok, nil
 	}
 	switch t.kind {
-	case lList:
+	case kindList:
 		ll, _ := l.([]any)
 		rl, _ := r.([]any)
 		if t.atomic || len(ll) == 0 && len(rl) == 0 {
 			return keepRHS()
 		}
 		return mergeLists(ll, rl, t)
-	case lMap:
+	case kindMap:
 		lm, lIsMap := l.(map[string]any)
 		rm, rIsMap := r.(map[string]any)
 		if t.atomic || len(lm) == 0 && len(rm) == 0 || (lok && l != nil && !lIsMap) || (rok && r != nil && !rIsMap) {
@@ -434,7 +434,7 @@ func mergeObjects(l, r any, lok, rok bool, t ltype) (any, bool, error) {
 	return keepRHS()
 }
 
-func mergeLists(lhs, rhs []any, t ltype) (any, bool, error) {
+func mergeLists(lhs, rhs []any, t schemaType) (any, bool, error) {
 	type entry struct {
 		pe string
 		v  any
@@ -546,10 +546,10 @@ func mergeLists(lhs, rhs []any, t ltype) (any, bool, error) {
 // removeItems drops the paths of set from v (a removed map entry or list
 // item disappears; a map or list left empty becomes null, as
 // structured-merge-diff's RemoveItems leaves it).
-func removeItems(v any, set *lset, t ltype) any {
+func removeItems(v any, set *fieldSet, t schemaType) any {
 	t = t.at(v)
 	switch t.kind {
-	case lList:
+	case kindList:
 		l, ok := v.([]any)
 		if !ok || len(l) == 0 || t.atomic {
 			return nil
@@ -569,7 +569,7 @@ func removeItems(v any, set *lset, t ltype) any {
 			return nil
 		}
 		return out
-	case lMap:
+	case kindMap:
 		m, ok := v.(map[string]any)
 		if !ok || len(m) == 0 || t.atomic {
 			return nil
@@ -596,8 +596,8 @@ func removeItems(v any, set *lset, t ltype) any {
 
 // ensureNamedFieldsAreMembers makes every declared struct field with
 // children in s also a member.
-func ensureNamedFieldsAreMembers(s *lset, t ltype, v any) *lset {
-	out := newLset()
+func ensureNamedFieldsAreMembers(s *fieldSet, t schemaType, v any) *fieldSet {
+	out := newFieldSet()
 	for m := range s.members {
 		if out.members == nil {
 			out.members = map[string]bool{}
@@ -605,8 +605,8 @@ func ensureNamedFieldsAreMembers(s *lset, t ltype, v any) *lset {
 		out.members[m] = true
 	}
 	for pe, c := range s.children {
-		var ct ltype
-		if t.kind == lMap && strings.HasPrefix(pe, "f:") {
+		var ct schemaType
+		if t.kind == kindMap && strings.HasPrefix(pe, "f:") {
 			ft, declared := t.field(pe[2:])
 			ct = ft
 			if declared && t.obj != nil {
@@ -615,13 +615,13 @@ func ensureNamedFieldsAreMembers(s *lset, t ltype, v any) *lset {
 				}
 				out.members[pe] = true
 			}
-		} else if t.kind == lList {
+		} else if t.kind == kindList {
 			ct = t.item()
 		} else {
-			ct = ltype{kind: lDeduced}
+			ct = schemaType{kind: kindDeduced}
 		}
-		if t.kind == lList && !strings.HasPrefix(pe, "k:") {
-			ct = ltype{kind: lDeduced} // only keyed items carry their type on
+		if t.kind == kindList && !strings.HasPrefix(pe, "k:") {
+			ct = schemaType{kind: kindDeduced} // only keyed items carry their type on
 		}
 		out.child(pe)
 		out.children[pe] = ensureNamedFieldsAreMembers(c, ct, nil)
@@ -632,10 +632,10 @@ func ensureNamedFieldsAreMembers(s *lset, t ltype, v any) *lset {
 // reconcileWithSchema collapses what a field set holds below an atomic map
 // or list into the atomic node itself, as structured-merge-diff does for
 // managedFields written under another schema (or sent by a client).
-func reconcileWithSchema(s *lset, root ltype) *lset {
-	collapse := newLset()
-	var walk func(path []string, node *lset, t ltype, isAtomic bool)
-	visit := func(path []string, node *lset, child func(pe string) (ltype, bool)) {
+func reconcileWithSchema(s *fieldSet, root schemaType) *fieldSet {
+	collapse := newFieldSet()
+	var walk func(path []string, node *fieldSet, t schemaType, isAtomic bool)
+	visit := func(path []string, node *fieldSet, child func(pe string) (schemaType, bool)) {
 		if node == nil {
 			return
 		}
@@ -654,32 +654,32 @@ func reconcileWithSchema(s *lset, root ltype) *lset {
 			}
 		}
 	}
-	walk = func(path []string, node *lset, t ltype, isAtomic bool) {
-		if t.kind == lAtomicAny {
-			t = ltype{kind: lMap, atomic: true, anyElems: true}
+	walk = func(path []string, node *fieldSet, t schemaType, isAtomic bool) {
+		if t.kind == kindAtomicAny {
+			t = schemaType{kind: kindMap, atomic: true, anyElems: true}
 		}
 		switch t.kind {
-		case lList:
+		case kindList:
 			if !isAtomic && t.atomic {
 				collapse.insert(path)
 				return
 			}
-			visit(path, node, func(string) (ltype, bool) { return t.item(), true })
-		case lMap:
+			visit(path, node, func(string) (schemaType, bool) { return t.item(), true })
+		case kindMap:
 			if !isAtomic && t.atomic {
 				if !node.empty() {
 					collapse.insert(path)
 				}
 				return
 			}
-			visit(path, node, func(pe string) (ltype, bool) {
+			visit(path, node, func(pe string) (schemaType, bool) {
 				if t.obj != nil && strings.HasPrefix(pe, "f:") {
 					return t.field(pe[2:]) // fields not in the schema are left alone
 				}
 				if t.elem != nil {
-					return ltypeOfRef(nil, t.elem), true
+					return schemaTypeOfRef(nil, t.elem), true
 				}
-				return ltype{}, false
+				return schemaType{}, false
 			})
 		}
 	}
@@ -690,7 +690,7 @@ func reconcileWithSchema(s *lset, root ltype) *lset {
 	return s.recursiveDifference(collapse).union(collapse)
 }
 
-func sortedKeys(m map[string]*lset) []string {
+func sortedKeys(m map[string]*fieldSet) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

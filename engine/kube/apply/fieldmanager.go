@@ -35,28 +35,28 @@ func Apply(t *schema.Type, apiVersion string, live, config map[string]any, w Wri
 	if err != nil {
 		return nil, err
 	}
-	managed, err := decodeLiteManaged(liveObj)
+	managed, err := decodeManagedFields(liveObj)
 	if err != nil {
-		managed = newLiteManaged()
+		managed = newManaged()
 	}
 	removeManagedFields(liveObj)
-	root := ltypeOf(t)
+	root := schemaTypeOf(t)
 	if live != nil && len(managed.fields) == 0 {
 		zero := normalizeObject(schema.Zero(t))
 		if err := validateTyped(zero, liveObj, root, t); err != nil {
 			return nil, err
 		}
-		liteUpdate(t, apiVersion, zero, liveObj, Write{Manager: BeforeFirstApplyManager, Now: w.Now}, managed)
+		updateManaged(t, apiVersion, zero, liveObj, Write{Manager: BeforeFirstApplyManager, Now: w.Now}, managed)
 	}
-	if errs := validateLite(liveObj, root, true); len(errs) > 0 {
+	if errs := validateValue(liveObj, root, true); len(errs) > 0 {
 		return nil, fmt.Errorf("failed to create typed live object (%s): %s", objectID(liveObj, t), joinValidation(errs))
 	}
-	if errs := validateLite(cfg, root, false); len(errs) > 0 {
+	if errs := validateValue(cfg, root, false); len(errs) > 0 {
 		return nil, fmt.Errorf("failed to create typed patch object (%s): %s", objectID(cfg, t), joinValidation(errs))
 	}
 	key := managerKey(w.Manager, OperationApply, apiVersion, w.Subresource)
 	reset := resetSet(t, w.Subresource)
-	newObj, fields, conflicts, err := liteApplyFields(root, liveObj, cfg, apiVersion, managed.fields, key, force, reset)
+	newObj, fields, conflicts, err := applyFields(root, liveObj, cfg, apiVersion, managed.fields, key, force, reset)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func Apply(t *schema.Type, apiVersion string, live, config map[string]any, w Wri
 		if w.Manager != kubectlManager {
 			return nil, conflicts.err
 		}
-		allowed := liteAllowedByLastApplied(root, apiVersion, liveObj)
+		allowed := allowedByLastApplied(root, apiVersion, liveObj)
 		if allowed == nil {
 			return nil, conflicts.err
 		}
@@ -77,12 +77,12 @@ func Apply(t *schema.Type, apiVersion string, live, config map[string]any, w Wri
 		if len(rest) > 0 {
 			return nil, &ConflictError{Conflicts: rest}
 		}
-		newObj, fields, _, err = liteApplyFields(root, liveObj, cfg, apiVersion, managed.fields, key, true, reset)
+		newObj, fields, _, err = applyFields(root, liveObj, cfg, apiVersion, managed.fields, key, true, reset)
 		if err != nil {
 			return nil, err
 		}
 	}
-	managed.fields = liteStripMeta(fields)
+	managed.fields = stripMeta(fields)
 	out, _ := newObj.(map[string]any)
 	if out == nil {
 		out = map[string]any{}
@@ -90,11 +90,11 @@ func Apply(t *schema.Type, apiVersion string, live, config map[string]any, w Wri
 	if !schema.JSONEqual(liveObj, newObj) || live == nil {
 		managed.times[key] = stamp(w.Now)
 	}
-	capLiteUpdateManagers(managed)
+	capUpdateManagers(managed)
 	if w.Manager == kubectlManager {
 		syncLastApplied(liveObj, cfg, out)
 	}
-	encodeLiteManaged(out, managed)
+	encodeManagedFields(out, managed)
 	return out, nil
 }
 
@@ -117,8 +117,8 @@ func UpdateManagedFields(t *schema.Type, apiVersion string, oldObj, newObj map[s
 	if md == nil {
 		return nil
 	}
-	managed, skip := startingManaged(oldObj, newObj, w, decodeLiteManaged,
-		func(m *liteManaged) int { return len(m.fields) }, newLiteManaged)
+	managed, skip := startingManaged(oldObj, newObj, w, decodeManagedFields,
+		func(m *managedSet) int { return len(m.fields) }, newManaged)
 	if skip {
 		delete(md, "managedFields")
 		return nil
@@ -132,38 +132,38 @@ func UpdateManagedFields(t *schema.Type, apiVersion string, oldObj, newObj map[s
 	removeManagedFields(liveObj)
 	nObj := normalizeObject(newObj)
 	removeManagedFields(nObj)
-	if err := validateTyped(liveObj, nObj, ltypeOf(t), t); err != nil {
+	if err := validateTyped(liveObj, nObj, schemaTypeOf(t), t); err != nil {
 		delete(md, "managedFields")
 		return err
 	}
-	liteUpdate(t, apiVersion, liveObj, nObj, w, managed)
-	encodeLiteManaged(newObj, managed)
+	updateManaged(t, apiVersion, liveObj, nObj, w, managed)
+	encodeManagedFields(newObj, managed)
 	return nil
 }
 
 // validateTyped checks the two objects of an update as
 // structured-merge-diff's typed conversion (duplicates allowed) does.
-func validateTyped(liveObj, nObj map[string]any, root ltype, t *schema.Type) error {
-	if errs := validateLite(liveObj, root, true); len(errs) > 0 {
+func validateTyped(liveObj, nObj map[string]any, root schemaType, t *schema.Type) error {
+	if errs := validateValue(liveObj, root, true); len(errs) > 0 {
 		return fmt.Errorf("failed to create typed live object (%s): %s", objectID(liveObj, t), joinValidation(errs))
 	}
-	if errs := validateLite(nObj, root, true); len(errs) > 0 {
+	if errs := validateValue(nObj, root, true); len(errs) > 0 {
 		return fmt.Errorf("failed to create typed new object (%s): %s", objectID(nObj, t), joinValidation(errs))
 	}
 	return nil
 }
 
-func liteUpdate(t *schema.Type, apiVersion string, liveObj, nObj map[string]any, w Write, managed *liteManaged) {
+func updateManaged(t *schema.Type, apiVersion string, liveObj, nObj map[string]any, w Write, managed *managedSet) {
 	key := managerKey(w.Manager, OperationUpdate, apiVersion, w.Subresource)
 	const current = "current-operation"
-	root := ltypeOf(t)
+	root := schemaTypeOf(t)
 	reset := resetSet(t, w.Subresource)
 	fields := managed.fields
 	for _, v := range fields {
 		v.set = reconcileWithSchema(v.set, root)
 	}
 	cmp := compareObjects(liveObj, nObj, root)
-	liteUpdateManagersForce(cmp, fields, current, reset, true)
+	updateManagersForce(cmp, fields, current, reset, true)
 	// The write runs as a temporary manager (as in updateManaged): only
 	// if it took a field does the manager's entry (and its time) change.
 	set := cmp.modified.union(cmp.added).recursiveDifference(reset)
@@ -171,26 +171,26 @@ func liteUpdate(t *schema.Type, apiVersion string, liveObj, nObj map[string]any,
 		if prev, ok := fields[key]; ok {
 			set = set.union(prev.set)
 		}
-		fields[key] = &lver{set: set, apiVersion: apiVersion}
+		fields[key] = &versionedSet{set: set, apiVersion: apiVersion}
 		if w.Subresource == "scale" {
 			delete(managed.times, key)
 		} else {
 			managed.times[key] = stamp(w.Now)
 		}
 	}
-	managed.fields = liteStripMeta(fields)
-	capLiteUpdateManagers(managed)
+	managed.fields = stripMeta(fields)
+	capUpdateManagers(managed)
 }
 
-// liteUpdateManagersForce takes the changed fields from every manager but
+// updateManagersForce takes the changed fields from every manager but
 // workflow and the removed fields from all of them, or (without force)
 // reports the changed fields other managers own, with their paths.
-func liteUpdateManagersForce(cmp *comparison, fields map[string]*lver, workflow string, reset *lset, force bool) (*ConflictError, [][]string) {
+func updateManagersForce(cmp *comparison, fields map[string]*versionedSet, workflow string, reset *fieldSet, force bool) (*ConflictError, [][]string) {
 	added := cmp.added.recursiveDifference(reset)
 	modified := cmp.modified.recursiveDifference(reset)
 	removed := cmp.removed.recursiveDifference(reset)
 	changed := modified.union(added)
-	conflicts := map[string]*lset{}
+	conflicts := map[string]*fieldSet{}
 	for m, v := range fields {
 		if m == workflow {
 			continue
@@ -233,18 +233,18 @@ func liteUpdateManagersForce(cmp *comparison, fields map[string]*lver, workflow 
 	return nil, nil
 }
 
-// liteApplyFields is the apply step of the field manager: merge, own the
+// applyFields is the apply step of the field manager: merge, own the
 // configuration's fields, prune what the applier dropped, then take the
 // changed fields from the other managers (or report conflicts).
-type liteConflicts struct {
+type applyConflicts struct {
 	err   *ConflictError
 	paths [][]string
 }
 
-func liteApplyFields(root ltype, liveObj, cfg map[string]any, apiVersion string, managedIn map[string]*lver, key string, force bool, reset *lset) (any, map[string]*lver, *liteConflicts, error) {
-	fields := map[string]*lver{}
+func applyFields(root schemaType, liveObj, cfg map[string]any, apiVersion string, managedIn map[string]*versionedSet, key string, force bool, reset *fieldSet) (any, map[string]*versionedSet, *applyConflicts, error) {
+	fields := map[string]*versionedSet{}
 	for k, v := range managedIn {
-		fields[k] = &lver{set: reconcileWithSchema(v.set, root).copy(), apiVersion: v.apiVersion, applied: v.applied}
+		fields[k] = &versionedSet{set: reconcileWithSchema(v.set, root).copy(), apiVersion: v.apiVersion, applied: v.applied}
 	}
 	merged, ok, err := mergeObjects(liveObj, cfg, true, true, root)
 	if err != nil {
@@ -253,27 +253,27 @@ func liteApplyFields(root ltype, liveObj, cfg map[string]any, apiVersion string,
 	if !ok {
 		merged = nil
 	}
-	var lastSet *lset
+	var lastSet *fieldSet
 	if v := fields[key]; v != nil {
 		lastSet = v.set
 	}
 	set := toFieldSet(cfg, root).recursiveDifference(reset)
-	fields[key] = &lver{set: set, apiVersion: apiVersion, applied: true}
-	merged = litePrune(root, merged, fields, lastSet)
+	fields[key] = &versionedSet{set: set, apiVersion: apiVersion, applied: true}
+	merged = prune(root, merged, fields, lastSet)
 	cmp := compareObjects(liveObj, merged, root)
-	if ce, paths := liteUpdateManagersForce(cmp, fields, key, reset, force); ce != nil {
-		return nil, nil, &liteConflicts{ce, paths}, nil
+	if ce, paths := updateManagersForce(cmp, fields, key, reset, force); ce != nil {
+		return nil, nil, &applyConflicts{ce, paths}, nil
 	}
 	return merged, fields, nil, nil
 }
 
-func litePrune(root ltype, merged any, fields map[string]*lver, lastSet *lset) any {
+func prune(root schemaType, merged any, fields map[string]*versionedSet, lastSet *fieldSet) any {
 	if lastSet.empty() {
 		return merged
 	}
-	ens := func(s *lset) *lset { return ensureNamedFieldsAreMembers(s, root, nil) }
+	ens := func(s *fieldSet) *fieldSet { return ensureNamedFieldsAreMembers(s, root, nil) }
 	pruned := removeItems(merged, ens(lastSet), root)
-	all := newLset()
+	all := newFieldSet()
 	for _, v := range fields {
 		all = all.union(v.set)
 	}
@@ -284,7 +284,7 @@ func litePrune(root ltype, merged any, fields map[string]*lver, lastSet *lset) a
 	return removeItems(merged, mergedSet.difference(prunedSet).intersection(ens(lastSet)), root)
 }
 
-func liteAllowedByLastApplied(root ltype, apiVersion string, live map[string]any) *lset {
+func allowedByLastApplied(root schemaType, apiVersion string, live map[string]any) *fieldSet {
 	s, _ := annotations(live)[LastAppliedAnnotation].(string)
 	if s == "" {
 		return nil
@@ -299,8 +299,8 @@ func liteAllowedByLastApplied(root ltype, apiVersion string, live map[string]any
 	return set.difference(cmp.modified).difference(cmp.added).difference(cmp.removed)
 }
 
-func resetSet(t *schema.Type, subresource string) *lset {
-	s := newLset()
+func resetSet(t *schema.Type, subresource string) *fieldSet {
+	s := newFieldSet()
 	for _, f := range schema.ResetFields(t, subresource) {
 		var p []string
 		for _, n := range strings.Split(f, ".") {
@@ -311,8 +311,8 @@ func resetSet(t *schema.Type, subresource string) *lset {
 	return s
 }
 
-var liteStripSet = func() *lset {
-	s := newLset()
+var stripSet = func() *fieldSet {
+	s := newFieldSet()
 	for _, p := range [][]string{{"apiVersion"}, {"kind"}, {"metadata"}, {"metadata", "name"}, {"metadata", "namespace"},
 		{"metadata", "creationTimestamp"}, {"metadata", "selfLink"}, {"metadata", "uid"}, {"metadata", "clusterName"},
 		{"metadata", "generation"}, {"metadata", "managedFields"}, {"metadata", "resourceVersion"}} {
@@ -325,22 +325,22 @@ var liteStripSet = func() *lset {
 	return s
 }()
 
-func liteStripMeta(f map[string]*lver) map[string]*lver {
+func stripMeta(f map[string]*versionedSet) map[string]*versionedSet {
 	for k, v := range f {
-		s := v.set.difference(liteStripSet)
+		s := v.set.difference(stripSet)
 		if s.empty() {
 			delete(f, k)
 			continue
 		}
-		f[k] = &lver{set: s, apiVersion: v.apiVersion, applied: v.applied}
+		f[k] = &versionedSet{set: s, apiVersion: v.apiVersion, applied: v.applied}
 	}
 	return f
 }
 
-// validateLite reports what structured-merge-diff's typed conversion
+// validateValue reports what structured-merge-diff's typed conversion
 // refuses, in its words: values of the wrong kind, undeclared struct
 // fields, list items without keys, and (unless allowDup) duplicate keys.
-func validateLite(v any, t ltype, allowDup bool) []string {
+func validateValue(v any, t schemaType, allowDup bool) []string {
 	var errs []string
 	add := func(path []string, msg string) {
 		if len(path) == 0 {
@@ -349,14 +349,14 @@ func validateLite(v any, t ltype, allowDup bool) []string {
 		}
 		errs = append(errs, pathString(path)+": "+msg)
 	}
-	var walk func(path []string, v any, t ltype)
-	walk = func(path []string, v any, t ltype) {
+	var walk func(path []string, v any, t schemaType)
+	walk = func(path []string, v any, t schemaType) {
 		if v == nil {
 			return // null is valid everywhere
 		}
 		t = t.at(v)
 		switch t.kind {
-		case lScalar:
+		case kindScalar:
 			switch t.scalar {
 			case "numeric":
 				if _, ok := toFloat(v); !ok {
@@ -376,7 +376,7 @@ func validateLite(v any, t ltype, allowDup bool) []string {
 					add(path, fmt.Sprintf("expected any scalar, got &{%v}", v))
 				}
 			}
-		case lMap:
+		case kindMap:
 			m, ok := v.(map[string]any)
 			if !ok {
 				add(path, fmt.Sprintf("expected map, got &{%v}", v))
@@ -396,7 +396,7 @@ func validateLite(v any, t ltype, allowDup bool) []string {
 				}
 				walk(p, m[k], ft)
 			}
-		case lList:
+		case kindList:
 			l, ok := v.([]any)
 			if !ok {
 				add(path, fmt.Sprintf("expected list, got &{%v}", v))

@@ -5,25 +5,28 @@ import (
 	"sort"
 )
 
-// lver is one manager's field set (structured-merge-diff's VersionedSet).
-type lver struct {
-	set        *lset
+// versionedSet is one manager's field set (structured-merge-diff's
+// VersionedSet).
+type versionedSet struct {
+	set        *fieldSet
 	apiVersion string
 	applied    bool
 }
 
-// liteManaged is managedSet for the hand-written apply.
-type liteManaged struct {
-	fields map[string]*lver
+// managedSet is the decoded form of metadata.managedFields: field sets by
+// manager key, and the time of each entry (absent for entries without
+// one).
+type managedSet struct {
+	fields map[string]*versionedSet
 	times  map[string]string
 }
 
-func newLiteManaged() *liteManaged {
-	return &liteManaged{fields: map[string]*lver{}, times: map[string]string{}}
+func newManaged() *managedSet {
+	return &managedSet{fields: map[string]*versionedSet{}, times: map[string]string{}}
 }
 
-func decodeLiteManaged(obj map[string]any) (*liteManaged, error) {
-	m := newLiteManaged()
+func decodeManagedFields(obj map[string]any) (*managedSet, error) {
+	m := newManaged()
 	md, _ := obj["metadata"].(map[string]any)
 	raw, ok := md["managedFields"]
 	if !ok || raw == nil {
@@ -46,7 +49,7 @@ func decodeLiteManaged(obj map[string]any) (*liteManaged, error) {
 		if ft := str("fieldsType"); ft != "FieldsV1" {
 			return nil, fmt.Errorf("metadata.managedFields[%d].fieldsType: expected FieldsV1, got %q", i, ft)
 		}
-		set, err := lsetFromFieldsV1(entry["fieldsV1"])
+		set, err := fieldSetFromFieldsV1(entry["fieldsV1"])
 		if err != nil {
 			return nil, fmt.Errorf("metadata.managedFields[%d].fieldsV1: %v", i, err)
 		}
@@ -54,7 +57,7 @@ func decodeLiteManaged(obj map[string]any) (*liteManaged, error) {
 		if _, dup := m.fields[key]; dup {
 			return nil, fmt.Errorf("metadata.managedFields: duplicate entry for %s", key)
 		}
-		m.fields[key] = &lver{set: set, apiVersion: str("apiVersion"), applied: op == OperationApply}
+		m.fields[key] = &versionedSet{set: set, apiVersion: str("apiVersion"), applied: op == OperationApply}
 		if t := str("time"); t != "" {
 			m.times[key] = t
 		}
@@ -62,9 +65,9 @@ func decodeLiteManaged(obj map[string]any) (*liteManaged, error) {
 	return m, nil
 }
 
-// encodeLiteManaged writes m into obj's metadata.managedFields in kube's
+// encodeManagedFields writes m into obj's metadata.managedFields in kube's
 // order (as encodeManagedFields does).
-func encodeLiteManaged(obj map[string]any, m *liteManaged) {
+func encodeManagedFields(obj map[string]any, m *managedSet) {
 	md, _ := obj["metadata"].(map[string]any)
 	if md == nil {
 		if len(m.fields) == 0 {
@@ -112,8 +115,10 @@ func encodeLiteManaged(obj map[string]any, m *liteManaged) {
 	md["managedFields"] = out
 }
 
-// capLiteUpdateManagers is capUpdateManagers for liteManaged.
-func capLiteUpdateManagers(m *liteManaged) {
+// capUpdateManagers folds the oldest Update entries beyond
+// MaxUpdateManagers into "ancient-changes", per apiVersion, as kube's
+// field manager does.
+func capUpdateManagers(m *managedSet) {
 	var updaters []string
 	for k, v := range m.fields {
 		if !v.applied {
@@ -148,7 +153,7 @@ func capLiteUpdateManagers(m *liteManaged) {
 			delete(m.fields, first)
 			delete(m.times, first)
 		}
-		m.fields[bucket] = &lver{set: v.set.union(m.fields[bucket].set), apiVersion: v.apiVersion}
+		m.fields[bucket] = &versionedSet{set: v.set.union(m.fields[bucket].set), apiVersion: v.apiVersion}
 		if t, ok := m.times[k]; ok {
 			m.times[bucket] = t
 		} else {
