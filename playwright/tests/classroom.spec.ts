@@ -187,10 +187,26 @@ test('classroom: a teacher and three students: join by code, presence and progre
   await shot(dash, testInfo, 'dashboard at 1920x1080');
   await shot(students[1].page, testInfo, 'a student\'s lab after the relist');
 
+  // The class's settings, from the dashboard.
+  await dash.getByTestId('dash-settings-open').click();
+  await dash.getByTestId('dash-setting-bookmarkInterval').fill('5s');
+  await dash.getByTestId('dash-settings-save').click();
+  await expect(dash.getByTestId('dash-settings-result')).toHaveText('Saved.');
+  await dash.keyboard.press('Escape');
+  await expect(dash.getByTestId('dash-settings')).toContainText('bookmarks every 5s');
+
   // A student leaves: the dashboard shows them disconnected.
   await contexts[3].close();
   await expect(row(dash, students[2].id)).toHaveAttribute('data-connected', 'false');
   await expect(dash.getByTestId('dash-connected')).toHaveText('2 / 3');
+
+  // The teacher ends the session: the labs still open are told.
+  await dash.getByTestId('dash-end').click();
+  await expect(dash.getByTestId('confirm-text')).toContainText('End the session?');
+  await dash.getByTestId('confirm-ok').click();
+  await expect(dash).toHaveURL(/\/$/);
+  await expect(students[0].page.getByTestId('notice')).toHaveText('The teacher ended the session; its data is deleted.');
+  expect((await teacherCtx.request.get(`/s/${session}/rvplay/v1/class`)).status()).toBe(404);
   for (const c of contexts.slice(0, 3)) await c.close();
 });
 
