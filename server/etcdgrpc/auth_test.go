@@ -91,13 +91,19 @@ func TestAWrongPasswordOrSessionFailsAuthentication(t *testing.T) {
 }
 
 // authClient is etcd's Auth service through a bare gRPC connection.
-func (e *env) authClient() pb.AuthClient {
-	conn, err := grpc.NewClient(e.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+func (e *env) authClient() pb.AuthClient { return pb.NewAuthClient(e.conn()) }
+
+// conn is a bare gRPC connection to e, as a client that is not clientv3
+// makes it (one that takes answers of any size).
+func (e *env) conn() *grpc.ClientConn {
+	e.t.Helper()
+	conn, err := grpc.NewClient(e.addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<30)))
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	e.t.Cleanup(func() { conn.Close() })
-	return pb.NewAuthClient(conn)
+	return conn
 }
 
 func TestATokenLapsesUnusedAndTheClientAuthenticatesAgain(t *testing.T) {

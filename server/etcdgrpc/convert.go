@@ -174,3 +174,17 @@ func txnResponse(h *pb.ResponseHeader, r *mvcc.TxnResponse) *pb.TxnResponse {
 func compactionRequest(r *pb.CompactionRequest) *mvcc.CompactionRequest {
 	return &mvcc.CompactionRequest{Revision: r.Revision, Physical: r.Physical}
 }
+func event(e *mvcc.Event) *mvccpb.Event {
+	return &mvccpb.Event{Type: mvccpb.Event_EventType(e.Type), Kv: keyValue(e.Kv), PrevKv: keyValue(e.PrevKv)}
+}
+
+func events(evs []*mvcc.Event) []*mvccpb.Event {
+	if len(evs) == 0 {
+		return nil
+	}
+	out := make([]*mvccpb.Event, len(evs))
+	for i, e := range evs {
+		out[i] = event(e)
+	}
+	return out
+}

@@ -15,6 +15,7 @@ var (
 	errUserEmpty        = &mvcc.Error{Code: mvcc.CodeInvalidArgument, Message: "etcdserver: user name is empty"}
 	errAuthFailed       = &mvcc.Error{Code: mvcc.CodeInvalidArgument, Message: "etcdserver: authentication failed, invalid user ID or password"}
 	errInvalidAuthToken = mvcc.ErrInvalidAuthToken
+	errWatchCanceled    = &mvcc.Error{Code: mvcc.CodeCanceled, Message: "etcdserver: watch canceled"}
 )
 
 // toStatus is etcd's togRPCError: the store's errors carry etcd's code and

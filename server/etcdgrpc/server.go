@@ -118,6 +118,7 @@ func New(opts Options, grpcOpts ...grpc.ServerOption) *Server {
 	}, grpcOpts...)
 	s.grpc = grpc.NewServer(gopts...)
 	pb.RegisterKVServer(s.grpc, kvServer{s})
+	pb.RegisterWatchServer(s.grpc, watchServer{s})
 	pb.RegisterMaintenanceServer(s.grpc, &maintenanceServer{s: s})
 	pb.RegisterClusterServer(s.grpc, &clusterServer{s: s})
 	pb.RegisterAuthServer(s.grpc, &authServer{s: s})
@@ -228,6 +229,14 @@ type enteredStream struct {
 }
 
 func (e *enteredStream) Context() context.Context { return e.ctx }
+
+// clientOf is whom per-client limits count a call of id against.
+func clientOf(ctx context.Context, id identity) string {
+	if id.client != "" {
+		return id.client
+	}
+	return peerHost(ctx)
+}
 
 func (s *Server) admit(ctx context.Context, id identity) error {
 	if s.opts.Admit == nil {

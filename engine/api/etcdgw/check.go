@@ -170,9 +170,9 @@ func checkResponseSize(size, limit int) error {
 
 // Protobuf encoded sizes of the responses, for the send limit.
 
-func headerSize(h header) int {
-	return intFieldSize(int64(h.clusterID)) + intFieldSize(int64(h.memberID)) +
-		intFieldSize(h.revision) + intFieldSize(int64(h.raftTerm))
+func headerSize(h Header) int {
+	return intFieldSize(int64(h.ClusterID)) + intFieldSize(int64(h.MemberID)) +
+		intFieldSize(h.Revision) + intFieldSize(int64(h.RaftTerm))
 }
 
 func kvSize(kv *mvcc.KeyValue) int {

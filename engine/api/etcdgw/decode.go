@@ -471,17 +471,9 @@ func (d txnDecoder) decodeTxn(raw []byte, t *mvcc.TxnRequest, nesting uint8, bud
 // watchRequest is etcdserverpb.WatchRequest: exactly one of the three is set
 // (or none, which etcd ignores).
 type watchRequest struct {
-	create   *watchCreate
+	create   *WatchCreate
 	cancel   *int64
 	progress bool
-}
-
-// watchCreate is etcdserverpb.WatchCreateRequest.
-type watchCreate struct {
-	mvcc.WatchRequest
-	ProgressNotify bool
-	WatchID        int64
-	Fragment       bool
 }
 
 func decodeWatchRequest(raw []byte, w *watchRequest) error {
@@ -491,7 +483,7 @@ func decodeWatchRequest(raw []byte, w *watchRequest) error {
 			if isNull(v) {
 				return nil
 			}
-			w.create = &watchCreate{}
+			w.create = &WatchCreate{}
 			return decodeWatchCreate(v, w.create)
 		}},
 		{"cancel_request", "cancelRequest", func(v []byte) error {
@@ -513,7 +505,7 @@ func decodeWatchRequest(raw []byte, w *watchRequest) error {
 	})
 }
 
-func decodeWatchCreate(raw []byte, c *watchCreate) error {
+func decodeWatchCreate(raw []byte, c *WatchCreate) error {
 	return decodeMessage(raw, []field{
 		{"key", "key", bytesInto(&c.Key)},
 		{"range_end", "rangeEnd", bytesInto(&c.RangeEnd)},

@@ -84,23 +84,16 @@ func (o *obj) raw(n string, v string) {
 	o.b = append(o.b, v...)
 }
 
-// header is the ResponseHeader of one answer.
-type header struct {
-	clusterID, memberID uint64
-	revision            int64
-	raftTerm            uint64
-}
-
-func appendHeader(b []byte, h header) []byte {
+func appendHeader(b []byte, h Header) []byte {
 	o := obj{b: append(b, '{')}
-	o.uint("cluster_id", h.clusterID)
-	o.uint("member_id", h.memberID)
-	o.int("revision", h.revision)
-	o.uint("raft_term", h.raftTerm)
+	o.uint("cluster_id", h.ClusterID)
+	o.uint("member_id", h.MemberID)
+	o.int("revision", h.Revision)
+	o.uint("raft_term", h.RaftTerm)
 	return append(o.b, '}')
 }
 
-func (o *obj) header(h header) {
+func (o *obj) header(h Header) {
 	o.name("header")
 	o.b = appendHeader(o.b, h)
 }
@@ -139,7 +132,7 @@ func (o *obj) kvs(n string, kvs []*mvcc.KeyValue) {
 	o.b = append(o.b, ']')
 }
 
-func appendRange(b []byte, h header, r *mvcc.RangeResponse) []byte {
+func appendRange(b []byte, h Header, r *mvcc.RangeResponse) []byte {
 	o := obj{b: append(b, '{')}
 	o.header(h)
 	o.kvs("kvs", r.Kvs)
@@ -148,14 +141,14 @@ func appendRange(b []byte, h header, r *mvcc.RangeResponse) []byte {
 	return append(o.b, '}')
 }
 
-func appendPut(b []byte, h header, r *mvcc.PutResponse) []byte {
+func appendPut(b []byte, h Header, r *mvcc.PutResponse) []byte {
 	o := obj{b: append(b, '{')}
 	o.header(h)
 	o.kv("prev_kv", r.PrevKv)
 	return append(o.b, '}')
 }
 
-func appendDeleteRange(b []byte, h header, r *mvcc.DeleteRangeResponse) []byte {
+func appendDeleteRange(b []byte, h Header, r *mvcc.DeleteRangeResponse) []byte {
 	o := obj{b: append(b, '{')}
 	o.header(h)
 	o.int("deleted", r.Deleted)
@@ -166,7 +159,7 @@ func appendDeleteRange(b []byte, h header, r *mvcc.DeleteRangeResponse) []byte {
 // appendTxn writes a TxnResponse. Inside a txn etcd 3.4 fills only the
 // revision of the per-op headers, and leaves a nested txn's own header empty
 // ({}); the top-level header is the full one.
-func appendTxn(b []byte, h header, r *mvcc.TxnResponse) []byte {
+func appendTxn(b []byte, h Header, r *mvcc.TxnResponse) []byte {
 	o := obj{b: append(b, '{')}
 	o.header(h)
 	o.bool("succeeded", r.Succeeded)
@@ -189,21 +182,21 @@ func appendResponseOp(b []byte, op *mvcc.ResponseOp) []byte {
 	switch {
 	case op.Range != nil:
 		o.name("response_range")
-		o.b = appendRange(o.b, header{revision: op.Range.Header.Revision}, op.Range)
+		o.b = appendRange(o.b, Header{Revision: op.Range.Header.Revision}, op.Range)
 	case op.Put != nil:
 		o.name("response_put")
-		o.b = appendPut(o.b, header{revision: op.Put.Header.Revision}, op.Put)
+		o.b = appendPut(o.b, Header{Revision: op.Put.Header.Revision}, op.Put)
 	case op.DeleteRange != nil:
 		o.name("response_delete_range")
-		o.b = appendDeleteRange(o.b, header{revision: op.DeleteRange.Header.Revision}, op.DeleteRange)
+		o.b = appendDeleteRange(o.b, Header{Revision: op.DeleteRange.Header.Revision}, op.DeleteRange)
 	case op.Txn != nil:
 		o.name("response_txn")
-		o.b = appendTxn(o.b, header{}, op.Txn)
+		o.b = appendTxn(o.b, Header{}, op.Txn)
 	}
 	return append(o.b, '}')
 }
 
-func appendCompaction(b []byte, h header) []byte {
+func appendCompaction(b []byte, h Header) []byte {
 	o := obj{b: append(b, '{')}
 	o.header(h)
 	return append(o.b, '}')
@@ -224,7 +217,7 @@ type statusResponse struct {
 	isLearner        bool
 }
 
-func appendStatus(b []byte, h header, s statusResponse) []byte {
+func appendStatus(b []byte, h Header, s statusResponse) []byte {
 	o := obj{b: append(b, '{')}
 	o.header(h)
 	o.string("version", s.version)
@@ -250,17 +243,6 @@ func appendStatus(b []byte, h header, s statusResponse) []byte {
 	return append(o.b, '}')
 }
 
-// watchResult is etcdserverpb.WatchResponse as the gateway streams it.
-type watchResult struct {
-	header          header
-	watchID         int64
-	created         bool
-	canceled        bool
-	compactRevision int64
-	cancelReason    string
-	events          []*mvcc.Event
-}
-
 func appendEvent(b []byte, e *mvcc.Event) []byte {
 	o := obj{b: append(b, '{')}
 	if e.Type != mvcc.EventPut { // PUT is the zero value: never written
@@ -273,19 +255,19 @@ func appendEvent(b []byte, e *mvcc.Event) []byte {
 
 // appendWatchFrame writes one stream frame: {"result":WatchResponse} and the
 // newline grpc-gateway puts after every message.
-func appendWatchFrame(b []byte, w *watchResult) []byte {
+func appendWatchFrame(b []byte, w *WatchResult) []byte {
 	b = append(b, `{"result":`...)
 	o := obj{b: append(b, '{')}
-	o.header(w.header)
-	o.int("watch_id", w.watchID)
-	o.bool("created", w.created)
-	o.bool("canceled", w.canceled)
-	o.int("compact_revision", w.compactRevision)
-	o.string("cancel_reason", w.cancelReason)
-	if len(w.events) > 0 {
+	o.header(w.Header)
+	o.int("watch_id", w.WatchID)
+	o.bool("created", w.Created)
+	o.bool("canceled", w.Canceled)
+	o.int("compact_revision", w.CompactRevision)
+	o.string("cancel_reason", w.CancelReason)
+	if len(w.Events) > 0 {
 		o.name("events")
 		o.b = append(o.b, '[')
-		for i, e := range w.events {
+		for i, e := range w.Events {
 			if i > 0 {
 				o.b = append(o.b, ',')
 			}

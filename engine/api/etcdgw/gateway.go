@@ -106,10 +106,6 @@ func NewWithOptions(s *mvcc.Store, opts Options) *Gateway {
 	return &Gateway{store: s, opts: opts}
 }
 
-func (g *Gateway) header(rev int64) header {
-	return header{clusterID: g.opts.ClusterID, memberID: g.opts.MemberID, revision: rev, raftTerm: g.opts.RaftTerm}
-}
-
 // routes are the gateway's paths, all POST.
 var routes = map[string]bool{
 	"/v3/kv/range": true, "/v3/kv/put": true, "/v3/kv/deleterange": true, "/v3/kv/txn": true,
@@ -172,7 +168,7 @@ func (g *Gateway) serveRange(ctx context.Context, body []byte) *api.Response {
 	if err != nil {
 		return grpcError(err)
 	}
-	return ok(appendRange(nil, g.header(out.Header.Revision), out))
+	return ok(appendRange(nil, g.Header(out.Header.Revision), out))
 }
 
 func (g *Gateway) servePut(ctx context.Context, body []byte) *api.Response {
@@ -184,7 +180,7 @@ func (g *Gateway) servePut(ctx context.Context, body []byte) *api.Response {
 	if err != nil {
 		return grpcError(err)
 	}
-	return ok(appendPut(nil, g.header(out.Header.Revision), out))
+	return ok(appendPut(nil, g.Header(out.Header.Revision), out))
 }
 
 func (g *Gateway) serveDeleteRange(ctx context.Context, body []byte) *api.Response {
@@ -196,7 +192,7 @@ func (g *Gateway) serveDeleteRange(ctx context.Context, body []byte) *api.Respon
 	if err != nil {
 		return grpcError(err)
 	}
-	return ok(appendDeleteRange(nil, g.header(out.Header.Revision), out))
+	return ok(appendDeleteRange(nil, g.Header(out.Header.Revision), out))
 }
 
 func (g *Gateway) serveTxn(ctx context.Context, body []byte) *api.Response {
@@ -208,7 +204,7 @@ func (g *Gateway) serveTxn(ctx context.Context, body []byte) *api.Response {
 	if err != nil {
 		return grpcError(err)
 	}
-	return ok(appendTxn(nil, g.header(out.Header.Revision), out))
+	return ok(appendTxn(nil, g.Header(out.Header.Revision), out))
 }
 
 func (g *Gateway) serveCompaction(ctx context.Context, body []byte) *api.Response {
@@ -220,7 +216,7 @@ func (g *Gateway) serveCompaction(ctx context.Context, body []byte) *api.Respons
 	if err != nil {
 		return grpcError(err)
 	}
-	return ok(appendCompaction(nil, g.header(out.Header.Revision)))
+	return ok(appendCompaction(nil, g.Header(out.Header.Revision)))
 }
 
 // checkSend is the gRPC server's send limit on an answer of size bytes.

@@ -95,7 +95,7 @@ func (g *Gateway) serveStatus(body []byte) *api.Response {
 		return decodeError(err)
 	}
 	st := g.Status(EmulatedVersion)
-	return ok(appendStatus(nil, g.header(st.Header.Revision), statusResponse{
+	return ok(appendStatus(nil, g.Header(st.Header.Revision), statusResponse{
 		version:          st.Version,
 		dbSize:           st.DBSize,
 		leader:           st.Leader,

@@ -36,7 +36,7 @@ func TestAnswersOverTheSendLimitAreRefused(t *testing.T) {
 	// the values' 10,000 bytes.
 	out, _ := s.Range(context.Background(), &mvcc.RangeRequest{Key: []byte{0}, RangeEnd: []byte{0}})
 	g := NewWithOptions(s, Options{})
-	size := rangeResponseSize(messageFieldSize(1, headerSize(g.header(out.Header.Revision))), out)
+	size := rangeResponseSize(messageFieldSize(1, headerSize(g.Header(out.Header.Revision))), out)
 	if size < 10000 || size > 10300 {
 		t.Fatalf("a range of 10 values of 1,000 bytes counted %d bytes", size)
 	}

@@ -149,7 +149,7 @@ func (g *Gateway) Status(version string) Status {
 	}
 }
 
-func (g *Gateway) headerSize(rev int64) int { return messageFieldSize(1, headerSize(g.header(rev))) }
+func (g *Gateway) headerSize(rev int64) int { return messageFieldSize(1, headerSize(g.Header(rev))) }
 
 // Alarm lists, raises or lifts alarms. Listing is anyone's; raising and
 // lifting, like defragmenting, are the teacher's (etcd's root's) on a
