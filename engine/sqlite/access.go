@@ -283,6 +283,7 @@ func (db *DB) ResetSession(name string) error {
 			// What the class achieved outlives the store it was achieved in.
 			"UPDATE class_progress SET session = ?1 WHERE session = ?2",
 			"UPDATE class_findings SET session = ?1 WHERE session = ?2",
+			"UPDATE class_settings SET session = ?1 WHERE session = ?2",
 		} {
 			if _, err := w.conn.ExecContext(ctx, q, id, old); err != nil {
 				return err

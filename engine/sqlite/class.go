@@ -10,7 +10,8 @@ import (
 )
 
 // What a class achieved in a session (migration 0004): the lesson steps
-// each person passed and the misconceptions found in their exchanges.
+// each person passed and the misconceptions found in their exchanges; and
+// the settings its teacher left (migration 0005).
 // Package server/classroom decides what they mean; this file only stores
 // them. Both survive the session's unloading, a restart and a reset of its
 // store; ending the session deletes them.
@@ -148,4 +149,27 @@ func (db *DB) addClassRows(name, what, insert string, rows [][]any) error {
 		return fmt.Errorf("sqlite: add %s to %q: %w", what, name, err)
 	}
 	return nil
+}
+
+// ClassSettings returns the settings stored for session name (nil: none).
+func (db *DB) ClassSettings(name string) ([]byte, error) {
+	var out []byte
+	err := db.readClass(name, `SELECT c.settings FROM class_settings c JOIN sessions s ON s.id = c.session WHERE s.name = ?`,
+		func(rows *sql.Rows) error {
+			var settings string
+			err := rows.Scan(&settings)
+			out = []byte(settings)
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: class settings of %q: %w", name, err)
+	}
+	return out, nil
+}
+
+// SetClassSettings stores settings for session name, replacing what was
+// stored. ErrNoSession if there is no such session.
+func (db *DB) SetClassSettings(name string, settings []byte) error {
+	return db.addClassRows(name, "settings", `INSERT INTO class_settings (session, settings) VALUES (?, ?)
+		ON CONFLICT (session) DO UPDATE SET settings = excluded.settings`, [][]any{{string(settings)}})
 }

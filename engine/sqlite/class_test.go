@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// A class's progress and findings outlive the database being closed and a
+// A class's progress, findings and settings outlive the database being closed and a
 // reset of the session's store; each is recorded once; ending the session
 // deletes them.
 func TestClassRecordsSurviveAReopenAndAResetAndGoWithTheSession(t *testing.T) {
@@ -38,6 +38,12 @@ func TestClassRecordsSurviveAReopenAndAResetAndGoWithTheSession(t *testing.T) {
 	if err := db.AddFindings("class", append(findings, findings[0])); err != nil {
 		t.Fatal(err)
 	}
+	if err := db.SetClassSettings("class", []byte(`{"bookmarkInterval":"2s"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetClassSettings("class", []byte(`{"bookmarkInterval":"5s"}`)); err != nil {
+		t.Fatal(err)
+	}
 	if err := db.AddPassedSteps("nope", steps); !errors.Is(err, ErrNoSession) {
 		t.Fatalf("steps of an unknown session: %v", err)
 	}
@@ -63,6 +69,9 @@ func TestClassRecordsSurviveAReopenAndAResetAndGoWithTheSession(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(gotF, counts) {
 			t.Fatalf("%s: findings %+v (%v), want %+v", when, gotF, err, counts)
 		}
+		if got, err := db.ClassSettings("class"); err != nil || string(got) != `{"bookmarkInterval":"5s"}` {
+			t.Fatalf("%s: settings %s (%v)", when, got, err)
+		}
 	}
 	check("after a reopen")
 	if err := db.ResetSession("class"); err != nil {
@@ -74,6 +83,9 @@ func TestClassRecordsSurviveAReopenAndAResetAndGoWithTheSession(t *testing.T) {
 	}
 	if got, err := db.ClassProgress("class"); err != nil || len(got) != 0 {
 		t.Fatalf("after the end: %+v (%v)", got, err)
+	}
+	if got, _ := db.ClassSettings("class"); got != nil {
+		t.Fatalf("settings after the end: %s", got)
 	}
 	if got, _ := db.ClassFindingCounts("class"); len(got) != 0 {
 		t.Fatalf("findings after the end: %+v", got)

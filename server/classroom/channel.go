@@ -115,6 +115,9 @@ type class struct {
 	// are stored (findings.go).
 	setup setupOnce
 	tally perLoad[tally]
+	// settings is the settings' JSON stored for the store now loaded
+	// (settings.go).
+	settings perLoad[string]
 }
 
 func newClass(name string, students func() []api.Principal, now func() time.Time) *class {

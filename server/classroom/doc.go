@@ -25,10 +25,11 @@
 // and a student's lab gets the teacher's pushes to a lesson step; the
 // teacher's dashboard reads who is connected, each student's watches,
 // progress and misconceptions, and exports the results. What a class
-// achieved outlives the session's time in memory (progress.go,
-// findings.go).
+// achieved, and the settings its teacher left, outlive the session's time
+// in memory (progress.go, findings.go, settings.go).
 //
 // The registry keeps its records in SQLite (engine/sqlite: session access
-// and students, migration 0002; a class's progress and findings, 0004);
+// and students, migration 0002; a class's progress and findings, 0004;
+// its settings, 0005);
 // Handler serves the HTTP API. Package main only wires them to flags.
 package classroom

@@ -221,6 +221,11 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 	u.RawPath = ""
 	r2.URL = &u
 	l.HTTP.ServeHTTP(w, r2)
+	if p.Role == api.RoleTeacher && strings.HasPrefix(sub, "/rvplay/") && r.Method != http.MethodGet && r.Method != http.MethodHead {
+		// The teacher may have changed the settings (or a lesson's set-up
+		// did): the class keeps them (settings.go).
+		h.Registry.saveSettings(name, l.Session())
+	}
 }
 
 // authenticate finds who makes r on session info: on an open session

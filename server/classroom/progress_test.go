@@ -57,3 +57,34 @@ func TestClassProgressOutlivesAnUnloadAndARestart(t *testing.T) {
 		t.Fatalf("stored: %+v (%v)", steps, err)
 	}
 }
+
+// The settings a class's teacher leaves come back when the session loads
+// again, after an unload, a restart and a reset; an open session starts
+// again from the flags.
+func TestAClassKeepsItsSettings(t *testing.T) {
+	opts := Options{Session: sessionWithLessons(t), UnloadAfter: time.Minute}
+	e := newEnv(t, opts)
+	class := e.create("class")
+	e.reg.CreateOpen("demo")
+	teacher := cred{bearer: class.TeacherToken}
+	must(t, "settings", e.do("PATCH", "/s/class/rvplay/v1/settings", teacher, `{"compactionInterval":"30s"}`), 200)
+	must(t, "a push whose set-up sets the bookmark interval", e.do("POST", "/s/class"+PushPath, teacher, `{"lesson":"races","step":1}`), 200)
+	must(t, "an open session's settings", e.do("PATCH", "/s/demo/rvplay/v1/settings", cred{}, `{"compactionInterval":"30s"}`), 200)
+	want := `"bookmarkInterval":"2s","compactionInterval":"30s"`
+	check := func(when string) {
+		t.Helper()
+		must(t, when, e.do("GET", "/s/class/rvplay/v1/settings", teacher, ""), 200, want)
+	}
+	check("loaded")
+	e.clock.Step(time.Minute)
+	e.reg.Sweep(ctx)
+	if s := e.reg.Stats(); s.Loaded != 0 {
+		t.Fatalf("not unloaded: %+v", s)
+	}
+	check("after an unload")
+	must(t, "the open session after an unload", e.do("GET", "/s/demo/rvplay/v1/settings", cred{}, ""), 200, `"compactionInterval":"0s"`)
+	e.restart(opts)
+	check("after a restart")
+	must(t, "reset", e.do("POST", "/s/class/rvplay/v1/reset", teacher, ""), 200)
+	check("after a reset")
+}

@@ -172,6 +172,9 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request, info Session
 	if s.Lessons != nil {
 		ctx := api.WithPrincipal(context.WithoutCancel(r.Context()), p)
 		out.Setup = c.setup.apply(s, l.Slug, func() *lesson.SetupResult { return s.Lessons.Setup(ctx, l) })
+		if out.Setup != nil {
+			h.Registry.saveSettings(info.Name, s)
+		}
 	}
 	out.Push = c.newPush(l.Slug, req.Step, p)
 	out.Delivered = c.broadcast(mustJSON(pushMessage{Type: "push", Push: out.Push}), func(conn *channelConn) bool { return !conn.teacher })

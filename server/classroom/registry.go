@@ -36,6 +36,8 @@ type Storage interface {
 	AddPassedSteps(name string, steps []sqlite.PassedStep) error
 	ClassFindingCounts(name string) ([]sqlite.FindingCount, error)
 	AddFindings(name string, findings []sqlite.Finding) error
+	ClassSettings(name string) ([]byte, error)
+	SetClassSettings(name string, settings []byte) error
 }
 
 // Clock is the registry's time source; tests move a fake one by hand.
@@ -588,6 +590,10 @@ func (r *Registry) open(name string) (*live, error) {
 		return nil, err
 	}
 	if err := r.keepProgress(name, s); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := r.restoreSettings(name, s); err != nil {
 		s.Close()
 		return nil, err
 	}
