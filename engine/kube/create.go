@@ -24,25 +24,25 @@ func generateName(base string) string {
 }
 
 // Create stores a new object (POST on a collection).
-func (reg *Registry) Create(ctx context.Context, r *Resource, ns string, obj Object, o WriteOptions) (Object, error) {
+func (reg *Registry) Create(ctx context.Context, r *Resource, ns string, obj Object, o WriteOptions) (Written, error) {
 	if err := reg.bootstrap(ctx); err != nil {
-		return nil, err
+		return Written{}, err
 	}
 	return reg.create(ctx, r, ns, obj, o)
 }
 
-func (reg *Registry) create(ctx context.Context, r *Resource, ns string, obj Object, o WriteOptions) (Object, error) {
+func (reg *Registry) create(ctx context.Context, r *Resource, ns string, obj Object, o WriteOptions) (Written, error) {
 	obj = copyObject(obj)
 	m := meta(obj)
 	if r.Namespaced {
 		if bns := str(m, "namespace"); bns != "" && bns != ns {
-			return nil, NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+			return Written{}, NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 		}
 		m["namespace"] = ns
 		if ok, err := reg.namespaceExists(ctx, ns); err != nil {
-			return nil, err
+			return Written{}, err
 		} else if !ok {
-			return nil, NewNotFound("", "namespaces", ns)
+			return Written{}, NewNotFound("", "namespaces", ns)
 		}
 	} else {
 		delete(m, "namespace")
@@ -62,7 +62,7 @@ func (reg *Registry) create(ctx context.Context, r *Resource, ns string, obj Obj
 	}
 }
 
-func (reg *Registry) createOnce(ctx context.Context, r *Resource, obj Object, o WriteOptions) (Object, error) {
+func (reg *Registry) createOnce(ctx context.Context, r *Resource, obj Object, o WriteOptions) (Written, error) {
 	obj = copyObject(obj)
 	m := meta(obj)
 	name := str(m, "name")
@@ -91,42 +91,42 @@ func (reg *Registry) createOnce(ctx context.Context, r *Resource, obj Object, o 
 		errs = append(errs, r.Validate(obj)...)
 	}
 	if len(errs) > 0 {
-		return nil, NewInvalid(r.Group, r.Kind, name, errs)
+		return Written{}, NewInvalid(r.Group, r.Kind, name, errs)
 	}
 	// etcd3 store.Create: a numeric non-zero resourceVersion is refused
 	// with a plain (500) error; "0" and unparsable values pass.
 	if rv := str(m, "resourceVersion"); rv != "" {
 		if v, err := strconv.ParseUint(rv, 10, 64); err == nil && v != 0 {
-			return nil, errors.New("resourceVersion should not be set on objects to be created")
+			return Written{}, errors.New("resourceVersion should not be set on objects to be created")
 		}
 	}
 	delete(m, "resourceVersion")
 	if !o.keepManagedFields {
 		if err := reg.updateManagedFields(r, nil, obj, o.FieldManager, "", byCreate, now); err != nil {
-			return nil, err
+			return Written{}, err
 		}
 	}
 	key := r.Key(ns, name)
 	if o.DryRun {
 		kv, _, err := reg.get(ctx, key, 0)
 		if err != nil {
-			return nil, err
+			return Written{}, err
 		}
 		if kv != nil {
-			return nil, NewAlreadyExists(r.Group, r.Resource, name)
+			return Written{}, NewAlreadyExists(r.Group, r.Resource, name)
 		}
-		return obj, nil
+		return Written{Object: obj}, nil
 	}
 	data := storageBytes(r, obj)
 	if err := checkEtcdRequest(key, data); err != nil {
 		// kube-apiserver's create tries once more without managedFields;
 		// an apply's create does not.
 		if _, had := m["managedFields"]; !had || o.keepManagedFields {
-			return nil, err
+			return Written{}, err
 		}
 		delete(m, "managedFields")
 		if data = storageBytes(r, obj); checkEtcdRequest(key, data) != nil {
-			return nil, err
+			return Written{}, err
 		}
 	}
 	resp, err := reg.kv.Txn(ctx, &mvcc.TxnRequest{
@@ -134,15 +134,14 @@ func (reg *Registry) createOnce(ctx context.Context, r *Resource, obj Object, o 
 		Success: []mvcc.RequestOp{{Put: &mvcc.PutRequest{Key: []byte(key), Value: data}}},
 	})
 	if err != nil {
-		return nil, quotaExceeded(r, name, err)
+		return Written{}, quotaExceeded(r, name, err)
 	}
 	if !resp.Succeeded {
-		return nil, NewAlreadyExists(r.Group, r.Resource, name)
+		return Written{}, NewAlreadyExists(r.Group, r.Resource, name)
 	}
 	m["resourceVersion"] = formatRV(resp.Header.Revision)
 	reg.wrote(resp.Header.Revision)
-	setEncoded(o.Encoded, data, resp.Header.Revision)
-	return obj, nil
+	return stored(obj, data, resp.Header.Revision), nil
 }
 
 func jsonInt(i int64) any { return jsonNumber(strconv.FormatInt(i, 10)) }

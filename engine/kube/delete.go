@@ -60,7 +60,7 @@ func (reg *Registry) Delete(ctx context.Context, r *Resource, ns, name string, o
 		}
 		if len(finalizers(cur)) > 0 {
 			// graceful: mark for deletion, the last finalizer removal deletes
-			out, _, err := reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, nil, nil, func(c Object) (Object, error) {
+			w, err := reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, nil, func(c Object) (Object, error) {
 				if ResourceVersion(c) != ResourceVersion(cur) {
 					return nil, errRetryDelete
 				}
@@ -78,7 +78,10 @@ func (reg *Registry) Delete(ctx context.Context, r *Resource, ns, name string, o
 			if err == errRetryDelete {
 				continue
 			}
-			return out, err
+			if err != nil {
+				return nil, err
+			}
+			return w.Object, nil
 		}
 		if o.DryRun {
 			return reg.deleteAnswer(r, cur), nil

@@ -39,7 +39,7 @@ func TestFinalizersMakeDeleteGraceful(t *testing.T) {
 		t.Fatalf("%v", res)
 	}
 	delete(meta(kept), "finalizers")
-	out, err := f.s.Update(f.ctx, configmaps, "default", "a", "", kept, WriteOptions{})
+	out, err := object(f.s.Update(f.ctx, configmaps, "default", "a", "", kept, WriteOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,20 +63,20 @@ type PatchOptions struct {
 // Patch patches an object (sub "" or "status"). A resourceVersion the
 // patch sets is a precondition. Apply creates a missing object; the bool
 // reports a create.
-func (reg *Registry) Patch(ctx context.Context, r *Resource, ns, name, sub, patchType string, body []byte, o PatchOptions) (Object, bool, error) {
+func (reg *Registry) Patch(ctx context.Context, r *Resource, ns, name, sub, patchType string, body []byte, o PatchOptions) (Written, error) {
 	if err := reg.bootstrap(ctx); err != nil {
-		return nil, false, err
+		return Written{}, err
 	}
 	if patchType == ApplyPatch {
 		return reg.apply(ctx, r, ns, name, sub, body, o)
 	}
 	if o.Force != nil {
-		return nil, false, NewInvalid("meta.k8s.io", "PatchOptions", "", []FieldError{{Type: CauseFieldValueForbidden, Field: "force", Detail: "may not be specified for non-apply patch"}})
+		return Written{}, NewInvalid("meta.k8s.io", "PatchOptions", "", []FieldError{{Type: CauseFieldValueForbidden, Field: "force", Detail: "may not be specified for non-apply patch"}})
 	}
 	if reg.patcher == nil {
-		return nil, false, NewUnsupportedMediaType()
+		return Written{}, NewUnsupportedMediaType()
 	}
-	out, _, err := reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, true, o.Encoded, nil, func(cur Object) (Object, error) {
+	return reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, true, nil, func(cur Object) (Object, error) {
 		patched, err := reg.patcher.Patch(r, patchType, r.Encode(cur), body)
 		if err != nil {
 			return nil, err
@@ -92,7 +92,6 @@ func (reg *Registry) Patch(ctx context.Context, r *Resource, ns, name, sub, patc
 		}
 		return reg.preparePatched(r, cur, nobj, ns, name, sub, o.FieldManager, byPatch)
 	})
-	return out, false, err
 }
 
 // preparePatched checks a patched object like an update body: identity
@@ -131,39 +130,39 @@ func (reg *Registry) preparePatched(r *Resource, cur, nobj Object, ns, name, sub
 	return reg.prepareUpdate(r, cur, nobj, sub, manager, by)
 }
 
-func (reg *Registry) apply(ctx context.Context, r *Resource, ns, name, sub string, body []byte, o PatchOptions) (Object, bool, error) {
+func (reg *Registry) apply(ctx context.Context, r *Resource, ns, name, sub string, body []byte, o PatchOptions) (Written, error) {
 	if o.FieldManager == "" {
-		return nil, false, NewInvalid("meta.k8s.io", "PatchOptions", "", []FieldError{{Type: CauseFieldValueRequired, Field: "fieldManager", Detail: "is required for apply patch"}})
+		return Written{}, NewInvalid("meta.k8s.io", "PatchOptions", "", []FieldError{{Type: CauseFieldValueRequired, Field: "fieldManager", Detail: "is required for apply patch"}})
 	}
 	if reg.applier == nil {
-		return nil, false, NewUnsupportedMediaType()
+		return Written{}, NewUnsupportedMediaType()
 	}
 	config, err := DecodeObject(body)
 	if err != nil {
-		return nil, false, NewBadRequest(err.Error())
+		return Written{}, NewBadRequest(err.Error())
 	}
 	if err := checkApply(config); err != nil {
-		return nil, false, err
+		return Written{}, err
 	}
 	force := o.Force != nil && *o.Force
-	create := func() (Object, error) {
+	create := func() (Written, error) {
 		if sub != "" {
-			return nil, NewNotFound(r.Group, r.Resource, name)
+			return Written{}, NewNotFound(r.Group, r.Resource, name)
 		}
 		out, err := reg.applier.Apply(r, nil, config, o.FieldManager, force, reg.now())
 		if err != nil {
-			return nil, err
+			return Written{}, err
 		}
 		m := meta(out)
 		if n := str(m, "name"); n != name {
-			return nil, NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
+			return Written{}, NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
 		}
 		delete(m, "resourceVersion")
 		wo := o.WriteOptions
 		wo.keepManagedFields = true // the applier's
 		return reg.create(ctx, r, ns, out, wo)
 	}
-	out, created, err := reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, o.Encoded, create, func(cur Object) (Object, error) {
+	return reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, create, func(cur Object) (Object, error) {
 		if fields, _, _ := measure(cur); fields > MaxTrackedFields {
 			return nil, NewTooManyFields(fields)
 		}
@@ -174,7 +173,6 @@ func (reg *Registry) apply(ctx context.Context, r *Resource, ns, name, sub strin
 		}
 		return reg.preparePatched(r, cur, nobj, ns, name, sub, "", byApplier)
 	})
-	return out, created, err
 }
 
 // scaleResource describes autoscaling/v1 Scale for patching.

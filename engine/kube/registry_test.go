@@ -69,7 +69,7 @@ func wantStatus(t *testing.T, err error, code int, reason, msg string) {
 
 func (f *fixture) create(t *testing.T, r *Resource, ns string, o Object) Object {
 	t.Helper()
-	out, err := f.s.Create(f.ctx, r, ns, o, WriteOptions{FieldManager: "test"})
+	out, err := object(f.s.Create(f.ctx, r, ns, o, WriteOptions{FieldManager: "test"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,3 +77,6 @@ func (f *fixture) create(t *testing.T, r *Resource, ns string, o Object) Object 
 }
 
 const nginx = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"nginx","labels":{"app":"nginx"}},"spec":{"replicas":3,"selector":{"matchLabels":{"app":"nginx"}},"template":{"metadata":{"labels":{"app":"nginx"}},"spec":{"containers":[{"name":"nginx","image":"nginx:1.21"}]}}}}`
+
+// object is the object of a write's answer.
+func object(w Written, err error) (Object, error) { return w.Object, err }

@@ -64,7 +64,7 @@ func (reg *Registry) UpdateScale(ctx context.Context, r *Resource, ns, name stri
 		return nil, NewInvalid("autoscaling", "Scale", name, []FieldError{{Type: CauseFieldValueInvalid,
 			Field: "spec.replicas", Value: jsonInt(replicas), Detail: "must be greater than or equal to 0"}})
 	}
-	out, _, err := reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, nil, nil, func(cur Object) (Object, error) {
+	w, err := reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, nil, func(cur Object) (Object, error) {
 		if clientRV != 0 && formatRV(clientRV) != ResourceVersion(cur) {
 			return nil, NewConflict(r.Group, r.Resource, name, OptimisticLockErrorMsg)
 		}
@@ -87,7 +87,7 @@ func (reg *Registry) UpdateScale(ctx context.Context, r *Resource, ns, name stri
 	if err != nil {
 		return nil, err
 	}
-	return scaleOf(out), nil
+	return scaleOf(w.Object), nil
 }
 
 // PatchScale patches the scale subresource.

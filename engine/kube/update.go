@@ -17,14 +17,30 @@ type WriteOptions struct {
 	// DryRun validates without storing.
 	DryRun bool
 
-	// Encoded, when set, receives the JSON of the answer (the stored bytes
-	// with their resourceVersion), which saves the REST layer encoding the
-	// object again. It is left nil when the answer must be encoded.
-	Encoded *[]byte
-
 	// keepManagedFields: the object's managedFields were computed by
 	// server-side apply.
 	keepManagedFields bool
+}
+
+// Written is what a create, update or patch answers.
+type Written struct {
+	// Object is the object as stored (as it would be, on a dry run).
+	Object Object
+	// JSON is the answer's JSON when the stored bytes make it (the bytes
+	// with their resourceVersion spliced in), which saves encoding the
+	// object again; nil when it must be encoded (EncodeObject).
+	JSON []byte
+	// Created reports that an apply created the object.
+	Created bool
+}
+
+// stored is the answer of a write that stored data at rev.
+func stored(obj Object, data []byte, rev int64) Written {
+	w := Written{Object: obj}
+	if b, ok := spliceRV(data, formatRV(rev), false); ok {
+		w.JSON = b
+	}
+	return w
 }
 
 // guaranteedUpdate is etcd3's GuaranteedUpdate: read, transform, write
@@ -36,48 +52,48 @@ type WriteOptions struct {
 // A put above etcd's request limit fails as etcd fails it; with shed (a
 // non-apply patch) it is tried once more without managedFields, as
 // kube-apiserver does.
-func (reg *Registry) guaranteedUpdate(ctx context.Context, r *Resource, ns, name string, dryRun, shed bool, enc *[]byte,
-	notFound func() (Object, error), transform func(cur Object) (Object, error)) (Object, bool, error) {
+func (reg *Registry) guaranteedUpdate(ctx context.Context, r *Resource, ns, name string, dryRun, shed bool,
+	notFound func() (Written, error), transform func(cur Object) (Object, error)) (Written, error) {
 	key := r.Key(ns, name)
 	for {
 		kv, _, err := reg.get(ctx, key, 0)
 		if err != nil {
-			return nil, false, err
+			return Written{}, err
 		}
 		if kv == nil {
 			if notFound != nil {
-				o, err := notFound()
-				return o, err == nil, err
+				w, err := notFound()
+				w.Created = err == nil
+				return w, err
 			}
-			return nil, false, NewNotFound(r.Group, r.Resource, name)
+			return Written{}, NewNotFound(r.Group, r.Resource, name)
 		}
 		cur, err := decodeKV(kv)
 		if err != nil {
-			return nil, false, err
+			return Written{}, err
 		}
 		// transform must not modify cur (it is the answer of a no-op)
 		nobj, err := transform(cur)
 		if err != nil {
-			return nil, false, err
+			return Written{}, err
 		}
 		data := storageBytes(r, nobj)
 		if bytes.Equal(data, kv.Value) {
-			setEncoded(enc, kv.Value, kv.ModRevision)
-			return cur, false, nil
+			return stored(cur, kv.Value, kv.ModRevision), nil
 		}
 		if dryRun {
-			return nobj, false, nil
+			return Written{Object: nobj}, nil
 		}
 		finalized := str(meta(nobj), "deletionTimestamp") != "" && len(finalizers(nobj)) == 0
 		if !finalized {
 			if err := checkEtcdRequest(key, data); err != nil {
 				m := meta(nobj)
 				if _, had := m["managedFields"]; !had || !shed {
-					return nil, false, err
+					return Written{}, err
 				}
 				delete(m, "managedFields")
 				if data = storageBytes(r, nobj); checkEtcdRequest(key, data) != nil {
-					return nil, false, err
+					return Written{}, err
 				}
 			}
 		}
@@ -90,52 +106,43 @@ func (reg *Registry) guaranteedUpdate(ctx context.Context, r *Resource, ns, name
 			Success: []mvcc.RequestOp{op},
 		})
 		if err != nil {
-			return nil, false, quotaExceeded(r, name, err)
+			return Written{}, quotaExceeded(r, name, err)
 		}
 		if !resp.Succeeded {
 			continue
 		}
 		meta(nobj)["resourceVersion"] = formatRV(resp.Header.Revision)
 		reg.wrote(resp.Header.Revision)
-		if !finalized {
-			setEncoded(enc, data, resp.Header.Revision)
+		if finalized {
+			return Written{Object: nobj}, nil
 		}
-		return nobj, false, nil
-	}
-}
-
-func setEncoded(enc *[]byte, stored []byte, rev int64) {
-	if enc == nil {
-		return
-	}
-	if b, ok := spliceRV(stored, formatRV(rev), false); ok {
-		*enc = b
+		return stored(nobj, data, resp.Header.Revision), nil
 	}
 }
 
 // Update replaces an object (PUT), on the main endpoint (sub "") or the
 // status subresource (sub "status").
-func (reg *Registry) Update(ctx context.Context, r *Resource, ns, name, sub string, obj Object, o WriteOptions) (Object, error) {
+func (reg *Registry) Update(ctx context.Context, r *Resource, ns, name, sub string, obj Object, o WriteOptions) (Written, error) {
 	if err := reg.bootstrap(ctx); err != nil {
-		return nil, err
+		return Written{}, err
 	}
 	// obj is the caller's: it is only read here, and each attempt of the
 	// transform below works on its own copy.
 	m, _ := obj["metadata"].(map[string]any)
 	if n := str(m, "name"); n != name {
-		return nil, NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
+		return Written{}, NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
 	}
 	if r.Namespaced {
 		if bns := str(m, "namespace"); bns != "" && bns != ns {
-			return nil, NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+			return Written{}, NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 		}
 	}
 	clientRV, err := parseRV(str(m, "resourceVersion"))
 	if err != nil {
-		return nil, err
+		return Written{}, err
 	}
 	bodyUID := str(m, "uid")
-	out, _, err := reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, o.Encoded, nil, func(cur Object) (Object, error) {
+	return reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, nil, func(cur Object) (Object, error) {
 		if err := reg.checkUpdatePreconditions(r, cur, name, bodyUID, clientRV); err != nil {
 			return nil, err
 		}
@@ -152,7 +159,6 @@ func (reg *Registry) Update(ctx context.Context, r *Resource, ns, name, sub stri
 		}
 		return reg.prepareUpdate(r, cur, nobj, sub, o.FieldManager, byUpdate)
 	})
-	return out, err
 }
 
 // checkUpdatePreconditions is the storage UID precondition and the

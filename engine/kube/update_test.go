@@ -10,7 +10,7 @@ func TestUpdateWithStaleResourceVersionIsConflict(t *testing.T) {
 	a := f.create(t, configmaps, "default", cm("a", map[string]any{"k": "1"}))
 	b := copyObject(a)
 	b["data"] = map[string]any{"k": "2"}
-	b2, err := f.s.Update(f.ctx, configmaps, "default", "a", "", b, WriteOptions{FieldManager: "test"})
+	b2, err := object(f.s.Update(f.ctx, configmaps, "default", "a", "", b, WriteOptions{FieldManager: "test"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestUpdateWithStaleResourceVersionIsConflict(t *testing.T) {
 func TestUpdateWithoutResourceVersionIsUnconditional(t *testing.T) {
 	f := newFixture(t)
 	f.create(t, configmaps, "default", cm("a", map[string]any{"k": "1"}))
-	out, err := f.s.Update(f.ctx, configmaps, "default", "a", "", cm("a", map[string]any{"k": "2"}), WriteOptions{})
+	out, err := object(f.s.Update(f.ctx, configmaps, "default", "a", "", cm("a", map[string]any{"k": "2"}), WriteOptions{}))
 	if err != nil || pathValue(out, "data", "k") != "2" {
 		t.Fatalf("%v %v", out, err)
 	}
@@ -36,7 +36,7 @@ func TestNoOpUpdateKeepsResourceVersion(t *testing.T) {
 	f := newFixture(t)
 	a := f.create(t, configmaps, "default", cm("a", map[string]any{"k": "1"}))
 	rev := f.store.Rev()
-	out, err := f.s.Update(f.ctx, configmaps, "default", "a", "", copyObject(a), WriteOptions{FieldManager: "test"})
+	out, err := object(f.s.Update(f.ctx, configmaps, "default", "a", "", copyObject(a), WriteOptions{FieldManager: "test"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestGenerationMovesOnSpecChangesOnly(t *testing.T) {
 	}
 	d2 := copyObject(d)
 	meta(d2)["labels"] = map[string]any{"app": "nginx", "x": "y"}
-	d2, err := f.s.Update(f.ctx, deployments, "default", "nginx", "", d2, WriteOptions{})
+	d2, err := object(f.s.Update(f.ctx, deployments, "default", "nginx", "", d2, WriteOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestGenerationMovesOnSpecChangesOnly(t *testing.T) {
 	}
 	d3 := copyObject(d2)
 	d3["spec"].(map[string]any)["replicas"] = json.Number("5")
-	d3, err = f.s.Update(f.ctx, deployments, "default", "nginx", "", d3, WriteOptions{})
+	d3, err = object(f.s.Update(f.ctx, deployments, "default", "nginx", "", d3, WriteOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestStatusSubresourceSplit(t *testing.T) {
 	d := f.create(t, deployments, "default", obj(t, nginx))
 	// main endpoint ignores status
 	d["status"] = map[string]any{"observedGeneration": json.Number("9")}
-	d2, err := f.s.Update(f.ctx, deployments, "default", "nginx", "", d, WriteOptions{})
+	d2, err := object(f.s.Update(f.ctx, deployments, "default", "nginx", "", d, WriteOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestStatusSubresourceSplit(t *testing.T) {
 	d3 := copyObject(d2)
 	d3["spec"].(map[string]any)["replicas"] = json.Number("9")
 	d3["status"] = map[string]any{"replicas": json.Number("3")}
-	d4, err := f.s.Update(f.ctx, deployments, "default", "nginx", "status", d3, WriteOptions{})
+	d4, err := object(f.s.Update(f.ctx, deployments, "default", "nginx", "status", d3, WriteOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}

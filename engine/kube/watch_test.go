@@ -147,7 +147,7 @@ func TestWatchSelectorTransitions(t *testing.T) {
 	meta(o)["labels"] = map[string]any{"app": "y"}
 	a := f.create(t, configmaps, "default", o) // not matching: dropped
 	meta(a)["labels"] = map[string]any{"app": "x"}
-	a, err := f.s.Update(f.ctx, configmaps, "default", "a", "", a, WriteOptions{})
+	a, err := object(f.s.Update(f.ctx, configmaps, "default", "a", "", a, WriteOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,12 +155,12 @@ func TestWatchSelectorTransitions(t *testing.T) {
 		t.Fatalf("starts matching: %v", e)
 	}
 	a["data"] = map[string]any{"k": "v"}
-	a, _ = f.s.Update(f.ctx, configmaps, "default", "a", "", a, WriteOptions{})
+	a, _ = object(f.s.Update(f.ctx, configmaps, "default", "a", "", a, WriteOptions{}))
 	if e := next(t, w); e.Type != Modified {
 		t.Fatalf("still matching: %v", e)
 	}
 	meta(a)["labels"] = map[string]any{"app": "z"}
-	a, _ = f.s.Update(f.ctx, configmaps, "default", "a", "", a, WriteOptions{})
+	a, _ = object(f.s.Update(f.ctx, configmaps, "default", "a", "", a, WriteOptions{}))
 	e := next(t, w)
 	if e.Type != Deleted || e.rv() != ResourceVersion(a) || Labels(e.Object)["app"] != "x" {
 		t.Fatalf("stops matching: %v %v", e, e.Object)

@@ -358,8 +358,6 @@ func (h *Handler) servePatch(ctx context.Context, rq *request) *api.Response {
 		body = j
 	}
 	o := kube.PatchOptions{WriteOptions: writeOptions(rq), FieldValidation: rq.Query.Get("fieldValidation")}
-	var enc []byte
-	o.Encoded = &enc
 	if pt == kube.ApplyPatch {
 		o.FieldManager = rq.Query.Get("fieldManager")
 	}
@@ -374,15 +372,15 @@ func (h *Handler) servePatch(ctx context.Context, rq *request) *api.Response {
 		}
 		return jsonResponse(200, kube.EncodeObject(out, nil))
 	}
-	out, created, err := h.reg.Patch(ctx, r, rq.ns, rq.name, rq.sub, pt, body, o)
+	out, err := h.reg.Patch(ctx, r, rq.ns, rq.name, rq.sub, pt, body, o)
 	if err != nil {
 		return statusResponse(err)
 	}
 	code := 200
-	if created {
+	if out.Created {
 		code = 201
 	}
-	return encodedResponse(code, r, out, enc)
+	return encodedResponse(code, r, out)
 }
 
 // serveWatch starts a watch that counts against the client's watchers (the

@@ -104,11 +104,11 @@ func objectResponse(code int, r *kube.Resource, o kube.Object) *api.Response {
 
 // encodedResponse answers with enc, the JSON kube produced while writing,
 // or encodes o when there is none.
-func encodedResponse(code int, r *kube.Resource, o kube.Object, enc []byte) *api.Response {
-	if enc != nil {
-		return jsonResponse(code, enc)
+func encodedResponse(code int, r *kube.Resource, w kube.Written) *api.Response {
+	if w.JSON != nil {
+		return jsonResponse(code, w.JSON)
 	}
-	return objectResponse(code, r, o)
+	return objectResponse(code, r, w.Object)
 }
 
 // statusResponse answers an error as kube-apiserver does.
@@ -342,14 +342,11 @@ func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response 
 		if err != nil {
 			return statusResponse(err)
 		}
-		wo := writeOptions(rq)
-		var enc []byte
-		wo.Encoded = &enc
-		out, err := h.reg.Create(ctx, r, rq.ns, o, wo)
+		out, err := h.reg.Create(ctx, r, rq.ns, o, writeOptions(rq))
 		if err != nil {
 			return statusResponse(err)
 		}
-		return withWarnings(encodedResponse(201, r, out, enc), warnings)
+		return withWarnings(encodedResponse(201, r, out), warnings)
 	case rq.Method == "PUT" && !rq.collection:
 		if rq.sub == "scale" {
 			o, _, err := h.decodeBody(rq, r, true)
@@ -366,14 +363,11 @@ func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response 
 		if err != nil {
 			return statusResponse(err)
 		}
-		wo := writeOptions(rq)
-		var enc []byte
-		wo.Encoded = &enc
-		out, err := h.reg.Update(ctx, r, rq.ns, rq.name, rq.sub, o, wo)
+		out, err := h.reg.Update(ctx, r, rq.ns, rq.name, rq.sub, o, writeOptions(rq))
 		if err != nil {
 			return statusResponse(err)
 		}
-		return withWarnings(encodedResponse(200, r, out, enc), warnings)
+		return withWarnings(encodedResponse(200, r, out), warnings)
 	case rq.Method == "PATCH" && !rq.collection:
 		return h.servePatch(ctx, rq)
 	case rq.Method == "DELETE" && !rq.collection && rq.sub == "":
