@@ -1,12 +1,10 @@
 package kubeapi
 
 import (
-	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/kube"
@@ -333,121 +331,4 @@ func checkValue(r *schema.TypeRef, v any, parent, key string) string {
 		}
 	}
 	return ""
-}
-
-// patchTypes maps PATCH content types to kube patch types.
-var patchTypes = map[string]string{
-	"application/json-patch+json":            kube.JSONPatch,
-	"application/merge-patch+json":           kube.MergePatch,
-	"application/strategic-merge-patch+json": kube.StrategicPatch,
-	"application/apply-patch+yaml":           kube.ApplyPatch,
-}
-
-func (h *Handler) servePatch(ctx context.Context, rq *request) *api.Response {
-	r := rq.res
-	pt, ok := patchTypes[api.MediaType(rq.Header.Get("Content-Type"))]
-	if !ok || !h.reg.CanPatch(pt) {
-		return statusResponse(kube.NewUnsupportedMediaType())
-	}
-	body := rq.Body
-	if pt == kube.ApplyPatch {
-		j, err := yamlToJSON(body)
-		if err != nil {
-			return statusResponse(kube.NewBadRequest(err.Error()))
-		}
-		body = j
-	}
-	o := kube.PatchOptions{WriteOptions: writeOptions(rq), FieldValidation: rq.Query.Get("fieldValidation")}
-	if pt == kube.ApplyPatch {
-		o.FieldManager = rq.Query.Get("fieldManager")
-	}
-	if _, ok := rq.Query["force"]; ok {
-		f := boolParam(rq.Query, "force")
-		o.Force = &f
-	}
-	if rq.sub == "scale" {
-		out, err := h.reg.PatchScale(ctx, r, rq.ns, rq.name, pt, body, o)
-		if err != nil {
-			return statusResponse(err)
-		}
-		return jsonResponse(200, kube.EncodeObject(out, nil))
-	}
-	out, err := h.reg.Patch(ctx, r, rq.ns, rq.name, rq.sub, pt, body, o)
-	if err != nil {
-		return statusResponse(err)
-	}
-	code := 200
-	if out.Created {
-		code = 201
-	}
-	return encodedResponse(code, r, out)
-}
-
-// serveWatch starts a watch that counts against the client's watchers (the
-// limiter its transport put in ctx): past its cap, kube's 429.
-func (h *Handler) serveWatch(ctx context.Context, rq *request, lo kube.ListOptions) *api.Response {
-	client := api.WatchLimiter(ctx)
-	if !client.Acquire() {
-		return statusResponse(kube.NewTooManyRequests())
-	}
-	w, err := h.reg.Watch(ctx, rq.res, rq.ns, lo)
-	if err != nil {
-		client.Release()
-		return statusResponse(err)
-	}
-	var stream api.Stream = w
-	if v := tableVersion(rq.Header.Get("Accept")); v != "" {
-		stream = &tableStream{Watch: w, r: rq.res, version: v, include: rq.Query.Get("includeObject"), h: h}
-	}
-	return &api.Response{Status: 200, Header: api.Header{
-		"Content-Type":  {"application/json"},
-		"Cache-Control": {"no-cache, private"},
-	}, Stream: &countedStream{Stream: stream, client: client}}
-}
-
-// countedStream gives the client's unit back when the watch is closed.
-type countedStream struct {
-	api.Stream
-	client api.Limiter
-	once   sync.Once
-}
-
-func (c *countedStream) Close() {
-	c.Stream.Close()
-	c.once.Do(c.client.Release)
-}
-
-// tableStream turns the objects of watch events into one-row Tables for
-// clients that asked for Tables (kubectl get -w).
-type tableStream struct {
-	*kube.Watch
-	r       *kube.Resource
-	version string
-	include string
-	h       *Handler
-}
-
-func (t *tableStream) Next(ctx context.Context) ([]byte, error) {
-	b, err := t.Watch.Next(ctx)
-	if err != nil {
-		return b, err
-	}
-	var ev struct {
-		Type   string          `json:"type"`
-		Object json.RawMessage `json:"object"`
-	}
-	if json.Unmarshal(b, &ev) != nil || ev.Type == kube.Bookmark || ev.Type == kube.Error {
-		return b, nil
-	}
-	o, err := kube.DecodeObject(ev.Object)
-	if err != nil {
-		return b, nil
-	}
-	tbl := t.r.Table([]kube.Object{o}, kube.ListMeta{ResourceVersion: kube.ResourceVersion(o)}, t.version, t.include, t.h.reg.Clock().Now())
-	out := make([]byte, 0, len(tbl)+32)
-	out = append(out, `{"type":"`...)
-	out = append(out, ev.Type...)
-	out = append(out, `","object":`...)
-	out = append(out, tbl...)
-	return append(out, "}\n"...), nil
 }
