@@ -20,7 +20,7 @@ import { $ } from './dom.js';
 import { t } from './i18n.js';
 import { lookupResource, itemPath, collectionPath } from './kube.js';
 import { ExchangeLog, outcomeOf, renderOutcome, statusLine, shortPath } from './exchanges.js';
-import yaml from '../vendor/js-yaml-4.1.0.mjs';
+import { toYAML } from './console/yaml.js';
 
 const NS = 'default';
 const JSONH = { 'Content-Type': 'application/json' };
@@ -63,16 +63,16 @@ export function nextValue(v) {
 // registryKey is where kube-apiserver keeps an object in etcd.
 export const registryKey = (resource, ns, name) => `/registry/${resource}/${ns}/${name}`;
 
-// kubectlYAML prints an object as `kubectl get -o yaml` does: keys sorted,
-// strings double-quoted where YAML needs quotes, managedFields hidden.
-export function withoutManagedFields(o) {
+// kubectlYAML prints an object as `kubectl get -o yaml` does (the
+// console's printer), managedFields hidden.
+function withoutManagedFields(o) {
   if (!o || typeof o !== 'object') return o;
   if (Array.isArray(o.items)) return { ...o, items: o.items.map(withoutManagedFields) };
   if (!o.metadata?.managedFields) return o;
   const { managedFields, ...md } = o.metadata;
   return { ...o, metadata: md };
 }
-export const kubectlYAML = (o) => yaml.dump(withoutManagedFields(o), { noRefs: true, lineWidth: -1, sortKeys: true, quotingType: '"' });
+export const kubectlYAML = (o) => toYAML(withoutManagedFields(o));
 
 
 // setPath sets a value at a dotted path ("spec.replicas"), making the

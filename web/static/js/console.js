@@ -1,302 +1,320 @@
-// The console: kubectl-style and etcdctl-style commands translated into
-// requests to the session, printed the way those tools print.
+// The console: kubectl and etcdctl command lines as the articles write
+// them, run against the lab's session (in this page or on the server)
+// through its transport, printed as the real tools print them (checked
+// byte for byte against the real kubectl, etcdctl and jq in
+// test/consolediff).
+//
+//   const con = new Console({ transport, editor, fetch });
+//   const cancel = con.run(input, { onOutput, onStreamLine, onStreaming, onNote, onClear, onExit });
+//   con.continuation(input)   -> { complete, prompt, printed }   (heredocs, quotes, etcdctl txn)
+//
+// A prompt that is printed (etcdctl txn -i's "compares:") belongs in the
+// output before the lines typed after it; the command, given those lines
+// as typed input, does not print it again.
+//
+// onOutput(text, stream) gets whole lines of stdout or stderr; once a
+// command streams (a watch, kubectl edit) onStreaming() is called and later
+// lines go to onStreamLine(line, stream) if given. onNote(text) is the
+// console's own remark (why a flag has no effect here, what to use instead),
+// onExit(code) the exit status. cancel() is Ctrl+C. No callback comes
+// before run returns.
+//
+// editor: { text() -> Promise<string>, edit(text, signal) -> Promise<string|null> }
+// (`-f -` without a heredoc reads text(); kubectl edit opens edit()).
 
-import { lookupResource, collectionPath, itemPath, kubectlError, table, columns, singular } from './kube.js';
-import { GatewayError, n } from './etcd.js';
+import { parseScript, splitWords, Incomplete, Unsupported, shellQuote } from './console/shell.js';
+import { Pipe, StringSource, Buffer } from './console/streams.js';
+import { tools } from './console/tools.js';
+import { etcdctl, txnStage, txnPrompts, txnSectionsDone } from './console/etcdctl.js';
+import { kubectl } from './console/kubectl.js';
+import { jq } from './console/jqcmd.js';
+import { lab } from './console/lab.js';
 
-export function tokenize(line) {
-  const out = [];
-  let cur = null;
-  let quote = null;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i];
-    if (quote) {
-      if (ch === quote) quote = null;
-      else if (ch === '\\' && quote === '"' && i + 1 < line.length) cur += line[++i];
-      else cur += ch;
-    } else if (ch === '"' || ch === "'") { quote = ch; cur = cur ?? ''; }
-    else if (/\s/.test(ch)) { if (cur !== null) { out.push(cur); cur = null; } }
-    else cur = (cur ?? '') + ch;
-  }
-  if (quote) throw new Error('unterminated quote');
-  if (cur !== null) out.push(cur);
-  return out;
-}
-
-// parseFlags splits args into positionals and flags. Value flags take the
-// next argument when not written as --flag=value.
-function parseFlags(args, valueFlags) {
-  const pos = [];
-  const flags = {};
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === '-' || !a.startsWith('-')) { pos.push(a); continue; }
-    let name = a.replace(/^--?/, '');
-    let value = true;
-    const eq = name.indexOf('=');
-    if (eq >= 0) { value = name.slice(eq + 1); name = name.slice(0, eq); }
-    else if (valueFlags.includes(name) && i + 1 < args.length) value = args[++i];
-    if (name === 'from-literal') (flags[name] = flags[name] || []).push(value);
-    else flags[name] = value;
-  }
-  return { pos, flags };
-}
-
-const ETCD_NUMERIC = /"(cluster_id|member_id|revision|raft_term|create_revision|mod_revision|version|count|lease|deleted|compact_revision)":"(-?\d+)"/g;
-// etcdctlJSON turns the gateway's JSON (int64 as strings) into etcdctl's
-// -w json output (numbers), textually, so 64-bit ids keep every digit.
-export const etcdctlJSON = (raw) => raw.trim().replace(ETCD_NUMERIC, '"$1":$2');
+const BUILTINS = ['kubectl (k)', 'etcdctl', 'jq', 'grep', 'base64', 'cat', 'echo', 'alias', 'unalias', 'export', 'ls', 'rm', 'clear', 'help', 'lab load'];
 
 export class Console {
-  // ctx: {transport, etcd, print(text, cls), apply(obj) -> {line, ok}, editorObject(), afterWrite()}
-  constructor(ctx) { this.ctx = ctx; this.watches = new Set(); }
+  constructor({ transport, editor = null, fetch = null, now = () => Date.now(), sleep = null } = {}) {
+    this.transport = transport;
+    this.editor = editor;
+    this.fetch = fetch;
+    this.now = now;
+    this.sleep = sleep || ((ms, signal) => new Promise((resolve, reject) => {
+      const t = setTimeout(resolve, ms);
+      signal?.addEventListener('abort', () => { clearTimeout(t); reject(new Error('interrupted')); }, { once: true });
+    }));
+    this.aliases = new Map([['k', 'kubectl']]);
+    this.files = new Map();
+    this.cache = { discovery: null, openapi: new Map() };
+    this.running = new Set();
+  }
 
-  stopWatches() {
-    const had = this.watches.size;
-    for (const c of this.watches) c();
-    this.watches.clear();
+  // continuation says whether input (the lines entered so far, joined by
+  // newlines) is a whole command, and if not the prompt for the next line.
+  continuation(input) {
+    const nl = input.indexOf('\n');
+    const first = nl < 0 ? input : input.slice(0, nl);
+    const txn = txnStage(this, first);
+    if (txn) {
+      const n = nl < 0 ? 0 : txnSectionsDone(input.slice(nl + 1) + '\n');
+      return n < 3 ? { complete: false, prompt: txnPrompts[n], printed: txn.interactive } : { complete: true, prompt: '' };
+    }
+    try { parseScript(input); } catch (e) { if (e instanceof Incomplete) return { complete: false, prompt: e.prompt }; }
+    return { complete: true, prompt: '' };
+  }
+
+  // stopAll interrupts every running command (the lab's reset).
+  stopAll() {
+    const had = this.running.size;
+    for (const c of this.running) c();
+    this.running.clear();
     return had;
   }
 
-  async run(line) {
-    const p = this.ctx.print;
-    let args;
-    try { args = tokenize(line.trim()); } catch (e) { p(`error: ${e.message}`, 'err'); return; }
-    if (args.length === 0) return;
-    const [cmd, ...rest] = args;
-    try {
-      if (cmd === 'kubectl' || cmd === 'k') await this.kubectl(rest);
-      else if (cmd === 'etcdctl') await this.etcdctl(rest);
-      else if (cmd === 'help') this.help();
-      else if (cmd === 'clear') this.ctx.clear();
-      else if (cmd === 'stop' || cmd === '^C') p(this.stopWatches() ? 'watches stopped' : 'no watch running');
-      else if (cmd === 'lab' && rest[0] === 'load') await this.load(Number(rest[1] || 200), Number(rest[2] || 3));
-      else p(`${cmd}: command not found (try: help)`, 'err');
-    } catch (e) {
-      p(e instanceof GatewayError ? `Error: ${e.message}` : `error: ${e.message}`, 'err');
-    }
-  }
-
-  help() {
-    this.ctx.print([
-      'kubectl get cm [NAME] [-n NS|-A] [-o yaml|json|name] [-w]',
-      'kubectl get --raw /api/v1/namespaces/default/configmaps',
-      'kubectl apply -f -            (applies the object in the editor)',
-      'kubectl create configmap NAME --from-literal=key=value',
-      'kubectl delete cm NAME',
-      'etcdctl get KEY [--prefix] [--rev=N] [-w simple|json|fields] [--keys-only] [--print-value-only]',
-      'etcdctl put KEY VALUE · etcdctl del KEY [--prefix] · etcdctl compaction REV',
-      'etcdctl watch KEY [--prefix] [--rev=N]',
-      'stop (or Ctrl+C): stop the console\'s watches · clear',
-      'lab load RATE SECONDS: update a ConfigMap RATE times a second (for stress)',
-    ].join('\n'), 'muted');
-  }
-
-  // ---- kubectl ----------------------------------------------------------
-
-  async kubectl(args) {
-    const { pos, flags } = parseFlags(args, ['n', 'namespace', 'o', 'output', 'f', 'filename', 'from-literal', 'raw', 'l', 'selector']);
-    const verb = pos.shift();
-    const ns = flags.n || flags.namespace || 'default';
-    const t = this.ctx.transport;
-    const p = this.ctx.print;
-    if (verb === 'get' && flags.raw) {
-      const r = await t.request('GET', flags.raw);
-      if (r.status >= 400) { p(kubectlError(r.status, r.body), 'err'); return; }
-      p(r.body.trim());
-      return;
-    }
-    if (verb === 'apply' || (verb === 'create' && (flags.f || flags.filename))) {
-      const f = flags.f || flags.filename;
-      if (f !== '-' && f !== 'editor') throw new Error('only -f - is supported: it applies the object in the editor');
-      const obj = this.ctx.editorObject();
-      const res = await this.ctx.apply(obj, verb === 'create' ? 'create' : 'apply');
-      p(res.line, res.ok ? '' : 'err');
-      return;
-    }
-    if (verb === 'create' && (pos[0] === 'configmap' || pos[0] === 'cm')) {
-      const name = pos[1];
-      if (!name) throw new Error('exactly one NAME is required');
-      const data = {};
-      for (const kv of flags['from-literal'] || []) {
-        const i = kv.indexOf('=');
-        if (i <= 0) throw new Error(`invalid literal source ${kv}, expected key=value`);
-        data[kv.slice(0, i)] = kv.slice(i + 1);
+  run(input, cb = {}) {
+    const ac = new AbortController();
+    const cancel = () => ac.abort();
+    this.running.add(cancel);
+    let streaming = false;
+    const writer = (stream) => {
+      let pending = '';
+      return {
+        write(text) {
+          pending += text;
+          const i = pending.lastIndexOf('\n');
+          if (i < 0) return;
+          const out = pending.slice(0, i + 1);
+          pending = pending.slice(i + 1);
+          emit(out, stream);
+        },
+        flush() { if (pending) { emit(pending, stream); pending = ''; } },
+      };
+    };
+    const emit = (text, stream) => {
+      if (streaming && cb.onStreamLine) {
+        for (const line of text.split('\n').slice(0, text.endsWith('\n') ? -1 : undefined)) cb.onStreamLine(line, stream);
+        return;
       }
-      const r = lookupResource('configmaps');
-      const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data });
-      const resp = await t.request('POST', collectionPath(r, ns), { headers: { 'Content-Type': 'application/json' }, body });
-      this.ctx.afterWrite();
-      p(resp.status < 300 ? `configmap/${name} created` : kubectlError(resp.status, resp.body), resp.status < 300 ? '' : 'err');
-      return;
-    }
-    const r = pos[0] && lookupResource(pos[0]);
-    if (!r) throw new Error(pos[0] ? `the server doesn't have a resource type "${pos[0]}"` : 'You must specify the type of resource to get.');
-    const name = pos[1];
-    const allNs = flags.A || flags['all-namespaces'];
-    const nsForPath = allNs ? '' : ns;
-    if (verb === 'delete') {
-      if (!name) throw new Error('resource(s) were provided, but no name was specified');
-      const resp = await t.request('DELETE', itemPath(r, nsForPath, name));
-      this.ctx.afterWrite();
-      p(resp.status < 300 ? `${singular(r)} "${name}" deleted` : kubectlError(resp.status, resp.body), resp.status < 300 ? '' : 'err');
-      return;
-    }
-    if (verb !== 'get') throw new Error(`unknown command "${verb}" for "kubectl" (supported: get, apply, create, delete)`);
-    const out = flags.o || flags.output || '';
-    const watch = flags.w || flags.watch || flags['watch-only'];
-    const query = {};
-    if (flags.l || flags.selector) query.labelSelector = flags.l || flags.selector;
-    const path = name && !watch ? itemPath(r, nsForPath, name) : collectionPath(r, nsForPath);
-    if (name && watch) query.fieldSelector = `metadata.name=${name}`;
-    const resp = await t.request('GET', path, { query });
-    if (resp.status >= 400) { p(kubectlError(resp.status, resp.body), 'err'); return; }
-    const obj = JSON.parse(resp.body);
-    const items = name && !watch ? [obj] : obj.items || [];
-    const cols = columns(r, allNs);
-    if (!flags['watch-only']) {
-      if (out === 'json') p(JSON.stringify(sortKeys(this.ctx.withoutManagedFields(name && !watch ? obj : listOf(obj, r))), null, 4));
-      else if (out === 'yaml') p(this.ctx.toYAML(name && !watch ? obj : listOf(obj, r)).trimEnd());
-      else if (out === 'name') p(items.map((o) => `${singular(r)}/${o.metadata.name}`).join('\n'));
-      else if (items.length === 0) p(allNs ? 'No resources found' : `No resources found in ${ns} namespace.`);
-      else p(table([cols.header, ...items.map(cols.row)]));
-    }
-    if (!watch) return;
-    const rv = obj.metadata?.resourceVersion;
-    let printedHeader = items.length > 0 && !flags['watch-only'];
-    const cancel = t.watch(path, { ...query, watch: 'true', resourceVersion: rv }, (e) => {
-      if (e.type === 'open' && e.status !== 200) { p(kubectlError(e.status, e.body), 'err'); return; }
-      if (e.type === 'end') { this.watches.delete(cancel); if (e.reason !== 'canceled') p(`(watch ended: ${e.reason})`, 'muted'); return; }
-      if (e.type !== 'frame') return;
-      let ev;
-      try { ev = JSON.parse(e.data); } catch { return; }
-      if (ev.type === 'ERROR') { p(kubectlError(ev.object?.code, JSON.stringify(ev.object)), 'err'); return; }
-      if (ev.type === 'BOOKMARK') return;
-      if (out === 'json') { p(JSON.stringify(sortKeys(this.ctx.withoutManagedFields(ev.object)), null, 4)); return; }
-      if (out === 'yaml') { p('---\n' + this.ctx.toYAML(ev.object).trimEnd()); return; }
-      if (out === 'name') { p(`${singular(r)}/${ev.object.metadata.name}`); return; }
-      const rows = printedHeader ? [cols.row(ev.object)] : [cols.header, cols.row(ev.object)];
-      printedHeader = true;
-      // kubectl pads watch rows to the widths of the first table; close enough.
-      p(table(rows));
+      cb.onOutput?.(text, stream);
+    };
+    const stdout = writer('stdout');
+    const stderr = writer('stderr');
+    const out = {
+      stdout, stderr,
+      note: (t) => cb.onNote?.(t),
+      clear: () => cb.onClear?.(),
+      streaming: () => { if (!streaming) { stdout.flush(); stderr.flush(); streaming = true; cb.onStreaming?.(); } },
+      signal: ac.signal,
+    };
+    // The command starts after run returns, so that no callback comes
+    // before the caller holds cancel.
+    Promise.resolve().then(() => this.exec(input, out)).then((code) => code, (e) => {
+      stderr.write(`rvplay: internal error: ${e?.stack || e}\n`);
+      return 70;
+    }).then((code) => {
+      stdout.flush();
+      stderr.flush();
+      this.running.delete(cancel);
+      cb.onExit?.(code);
     });
-    this.watches.add(cancel);
+    return cancel;
   }
 
-  // ---- etcdctl ----------------------------------------------------------
-
-  async etcdctl(args) {
-    const { pos, flags } = parseFlags(args, ['w', 'write-out', 'rev', 'limit']);
-    const verb = pos.shift();
-    const etcd = this.ctx.etcd;
-    const p = this.ctx.print;
-    const format = flags.w || flags['write-out'] || 'simple';
-    if (verb === 'get') {
-      const key = pos[0];
-      if (key === undefined) throw new Error('get command needs one argument as key and an optional argument as range_end');
-      const opts = { rev: flags.rev ? Number(flags.rev) : 0, prefix: !!flags.prefix, keysOnly: !!flags['keys-only'], limit: flags.limit ? Number(flags.limit) : 0 };
-      if (flags['from-key']) opts.all = key === '' || key === '\0';
-      const res = await etcd.range(key, opts);
-      if (format === 'json') { p(etcdctlJSON(res.raw)); return; }
-      if (format === 'fields') { p(fields(res)); return; }
-      const lines = [];
-      for (const kv of res.kvs) {
-        if (flags['print-value-only']) lines.push(kv.value);
-        else if (flags['keys-only']) lines.push(kv.key, '');
-        else lines.push(kv.key, kv.value);
+  // exec runs a whole input and resolves with its exit status.
+  async exec(input, out) {
+    let typedStdin = null;
+    const nl = input.indexOf('\n');
+    if (nl >= 0 && txnStage(this, input.slice(0, nl))) {
+      typedStdin = input.slice(nl + 1) + '\n';
+      input = input.slice(0, nl);
+    }
+    let sc;
+    try {
+      sc = parseScript(input);
+    } catch (e) {
+      if (e instanceof Incomplete) {
+        out.stderr.write('rvplay: unexpected end of input (an open quote, a heredoc without its end line, or a trailing | or &&)\n');
+        return 2;
       }
-      if (lines.length) p(lines.join('\n'));
-      return;
+      out.stderr.write(`rvplay: ${e.message}\n`);
+      if (e instanceof Unsupported) out.note('the console understands quotes, |, ;, &&, <<EOF heredocs, < and > files, 2> and 2>&1, NAME=value prefixes and aliases; no variables, globs, || or subshells');
+      return 2;
     }
-    if (verb === 'put') {
-      if (pos.length < 2) throw new Error('put command needs 1 argument and input from stdin or 2 arguments');
-      const r = await etcd.put(pos[0], pos[1], { prevKv: !!flags['prev-kv'] });
-      this.ctx.afterWrite();
-      p(format === 'json' ? etcdctlJSON(r.raw) : 'OK');
-      return;
+    let status = 0;
+    for (let i = 0; i < sc.pipelines.length; i++) {
+      if (i > 0 && sc.andThen[i - 1] && status !== 0) continue;
+      if (out.signal.aborted) return 130;
+      const p = sc.pipelines[i];
+      if (typedStdin !== null && p[0].heredoc === null) { p[0].heredoc = typedStdin; p[0].typed = true; }
+      status = await this.pipeline(p, out);
     }
-    if (verb === 'del' || verb === 'delete') {
-      if (pos.length < 1) throw new Error('del command needs one argument as key and an optional argument as range_end');
-      const r = await etcd.del(pos[0], { prefix: !!flags.prefix });
-      this.ctx.afterWrite();
-      p(format === 'json' ? etcdctlJSON(r.raw) : String(n(r.json.deleted)));
-      return;
-    }
-    if (verb === 'compaction' || verb === 'compact') {
-      const rev = Number(pos[0]);
-      if (!pos[0] || !Number.isInteger(rev)) throw new Error('compaction command needs 1 argument');
-      await etcd.compact(rev);
-      this.ctx.afterWrite();
-      p(`compacted revision ${rev}`);
-      return;
-    }
-    if (verb === 'watch') {
-      const key = pos[0];
-      if (key === undefined) throw new Error('watch command needs a key');
-      const cancel = etcd.watch(key, { prefix: !!flags.prefix, rev: flags.rev ? Number(flags.rev) : 0, prevKv: !!flags['prev-kv'] }, (res) => {
-        if (res.canceled) {
-          p(res.compactRevision ? 'watch was canceled (etcdserver: mvcc: required revision has been compacted)\nError: watch is canceled by the server' : 'Error: watch is canceled by the server', 'err');
-          return;
-        }
-        if (format === 'json') { if (!res.created) p(etcdctlJSON(res.raw.replace(/^\{"result":/, '').replace(/\}$/, ''))); return; }
-        for (const ev of res.events) {
-          const lines = [ev.type, ev.kv.key];
-          if (ev.type === 'PUT') lines.push(ev.kv.value);
-          p(lines.join('\n'));
-        }
-      }, (err) => {
-        this.watches.delete(cancel);
-        if (err) p(`Error: ${err.message}`, 'err');
-      });
-      this.watches.add(cancel);
-      return;
-    }
-    throw new Error(`unknown command "${verb}" for "etcdctl" (supported: get, put, del, compaction, watch)`);
+    return status;
   }
 
-  // lab load RATE SECONDS updates the ConfigMap "load" RATE times a second.
-  async load(rate, seconds) {
-    const t = this.ctx.transport;
-    const path = '/api/v1/namespaces/default/configmaps';
-    const body = (i) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'load' }, data: { i: String(i) } });
-    let r = await t.request('POST', path, { headers: { 'Content-Type': 'application/json' }, body: body(0) });
-    const total = Math.round(rate * seconds);
-    const start = performance.now();
-    for (let i = 1; i <= total; i++) {
-      const due = start + (i * 1000) / rate;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((res) => setTimeout(res, wait));
-      r = await t.request('PUT', `${path}/load`, { headers: { 'Content-Type': 'application/json' }, body: body(i) });
-      if (r.status >= 300) { this.ctx.print(kubectlError(r.status, r.body), 'err'); return; }
+  // pipeline runs the stages concurrently, each stage's stdout feeding the
+  // next one's stdin; its status is the last stage's.
+  async pipeline(stages, out) {
+    const n = stages.length;
+    const pipes = Array.from({ length: n - 1 }, () => new Pipe());
+    const files = [];
+    const procs = [];
+    for (let i = 0; i < n; i++) {
+      const st = stages[i];
+      let args;
+      try { args = this.expandAliases(st); } catch (e) { out.stderr.write(`rvplay: ${e.message}\n`); return 2; }
+      let stdin = i > 0 ? pipes[i - 1] : null;
+      if (st.heredoc !== null) stdin = new StringSource(st.heredoc);
+      else if (st.stdinFile) {
+        const data = this.readFile(st.stdinFile);
+        if (data === null) { out.stderr.write(`rvplay: ${st.stdinFile}: No such file or directory\n`); return 1; }
+        stdin = new StringSource(data);
+      }
+      const toFile = (name, append) => {
+        const buf = new Buffer();
+        files.push(() => this.writeFile(name, buf.text, append));
+        return buf;
+      };
+      let stdout = i < n - 1 ? pipes[i] : out.stdout;
+      if (st.stdout === '&2') stdout = out.stderr;
+      else if (st.stdout) stdout = toFile(st.stdout, st.appendOut);
+      let stderr = out.stderr;
+      if (st.stderr === '&1') stderr = stdout;
+      else if (st.stderr) stderr = toFile(st.stderr, st.appendErr);
+      procs.push({ c: this, args, assigns: st.assigns, stdin, typed: !!st.typed, stdout, stderr, out, signal: out.signal,
+        note: out.note, streaming: out.streaming });
     }
-    this.ctx.afterWrite();
-    const secs = (performance.now() - start) / 1000;
-    this.ctx.print(`load: ${total} updates in ${secs.toFixed(2)}s (${(total / secs).toFixed(0)}/s)`);
+    const codes = await Promise.all(procs.map(async (p, i) => {
+      let code;
+      try { code = await this.execOne(p); } catch (e) {
+        p.stderr.write(`rvplay: internal error: ${e?.stack || e}\n`);
+        code = 70;
+      }
+      if (i < n - 1) pipes[i].close();
+      if (i > 0) pipes[i - 1].breakPipe();
+      return code;
+    }));
+    for (const f of files) {
+      const err = f();
+      if (err) { out.stderr.write(`rvplay: ${err}\n`); return 1; }
+    }
+    return codes[n - 1];
+  }
+
+  async execOne(p) {
+    for (const a of p.assigns) {
+      const [name, ...v] = a.split('=');
+      const value = v.join('=');
+      if (!p.args.length) { p.stderr.write(`rvplay: ${name}: shell variables are not supported\n`); return 1; }
+      if (!(name === 'ETCDCTL_API' && value === '3') && name !== 'KUBE_EDITOR' && name !== 'EDITOR') {
+        p.note(`${name}=${value} has no effect in the lab: etcdctl always speaks the v3 API here, and kubectl edit opens the lab's editor`);
+      }
+    }
+    if (!p.args.length) return 0;
+    const [name, ...args] = p.args;
+    p.args = args;
+    switch (name) {
+      case 'kubectl': return kubectl(p);
+      case 'etcdctl': return etcdctl(p);
+      case 'jq': return jq(p);
+      case 'lab': return lab(p);
+      case 'alias': return this.alias(p);
+      case 'unalias': return this.unalias(p);
+      case 'export': return this.export(p);
+      case 'clear': p.out.clear(); return 0;
+      case 'help': p.stdout.write(HELP); return 0;
+      case 'sudo':
+        p.note('sudo has no meaning in the lab; running the command as is');
+        if (!args.length) return 0;
+        return this.execOne({ ...p, args, assigns: [] });
+    }
+    if (tools[name]) return tools[name](p);
+    p.stderr.write(`rvplay: ${name}: command not found\n`);
+    p.note(`the console runs ${BUILTINS.join(', ')}; type help`);
+    return 127;
+  }
+
+  // expandAliases replaces an unquoted command word that names an alias,
+  // as bash does (not inside its own expansion).
+  expandAliases(st) {
+    let args = st.args;
+    if (!args.length || st.quoted0) return args;
+    const seen = new Set();
+    while (this.aliases.has(args[0]) && !seen.has(args[0])) {
+      seen.add(args[0]);
+      args = [...splitWords(this.aliases.get(args[0])), ...args.slice(1)];
+      if (!args.length) return args;
+    }
+    return args;
+  }
+
+  alias(p) {
+    if (!p.args.length) {
+      for (const n of [...this.aliases.keys()].sort()) p.stdout.write(`alias ${n}=${shellQuote(this.aliases.get(n))}\n`);
+      return 0;
+    }
+    let status = 0;
+    for (const a of p.args) {
+      const i = a.indexOf('=');
+      if (i < 0) {
+        if (!this.aliases.has(a)) { p.stderr.write(`rvplay: alias: ${a}: not found\n`); status = 1; continue; }
+        p.stdout.write(`alias ${a}=${shellQuote(this.aliases.get(a))}\n`);
+        continue;
+      }
+      this.aliases.set(a.slice(0, i), a.slice(i + 1));
+    }
+    return status;
+  }
+
+  unalias(p) {
+    let status = 0;
+    for (const n of p.args) {
+      if (n === '-a') { this.aliases.clear(); continue; }
+      if (!this.aliases.delete(n)) { p.stderr.write(`rvplay: unalias: ${n}: not found\n`); status = 1; }
+    }
+    return status;
+  }
+
+  export(p) {
+    for (const a of p.args) {
+      if (a === 'ETCDCTL_API=3') continue;
+      p.note(`export ${a} has no effect in the lab: the console keeps no environment (etcdctl speaks the v3 API, kubectl talks to this session)`);
+    }
+    return 0;
+  }
+
+  // The console's files live in memory, one set per page: enough for the
+  // articles' `kubectl get deploy x -o yaml > x.yaml`, an edit, and a
+  // later `kubectl apply -f x.yaml` that meets a newer resourceVersion.
+  readFile(name) {
+    const n = cleanName(name);
+    return this.files.has(n) ? this.files.get(n) : null;
+  }
+
+  writeFile(name, data, append) {
+    const n = cleanName(name);
+    if (n === '/dev/null') return null;
+    if (n.includes('/')) return `${name}: the console's files have plain names (no directories)`;
+    this.files.set(n, append ? (this.files.get(n) || '') + data : data);
+    return null;
   }
 }
 
-// sortKeys orders object keys as kubectl's JSON printer does (it prints
-// unstructured maps, whose keys Go's encoder sorts).
-function sortKeys(v) {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (!v || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
-}
+const cleanName = (n) => n.replace(/^(\.\/)+/, '');
 
-function listOf(list, r) {
-  return { apiVersion: 'v1', items: (list.items || []).map((o) => ({ apiVersion: r.group ? `${r.group}/${r.version}` : r.version, kind: r.kind, ...o })), kind: 'List', metadata: { resourceVersion: '' } };
-}
+const HELP = `The console runs kubectl and etcdctl against this lab's session, as the articles write them.
 
-function fields(res) {
-  const h = res.header;
-  const lines = [
-    `"ClusterID" : ${h.cluster_id ?? 0}`, `"MemberID" : ${h.member_id ?? 0}`,
-    `"Revision" : ${h.revision ?? 0}`, `"RaftTerm" : ${h.raft_term ?? 0}`,
-  ];
-  for (const kv of res.kvs) {
-    lines.push(`"Key" : ${JSON.stringify(kv.key)}`, `"CreateRevision" : ${kv.createRevision}`, `"ModRevision" : ${kv.modRevision}`,
-      `"Version" : ${kv.version}`, `"Value" : ${JSON.stringify(kv.value)}`, `"Lease" : ${kv.lease}`);
-  }
-  lines.push(`"More" : ${res.more}`, `"Count" : ${res.count}`);
-  return lines.join('\n');
-}
+etcdctl get KEY [RANGE_END] [--prefix|--from-key] [--rev=N] [--limit=N] [--keys-only] [--count-only]
+        [--print-value-only] [--sort-by=KEY|CREATE|MODIFY|VALUE|VERSION] [--order=ASCEND|DESCEND]
+etcdctl put KEY VALUE [--prev-kv] [--ignore-value]       etcdctl del KEY [RANGE_END] [--prefix|--from-key] [--prev-kv]
+etcdctl txn [-i]   (then the compares, the success and the failure requests, each ended by an empty line)
+etcdctl watch KEY [RANGE_END] [--prefix] [--rev=N] [--prev-kv]   (Ctrl+C or Stop ends it)
+etcdctl compaction REV [--physical]      etcdctl endpoint status
+  -w simple|json|fields (|table for endpoint status); --endpoints, --cert, --key, --cacert are accepted:
+  the console always talks to this session.
+kubectl get|describe|create|apply|replace|patch|scale|edit|label|annotate|delete|rollout status ...
+  -o json|yaml|wide|name|jsonpath=...|custom-columns=..., -w, --watch-only, --output-watch-events,
+  -n NS, -A, -l SELECTOR, --show-managed-fields, --server-side, --force-conflicts, --field-manager=NAME,
+  -f FILE|URL|- (- reads a heredoc or the lab's editor), --type merge|json|strategic -p PATCH,
+  scale --replicas=N [--resource-version=RV] [--current-replicas=N]; get --raw '/api/v1/...?resourceVersion=N'
+... | jq FILTER       ... | grep PATTERN       base64 -d      cat FILE      ... > FILE
+alias e="etcdctl --endpoints ..."     lab load RATE SECONDS (update a ConfigMap RATE times a second)
+`;

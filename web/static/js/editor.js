@@ -2,6 +2,7 @@
 // `kubectl apply` would (the console's `kubectl apply -f -` applies it too).
 
 import { $ } from './dom.js';
+import { t } from './i18n.js';
 import { resourceForKind, collectionPath, itemPath, singular, parseStatus } from './kube.js';
 import yaml from '../vendor/js-yaml-4.1.0.mjs';
 
@@ -102,16 +103,41 @@ export function mountEditor(lab) {
     return res;
   }
 
+  // edit hands text to the learner for `kubectl edit`: Apply (Ctrl+Enter)
+  // resolves with what the editor then holds, Esc (or the command's
+  // Ctrl+C, signal) with null.
+  let editing = null;
+  function edit(text, signal) {
+    editing?.(null);
+    $('editor').value = text;
+    const out = $('editor-result');
+    out.dataset.ok = 'true';
+    out.textContent = t('editor.editing');
+    $('editor').focus();
+    return new Promise((resolve) => {
+      const done = (v) => {
+        if (editing !== done) return;
+        editing = null;
+        out.textContent = '';
+        resolve(v);
+      };
+      editing = done;
+      signal?.addEventListener('abort', () => done(null), { once: true });
+    });
+  }
+  const save = () => (editing ? editing($('editor').value) : lab.guard(() => applyText())());
+
   $('editor-format-yaml').addEventListener('click', () => setFormat('yaml'));
   $('editor-format-json').addEventListener('click', () => setFormat('json'));
   $('editor-load').addEventListener('click', lab.guard(load));
-  $('editor-apply').addEventListener('click', lab.guard(() => applyText()));
+  $('editor-apply').addEventListener('click', save);
   $('editor').addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); lab.guard(() => applyText())(); }
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); save(); }
+    if (e.key === 'Escape' && editing) { e.preventDefault(); editing(null); }
   });
   // setText puts text in the editor as it is (a lesson's stdin).
   const setText = (text) => { $('editor').value = text; };
-  return { object, set, setText, load, apply, applyText, focus: () => $('editor').focus() };
+  return { object, set, setText, text: () => $('editor').value, edit, load, apply, applyText, focus: () => $('editor').focus() };
 }
 
 function resourceVersion(body) {

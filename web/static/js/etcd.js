@@ -61,19 +61,6 @@ export class Etcd {
     return { header: json.header || {}, kvs: (json.kvs || []).map(decodeKV), count: n(json.count), more: !!json.more, raw };
   }
 
-  async put(key, value, opts = {}) {
-    const req = { key: b64(key), value: b64(value) };
-    if (opts.prevKv) req.prev_kv = true;
-    return this.call('/v3/kv/put', req);
-  }
-
-  async del(key, opts = {}) {
-    const req = { key: b64(key) };
-    if (opts.prefix) req.range_end = b64(prefixEnd(key));
-    if (opts.prevKv) req.prev_kv = true;
-    return this.call('/v3/kv/deleterange', req);
-  }
-
   async compact(rev) {
     return this.call('/v3/kv/compaction', { revision: String(rev), physical: true });
   }

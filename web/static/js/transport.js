@@ -66,9 +66,15 @@ export function wasmTransport(bridge) {
     watch(path, query, onEvent, { method = 'GET', body = '', headers = {}, userAgent } = {}) {
       if (userAgent) headers = { ...headers, 'User-Agent': userAgent };
       return bridge.watch({ method, path: path + queryString(query), headers, body }, (e) => {
-        if (e.kind === 'open') onEvent({ type: 'open', status: e.status, body: e.body, via: 'wasm' });
-        else if (e.kind === 'frame') splitFrames(e.data, (data) => onEvent({ type: 'frame', data }));
-        else onEvent({ type: 'end', reason: e.reason });
+        // A listener's exception must not unwind into the engine, where
+        // it is a Go panic that stops the engine for the whole page.
+        try {
+          if (e.kind === 'open') onEvent({ type: 'open', status: e.status, body: e.body, via: 'wasm' });
+          else if (e.kind === 'frame') splitFrames(e.data, (data) => onEvent({ type: 'frame', data }));
+          else onEvent({ type: 'end', reason: e.reason });
+        } catch (err) {
+          console.error('a watch listener failed:', err);
+        }
       });
     },
     reset: () => bridge.reset(),

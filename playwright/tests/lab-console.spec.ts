@@ -1,0 +1,135 @@
+// The console panel as a learner types into it: heredocs and etcdctl txn
+// typed line by line, ↑/↓ through the history, a watch that streams while
+// other commands run and stops on Ctrl+C or the stop button, kubectl edit
+// in the lab's editor, and the editor's object given to `-f -`. Offline
+// and on a server session (fetch streams instead of the page's engine).
+import { expect, test, type Page } from '@playwright/test';
+import { newClass, openLab, run } from './labhelpers';
+
+const output = (page: Page) => page.getByTestId('console-output');
+
+// type enters lines one by one, as typed.
+async function type(page: Page, ...lines: string[]) {
+  const input = page.getByTestId('console-input');
+  for (const l of lines) {
+    await input.fill(l);
+    await input.press('Enter');
+  }
+}
+
+test('a heredoc and an etcdctl txn typed line by line; ↑ and ↓ walk the history', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await openLab(page);
+  const prompt = page.getByTestId('console-prompt');
+  const input = page.getByTestId('console-input');
+
+  await type(page, "kubectl apply -f - <<'EOF'");
+  await expect(prompt).toHaveText('>');
+  await type(page, 'apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: typed', 'data:', '  colour: blue', 'EOF');
+  await expect(output(page)).toContainText('configmap/typed created');
+  await expect(prompt).toHaveText('$');
+  await expect(page.getByTestId('console-line').filter({ hasText: /^> {3}name: typed\n$/ })).toHaveCount(1);
+
+  // etcdctl txn -i prompts for each section, as etcdctl does in a terminal.
+  await type(page, 'etcdctl put k1 v1', 'etcdctl txn -i');
+  await expect(page.getByTestId('console-line').filter({ hasText: /^compares:\n$/ })).toHaveCount(1);
+  await type(page, 'value("k1") = "v1"', '');
+  await expect(page.getByTestId('console-line').filter({ hasText: /^success requests \(get, put, del\):\n$/ })).toHaveCount(1);
+  await type(page, 'put k1 swapped', '', '');
+  await expect(output(page)).toContainText('SUCCESS\n\nOK');
+  await run(page, 'etcdctl get k1 --print-value-only');
+  await expect(page.getByTestId('console-line').last()).toHaveText('swapped');
+
+  // ↑ recalls, newest first; a heredoc as its first line, which runs whole.
+  await input.press('ArrowUp');
+  await expect(input).toHaveValue('etcdctl get k1 --print-value-only');
+  await input.press('ArrowUp');
+  await expect(input).toHaveValue('etcdctl txn -i');
+  await input.press('ArrowUp');
+  await input.press('ArrowUp');
+  await expect(input).toHaveValue("kubectl apply -f - <<'EOF'");
+  await input.press('ArrowDown');
+  await expect(input).toHaveValue('etcdctl put k1 v1');
+  await input.press('ArrowUp');
+  await input.press('Enter');
+  await expect(output(page)).toContainText('configmap/typed unchanged');
+
+  // Ctrl+C abandons the lines typed so far.
+  await type(page, 'cat <<EOF', 'half');
+  await input.fill('typed');
+  await input.press('Control+c');
+  await expect(prompt).toHaveText('$');
+  await expect(page.getByTestId('console-line').last()).toHaveText('typed^C');
+  expect(errors).toEqual([]);
+});
+
+test('a watch streams while other commands run; Ctrl+C and the stop button end it', async ({ page }) => {
+  await openLab(page);
+  const stop = page.getByTestId('console-stop');
+  await run(page, 'kubectl create cm first --from-literal=a=1');
+  await run(page, 'kubectl get cm -w');
+  await expect(output(page)).toContainText(/NAME\s+DATA\s+AGE\nfirst\s+1\s+\d+s/);
+  await expect(stop).toBeVisible();
+  await run(page, 'kubectl create cm other --from-literal=a=1');
+  // The watch's row lines up under its header (kubectl's columns widen for
+  // a longer name, as its tabwriter's do).
+  const header = await page.getByTestId('console-line').filter({ hasText: /^NAME\s+DATA\s+AGE\n$/ }).first().textContent();
+  const row = page.getByTestId('console-line').filter({ hasText: /^other\s+1\s+0s\n$/ });
+  await expect(row).toHaveCount(1);
+  expect((await row.textContent())!.indexOf('1')).toBe(header!.indexOf('DATA'));
+  await page.getByTestId('console-input').press('Control+c');
+  await expect(stop).toBeHidden();
+  await run(page, 'kubectl create cm after --from-literal=a=1');
+  await expect(output(page)).toContainText('configmap/after created');
+  await expect(page.getByTestId('console-line').filter({ hasText: /^after\s/ })).toHaveCount(0);
+
+  await run(page, 'etcdctl watch --prefix /registry/configmaps/default/ --prev-kv');
+  await expect(stop).toBeVisible();
+  await run(page, 'kubectl label cm after tier=web');
+  await expect(output(page)).toContainText('configmap/after labeled');
+  await expect(output(page)).toContainText('PUT\n/registry/configmaps/default/after\n');
+  await stop.click();
+  await expect(stop).toBeHidden();
+});
+
+test('kubectl edit opens the editor; replace -f - takes the editor\'s object', async ({ page }) => {
+  await openLab(page);
+  await run(page, 'kubectl create cm paint --from-literal=colour=blue');
+  await run(page, 'kubectl edit cm paint');
+  const editor = page.getByTestId('editor');
+  await expect(editor).toHaveValue(/^# Please edit the object below/);
+  await expect(page.getByTestId('editor-result')).toContainText('kubectl edit');
+  await editor.fill((await editor.inputValue()).replace('colour: blue', 'colour: green'));
+  await page.getByTestId('editor-apply').click();
+  await expect(output(page)).toContainText('configmap/paint edited');
+  await run(page, 'kubectl get cm paint -o jsonpath={.data.colour}');
+  await expect(page.getByTestId('console-line').last()).toHaveText('green');
+
+  // Esc leaves the edit unchanged.
+  await run(page, 'kubectl edit cm paint');
+  await expect(editor).toHaveValue(/colour: green/);
+  await editor.press('Escape');
+  await expect(output(page)).toContainText('Edit cancelled, no changes made.');
+
+  // A stale resourceVersion from the editor is kubectl's conflict.
+  await run(page, 'kubectl get cm paint -o yaml');
+  await editor.fill('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: paint\n  resourceVersion: "1"\ndata:\n  colour: red\n');
+  await run(page, 'kubectl replace -f -');
+  await expect(output(page)).toContainText('Error from server (Conflict): error when replacing "STDIN": Operation cannot be fulfilled on configmaps "paint": the object has been modified; please apply your changes to the latest version and try again');
+});
+
+test('on a server session the console streams a watch over fetch and stops it', async ({ page }) => {
+  const { id } = await newClass(page.request);
+  await page.goto(`/s/${id}/`);
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-ready', 'true', { timeout: 20_000 });
+  await run(page, 'kubectl create cm first --from-literal=a=1');
+  await run(page, 'kubectl get cm -w --output-watch-events');
+  await expect(output(page)).toContainText(/EVENT\s+NAME\s+DATA\s+AGE\nADDED\s+first\s+1\s+\d+s/);
+  await run(page, 'kubectl create cm remote --from-literal=a=1');
+  await expect(page.getByTestId('console-line').filter({ hasText: /^ADDED\s+remote\s+1\s+\d+s\n$/ })).toHaveCount(1);
+  await page.getByTestId('console-stop').click();
+  await expect(page.getByTestId('console-stop')).toBeHidden();
+  await run(page, "etcdctl get /registry/configmaps/default/remote -w json | jq -r '.kvs[0].key|@base64d'");
+  await expect(page.getByTestId('console-line').last()).toHaveText('/registry/configmaps/default/remote');
+});
