@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rvplay/rvplay/engine/api/etcdgw"
-	"github.com/rvplay/rvplay/engine/console"
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/session"
 	"github.com/rvplay/rvplay/internal/etcdtest"
@@ -202,7 +202,7 @@ func TestEtcdctlMatchesTheRealEtcdctl(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	con := console.New(sess, console.Options{})
+	con := startConsole(t, sess, time.Now())
 	real := realShell{
 		env:          []string{"PATH=" + os.Getenv("PATH"), "LANG=C", "ETCDCTL_API=3", "ETCDCTL_ENDPOINTS=" + endpoint},
 		filterStderr: func(s string) string { return etcdctlNoise.ReplaceAllString(s, "") },

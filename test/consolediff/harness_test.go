@@ -9,6 +9,7 @@ package consolediff
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,7 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rvplay/rvplay/engine/console"
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/internal/jsconsole"
 )
 
 // step is one command line (or a few, run as one shell script on the real
@@ -150,15 +152,35 @@ func (s realShell) watchUntilIn(t *testing.T, dir, script, want string, after fu
 // klogLines are kubectl's -v log lines.
 var klogLines = regexp.MustCompile(`(?m)^I\d{4} .*\n`)
 
+// lab is the console under test: the lab's console under Node, on a
+// session of this process, with the editor kubectl edit opens.
+type lab struct {
+	*jsconsole.Console
+	edit func(string) (string, bool)
+}
+
+func startConsole(t *testing.T, h api.Handler, now time.Time) *lab {
+	t.Helper()
+	c, err := jsconsole.Start(h, jsconsole.Options{Now: now})
+	if errors.Is(err, jsconsole.ErrNoNode) && os.Getenv("CI") != "true" {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &lab{Console: c}
+}
+
 // runConsole runs each line of script through the console, as a learner
 // types them one after another.
-func runConsole(t *testing.T, c *console.Console, script string) result {
+func runConsole(t *testing.T, c *lab, script string) result {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code := 0
 	for _, line := range splitScript(script) {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		code = c.Run(ctx, line, console.Output{Stdout: &out, Stderr: &errOut})
+		code = c.Run(ctx, line, jsconsole.Output{Stdout: &out, Stderr: &errOut, Edit: c.edit})
 		cancel()
 	}
 	return result{out.String(), errOut.String(), code}
@@ -186,7 +208,7 @@ func splitScript(script string) []string {
 	return inputs
 }
 
-func consoleWatchUntil(t *testing.T, c *console.Console, line, want string, after func()) result {
+func consoleWatchUntil(t *testing.T, c *lab, line, want string, after func()) result {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -196,7 +218,7 @@ func consoleWatchUntil(t *testing.T, c *console.Console, line, want string, afte
 	streaming := make(chan struct{})
 	var once sync.Once
 	go func() {
-		done <- c.Run(ctx, line, console.Output{Stdout: out, Stderr: &errOut, Streaming: func() { once.Do(func() { close(streaming) }) }})
+		done <- c.Run(ctx, line, jsconsole.Output{Stdout: out, Stderr: &errOut, Streaming: func() { once.Do(func() { close(streaming) }) }})
 	}()
 	if after != nil {
 		select {

@@ -5,7 +5,10 @@ import (
 
 	"testing"
 
-	"github.com/rvplay/rvplay/engine/console"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+	"github.com/rvplay/rvplay/engine/session"
 )
 
 // jqInput is an etcdctl -w json answer with a 64-bit ID, a deleted key's
@@ -38,7 +41,12 @@ var jqFilters = []string{
 func TestJqMatchesTheRealJq(t *testing.T) {
 	requireTool(t, "jq", "jq")
 	real := realShell{env: []string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}}
-	con := console.New(nil, console.Options{})
+	sess, err := session.New("jq", mvcc.NewMemoryBackend(), session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	con := startConsole(t, sess, time.Now())
 	for _, f := range jqFilters {
 		line := "cat input.json | " + f
 		script := "cat > input.json <<'EOF'\n" + jqInput + "EOF\n" + line

@@ -14,7 +14,6 @@ import (
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/api/kubeapi"
-	"github.com/rvplay/rvplay/engine/console"
 	"github.com/rvplay/rvplay/engine/kube"
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/session"
@@ -44,6 +43,8 @@ var kubectlSteps = []step{
 	{line: "kubectl get cm nope"},
 	{line: "kubectl get cm demo nope"},
 	{line: "kubectl get cm nope --ignore-not-found"},
+	{line: "kubectl get cm nope 2>&1 | grep -c NotFound"},
+	{line: "kubectl get cm nope 2>/dev/null"},
 	{line: "kubectl get nosuchtype"},
 	{line: "kubectl get cm demo -A"},
 	{line: "kubectl get cm -o yamll"},
@@ -183,7 +184,8 @@ func dropTimeoutErrors(s string) string {
 }
 
 // twinSession is a session whose Kubernetes API reads the shared clock
-// and numbers UIDs from 1.
+// and numbers UIDs from 1. It runs no deployment controller: the steps
+// write a Deployment's status themselves, so both twins see the same one.
 func twinSession(t *testing.T, name string, clock kube.Clock) *session.Session {
 	n := 0
 	s, err := session.New(name, mvcc.NewMemoryBackend(), session.Options{Kube: func(_ string, st *mvcc.Store) api.Handler {
@@ -191,20 +193,12 @@ func twinSession(t *testing.T, name string, clock kube.Clock) *session.Session {
 			n++
 			return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
 		}}})
-	}})
+	}, NoControllers: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
-}
-
-// editorFunc is the console's editor in the tests: it edits as sed would.
-type editorFunc func(string) string
-
-func (f editorFunc) Text(context.Context) (string, error) { return "", nil }
-func (f editorFunc) Edit(_ context.Context, text string) (string, error) {
-	return f(text), nil
 }
 
 func TestKubectlMatchesTheRealKubectl(t *testing.T) {
@@ -238,8 +232,8 @@ func TestKubectlMatchesTheRealKubectl(t *testing.T) {
 		t.Fatal(err)
 	}
 	shell := realShell{env: []string{"PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH"), "HOME=" + dir, "KUBECONFIG=" + kubeconfig, "LANG=C", "KUBE_EDITOR=" + editor}}
-	con := console.New(twin, console.Options{Now: clock.Now, Sleep: func(context.Context, time.Duration) error { return nil },
-		Editor: editorFunc(func(s string) string { return strings.Replace(s, "k: v2", "k: edited", 1) })})
+	con := startConsole(t, twin, clock.Now())
+	con.edit = func(s string) (string, bool) { return strings.Replace(s, "k: v2", "k: edited", 1), true }
 	for _, s := range kubectlSteps {
 		realLine, conLine := s.line, s.line
 		if s.real != "" {

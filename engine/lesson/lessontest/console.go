@@ -3,45 +3,45 @@ package lessontest
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/rvplay/rvplay/engine/console"
+	"github.com/rvplay/rvplay/internal/jsconsole"
 )
 
 // commandTimeout bounds one console command.
 const commandTimeout = 10 * time.Second
 
 // runCommand runs a console command line in the lab's console
-// (engine/console), with stdin as the editor's text that `-f -` reads,
-// and returns what it printed. A failing command is an outcome (a 409 is
-// what a lesson shows); a command the console does not know is an error.
+// (web/static/js/console.js, under Node through internal/jsconsole), with
+// stdin as the editor's text that `-f -` reads, and returns what it
+// printed. A failing command is an outcome (a 409 is what a lesson shows);
+// a command the console does not know is an error.
 func (r *Runner) runCommand(ctx context.Context, line, stdin string) (string, error) {
-	cons := console.New(r.front, console.Options{Editor: stdinEditor(stdin), Now: r.Clock.Now})
-	var out, errOut strings.Builder
+	r.mu.Lock()
+	if r.js == nil {
+		c, err := jsconsole.Start(r.front, jsconsole.Options{})
+		if err != nil {
+			r.mu.Unlock()
+			return "", fmt.Errorf("console: %w", err)
+		}
+		r.js = c
+	}
+	c := r.js
+	r.mu.Unlock()
 	// A command that waits (rollout status) must end within a test's
 	// patience: its deadline is real time, as Ctrl+C is in the lab.
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
 	stop := r.passTime(ctx)
-	status := cons.Run(ctx, line, console.Output{Stdout: &out, Stderr: &errOut})
+	out, status := c.RunString(ctx, line, stdin, r.Clock.Now())
 	stop()
 	if ctx.Err() != nil {
-		return out.String() + errOut.String(), fmt.Errorf("console: %q did not finish within %v", line, commandTimeout)
+		return out, fmt.Errorf("console: %q did not finish within %v", line, commandTimeout)
 	}
 	if status == 127 || status == 2 {
-		return out.String() + errOut.String(), fmt.Errorf("console: %q: %s", line, errOut.String())
+		return out, fmt.Errorf("console: %q: %s", line, out)
 	}
-	return out.String() + errOut.String(), nil
-}
-
-// stdinEditor is the lab's editor holding what a `-f -` command reads.
-type stdinEditor string
-
-func (e stdinEditor) Text(context.Context) (string, error) { return string(e), nil }
-
-func (e stdinEditor) Edit(context.Context, string) (string, error) {
-	return "", console.ErrEditCanceled
+	return out, nil
 }
 
 // passTime lets time pass while a command waits, as it does while a learner

@@ -19,6 +19,7 @@ import (
 	"github.com/rvplay/rvplay/engine/lesson"
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/session"
+	"github.com/rvplay/rvplay/internal/jsconsole"
 )
 
 // Runner is one session and the lab around it.
@@ -34,6 +35,7 @@ type Runner struct {
 
 	front   api.Handler
 	console *client.Client
+	js      *jsconsole.Console // the lab's console, started by the first command
 
 	mu        sync.Mutex
 	clients   map[string]*labClient
@@ -129,6 +131,11 @@ func (r *Runner) Close() {
 	}
 	r.mu.Unlock()
 	r.wg.Wait()
+	r.mu.Lock()
+	if r.js != nil {
+		r.js.Close()
+	}
+	r.mu.Unlock()
 	r.Session.Close()
 }
 
