@@ -1,6 +1,8 @@
 // Package duration is apimachinery's util/duration: how kube-apiserver
-// prints an age in a Table (engine/kube) and how kubectl prints one it
-// computes itself (engine/console's describe), in one place for both.
+// prints an age in a Table (engine/kube). kubectl computes some ages
+// itself (describe's events); the console does that in the browser
+// (web/static/js/console/describe.js), checked against kubectl by
+// test/consolediff.
 package duration
 
 import (

@@ -2,24 +2,22 @@
 // one implementation of kubectl and etcdctl the lab has) under Node against
 // an api.Handler in this process, for Go tests: the golden comparisons with
 // the real tools (test/consolediff) and the lessons' replays
-// (engine/lesson/lessontest). The console's transport is a pipe to this
-// process, which answers each request and watch from the handler, as the
-// engine in the page answers the lab.
+// (engine/lesson/lessontest). The console's transport sends messages to
+// this process (host.mjs), which answers each request and watch from the
+// handler, as the engine in the page answers the lab: natively over the
+// pipes of a Node process (link_native.go), under WebAssembly in the Node
+// the test itself runs in (link_js.go).
 //
 // It is test tooling: it needs Node (node on PATH) and the repository's
 // sources; product code must not import it.
 package jsconsole
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
-
 	"io"
 	"net/url"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -57,9 +55,8 @@ type Output struct {
 
 // Console is one console (one page) running under Node.
 type Console struct {
-	h     api.Handler
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
+	h    api.Handler
+	link link
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -68,7 +65,6 @@ type Console struct {
 	nextID  int
 	runs    map[int]*run
 	watches map[int]context.CancelFunc
-	done    chan struct{}
 }
 
 type run struct {
@@ -77,49 +73,36 @@ type run struct {
 	streaming sync.Once
 }
 
-// Start starts a console on h.
-func Start(h api.Handler, opts Options) (*Console, error) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return nil, ErrNoNode
-	}
+// link carries the messages between this process and host.mjs.
+type link interface {
+	// send delivers one message to the console (never re-entering this
+	// package from inside the call).
+	send(msg []byte)
+	// close ends the console; no message comes after it returns.
+	close() error
+}
+
+// hostModule is host.mjs's path.
+func hostModule() string {
 	_, file, _, _ := runtime.Caller(0)
-	args := []string{filepath.Join(filepath.Dir(file), "runner.mjs")}
-	if !opts.Now.IsZero() {
-		args = append(args, opts.Now.UTC().Format(time.RFC3339))
-	}
-	cmd := exec.Command(node, args...)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	c := &Console{h: h, cmd: cmd, stdin: stdin, runs: map[int]*run{}, watches: map[int]context.CancelFunc{}, done: make(chan struct{})}
+	return filepath.Join(filepath.Dir(file), "host.mjs")
+}
+
+func newConsole(h api.Handler) *Console {
+	c := &Console{h: h, runs: map[int]*run{}, watches: map[int]context.CancelFunc{}}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	go c.read(stdout)
-	return c, nil
+	return c
 }
 
 // Close ends the console and its watches.
 func (c *Console) Close() error {
 	c.cancel()
-	c.stdin.Close()
-	<-c.done
-	return c.cmd.Wait()
+	return c.link.close()
 }
 
 func (c *Console) send(m map[string]any) {
 	b, _ := json.Marshal(m)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, _ = c.stdin.Write(append(b, '\n'))
+	c.link.send(b)
 }
 
 type message struct {
@@ -137,36 +120,36 @@ type message struct {
 	Body    string            `json:"body"`
 }
 
-func (c *Console) read(r io.Reader) {
-	defer close(c.done)
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var m message
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			continue
+// receive handles one message from the console.
+func (c *Console) receive(b []byte) {
+	var m message
+	if err := json.Unmarshal(b, &m); err != nil {
+		return
+	}
+	switch m.Type {
+	case "request":
+		go c.request(m)
+	case "watch":
+		c.watch(m)
+	case "unwatch":
+		c.mu.Lock()
+		if cancel := c.watches[m.WID]; cancel != nil {
+			cancel()
 		}
-		switch m.Type {
-		case "request":
-			go c.request(m)
-		case "watch":
-			c.watch(m)
-		case "unwatch":
-			c.mu.Lock()
-			if cancel := c.watches[m.WID]; cancel != nil {
-				cancel()
-			}
-			c.mu.Unlock()
-		default:
-			c.mu.Lock()
-			rn := c.runs[m.ID]
-			c.mu.Unlock()
-			if rn != nil {
-				c.toRun(rn, m)
-			}
+		c.mu.Unlock()
+	default:
+		c.mu.Lock()
+		rn := c.runs[m.ID]
+		c.mu.Unlock()
+		if rn != nil {
+			c.toRun(rn, m)
 		}
 	}
-	// The runner is gone: every command still waiting ends.
+}
+
+// ended is called once the console is gone: every command still waiting
+// ends.
+func (c *Console) ended() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for id, rn := range c.runs {

@@ -1,8 +1,9 @@
-// Package consolediff compares the lab's console (engine/console) with the
-// real tools, byte for byte: the same command lines run through Debian's
-// etcdctl against a real etcd and through the console against an rvplay
-// session, and through the real kubectl against an rvplay server session
-// and through the console against a twin session (same clock, same UIDs).
+// Package consolediff compares the lab's console (web/static/js/console.js,
+// run under Node by internal/jsconsole) with the real tools, byte for
+// byte: the same command lines run through Debian's etcdctl against a real
+// etcd and through the console against an rvplay session, and through the
+// real kubectl against an rvplay server session and through the console
+// against a twin session (same clock, same UIDs).
 // Outputs, error lines and exit codes must be equal.
 package consolediff
 
