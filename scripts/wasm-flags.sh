@@ -15,8 +15,8 @@ wasm_budget_gzip=2000000
 # buys no speed anyone measures: they run once per learner action or per
 # lab client step, never per stored key (the lab's clients and their JSON
 # operations, the lesson engine and its embedded definitions, JSON patch
-# and merge patch, fmt, which the engine uses only to word errors, and the
-# console with its YAML, JSONPath, regexp and tabwriter once it is linked).
+# and merge patch, fmt, which the engine uses only to word errors, YAML,
+# regexp and tabwriter; the console is JavaScript, not in the module).
 # The store, the gateway, the Kubernetes API, the session and the bridge
 # keep inlining, and wasm/cmd/enginebench is built without these flags.
 # Figures in wasm/BENCHMARKS.md. A pattern that matches no linked package
@@ -26,15 +26,12 @@ wasm_no_inline=(
 	regexp/...
 	text/tabwriter
 	github.com/rvplay/rvplay/engine/client
-	github.com/rvplay/rvplay/engine/console/...
 	github.com/rvplay/rvplay/engine/kube/patch
 	github.com/rvplay/rvplay/engine/lesson/...
 	github.com/rvplay/rvplay/wasm/internal/labapi
 	github.com/rvplay/rvplay/wasm/internal/remote
 	github.com/rvplay/rvplay/web/lessons
 	go.yaml.in/yaml/v2
-	k8s.io/client-go/...
-	sigs.k8s.io/yaml
 )
 
 # The commit, for rvplay.version in the page ("devel" outside a checkout).
