@@ -7,9 +7,10 @@ type job struct {
 	rev     int64
 	records []Record
 	events  []*Event
-	compact int64      // with jobCompact: the compaction to record
-	remove  []Revision // physical compaction step
-	finish  int64      // with remove: the compaction this step completes, or -1
+	compact int64        // with jobCompact: the compaction to record
+	remove  []Revision   // physical compaction step
+	finish  int64        // with remove: the compaction this step completes, or -1
+	lease   *LeaseRecord // with jobLease: the lease to write (TTL 0: to delete)
 	kind    jobKind
 
 	mu       mutex // guards the outcome below
@@ -24,6 +25,7 @@ const (
 	jobTxn jobKind = iota
 	jobCompact
 	jobRemove
+	jobLease
 )
 
 // wait waits for a submitted job. If ctx ends first, the write may still
@@ -179,6 +181,8 @@ func (s *Store) run(jobs []*job) {
 			err = s.backend.SetCompactRevision(j.compact)
 		case jobRemove:
 			err = s.backend.Remove(j.remove, j.finish)
+		case jobLease:
+			err = s.commitLease(j.lease)
 		}
 		if err != nil {
 			s.fail(err)

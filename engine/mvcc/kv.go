@@ -56,8 +56,8 @@ type WriteView interface {
 	// begins a generation (create revision = mod revision, version 1).
 	// With PrevKv the response carries the key as it was. IgnoreValue and
 	// IgnoreLease keep the key's value or lease, and fail with
-	// ErrKeyNotFound on a key that does not exist. The store has no
-	// leases: a put with one fails with ErrLeaseNotFound. It fails with
+	// ErrKeyNotFound on a key that does not exist. A put with a lease
+	// that is not granted fails with ErrLeaseNotFound. It fails with
 	// ErrEmptyKey, ErrValueProvided, ErrLeaseProvided, and with ErrNoSpace
 	// beyond a bound (a *QuotaError, quota.go) or while the NOSPACE alarm
 	// is raised (alarm.go). Every write of DeleteRange and Txn is refused
@@ -130,12 +130,41 @@ type Maintenance interface {
 	Defragment()
 }
 
+// Lessor is etcd's leases (lease.go).
+type Lessor interface {
+	// LeaseGrant grants a lease of TTL seconds (raised to MinLeaseTTL) with
+	// the ID asked for, or one the store picks. It fails with
+	// ErrLeaseTTLTooLarge beyond MaxLeaseTTL, ErrLeaseExists for an ID in
+	// use, and as a write does while an alarm is raised. It takes no
+	// revision.
+	LeaseGrant(ctx context.Context, r *LeaseGrantRequest) (*LeaseGrantResponse, error)
+
+	// LeaseRevoke ends a lease: every key whose current value was put
+	// with it is deleted, all at the next revision (none when it holds
+	// no key). A lease that expires is revoked the same way, by the store
+	// itself, on its Clock. It fails with ErrLeaseNotFound.
+	LeaseRevoke(ctx context.Context, id int64) (ResponseHeader, error)
+
+	// LeaseRenew is a keep-alive: the lease's whole TTL is ahead of it
+	// again. It fails with ErrLeaseNotFound for a lease unknown or
+	// expired.
+	LeaseRenew(ctx context.Context, id int64) (int64, error)
+
+	// LeaseTimeToLive reports the seconds a lease has left, its granted
+	// TTL and, with keys, the keys it holds, in key order.
+	LeaseTimeToLive(ctx context.Context, id int64, keys bool) (*LeaseTimeToLiveResponse, error)
+
+	// Leases lists every lease, soonest to expire first.
+	Leases(ctx context.Context) (ResponseHeader, []int64)
+}
+
 // KV is the whole store.
 type KV interface {
 	ReadView
 	WriteView
 	Watchable
 	Maintenance
+	Lessor
 
 	// Close commits the writes it accepted before it was called, refuses
 	// later ones with ErrStopped, ends every watcher (ErrStopped) and

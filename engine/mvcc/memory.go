@@ -14,6 +14,7 @@ type memoryBackend struct {
 	n       int
 	removed int
 	meta    Meta
+	leases  map[int64]int64 // lease ID -> granted TTL
 }
 
 const memChunk = 1024
@@ -137,3 +138,31 @@ func (m *memoryBackend) Remove(revs []Revision, finished int64) error {
 }
 
 func (m *memoryBackend) Close() error { return nil }
+
+func (m *memoryBackend) LoadLeases() ([]LeaseRecord, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	out := make([]LeaseRecord, 0, len(m.leases))
+	for id, ttl := range m.leases {
+		out = append(out, LeaseRecord{ID: id, TTL: ttl})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+func (m *memoryBackend) SaveLease(l LeaseRecord) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.leases == nil {
+		m.leases = map[int64]int64{}
+	}
+	m.leases[l.ID] = l.TTL
+	return nil
+}
+
+func (m *memoryBackend) DeleteLease(id int64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.leases, id)
+	return nil
+}

@@ -33,6 +33,9 @@ type Options struct {
 	// MaxTxnOps is etcd's --max-txn-ops: the most compares or ops one list
 	// of a txn may hold. Zero: DefaultMaxTxnOps.
 	MaxTxnOps int
+	// Clock is the time source of lease expiry (lease.go). Nil: the wall
+	// clock.
+	Clock Clock
 }
 
 // Store is etcd's MVCC key-value store over a Backend.
@@ -72,7 +75,8 @@ type Store struct {
 	queued     chan struct{} // wakes commitLoop for a hand-off
 	failed     error         // a failed commit poisons the store (guarded by queueMu)
 
-	hub hub
+	hub    hub
+	lessor lessor // leases (lease.go; guarded by mu)
 
 	closeOnce sync.Once
 	closing   chan struct{}
@@ -129,6 +133,9 @@ func Open(b Backend, opts Options) (*Store, error) {
 		// the physical removal if the crash interrupted it.
 		unfinished, _, _ = s.compactIndex(meta.CompactRevision)
 	}
+	if err := s.openLessor(); err != nil {
+		return nil, err
+	}
 	s.usage = s.measureIndex()
 	if b := opts.Memory; !b.charge(s.usage.IndexMemory) {
 		return nil, &QuotaError{Quota: QuotaMemory, Requested: s.usage.IndexMemory, Used: b.Used(), Limit: b.Limit()}
@@ -139,6 +146,11 @@ func Open(b Backend, opts Options) (*Store, error) {
 			return nil, err
 		}
 		s.kick()
+	}
+	if len(s.lessor.leases) > 0 {
+		s.mu.Lock()
+		s.startLessorLocked()
+		s.mu.Unlock()
 	}
 	return s, nil
 }

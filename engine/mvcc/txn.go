@@ -520,8 +520,7 @@ func (s *Store) checkOp(op *RequestOp, cur int64, pass pathCheck) error {
 			return ErrKeyNotFound
 		}
 	}
-	if p.Lease != 0 {
-		// This store has no leases, so every lease is unknown.
+	if p.Lease != 0 && !s.leaseExistsLocked(p.Lease) {
 		return ErrLeaseNotFound
 	}
 	return nil

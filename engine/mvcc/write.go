@@ -25,10 +25,9 @@ func (s *Store) putInto(ctx context.Context, r *PutRequest, resp *PutResponse) e
 			return err
 		}
 	}
-	if r.Lease != 0 {
+	if r.Lease != 0 && !s.leaseExistsLocked(r.Lease) {
 		// A unary put looks its lease up before anything else (etcd's
-		// applier, after its alarms); this store has no leases, so every
-		// lease is unknown.
+		// applier, after its alarms).
 		s.mu.Unlock()
 		return ErrLeaseNotFound
 	}

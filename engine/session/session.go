@@ -21,6 +21,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/api/etcdgw"
@@ -102,6 +103,10 @@ func New(name string, b mvcc.Backend, opts Options) (*Session, error) {
 	if opts.Store.MemberID == 0 {
 		// The store raises its alarms as the member the gateway reports.
 		opts.Store.MemberID = g.MemberID
+	}
+	if opts.Store.Clock == nil && opts.Clock != nil {
+		// Leases expire on the session's time.
+		opts.Store.Clock = storeClock{opts.Clock}
 	}
 	store, err := mvcc.Open(b, opts.Store)
 	if err != nil {
@@ -258,3 +263,8 @@ func (s *Session) Close() error {
 	})
 	return err
 }
+
+// storeClock is the session's clock as the store's lessor takes it.
+type storeClock struct{ kube.Clock }
+
+func (c storeClock) NewTimer(d time.Duration) mvcc.Timer { return c.Clock.NewTimer(d) }

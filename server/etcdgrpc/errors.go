@@ -16,6 +16,7 @@ var (
 	errAuthFailed       = &mvcc.Error{Code: mvcc.CodeInvalidArgument, Message: "etcdserver: authentication failed, invalid user ID or password"}
 	errInvalidAuthToken = mvcc.ErrInvalidAuthToken
 	errWatchCanceled    = &mvcc.Error{Code: mvcc.CodeCanceled, Message: "etcdserver: watch canceled"}
+	errNoLeader         = &mvcc.Error{Code: mvcc.CodeUnavailable, Message: "etcdserver: no leader"}
 )
 
 // toStatus is etcd's togRPCError: the store's errors carry etcd's code and

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/rvplay/rvplay/engine/kube"
+	"github.com/rvplay/rvplay/engine/session"
 	"github.com/rvplay/rvplay/engine/sqlite"
 	"github.com/rvplay/rvplay/server/classroom"
 )
@@ -40,7 +41,8 @@ func newEnv(t *testing.T, opts Options) *env {
 		t.Fatal(err)
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e.reg, err = classroom.New(db, classroom.Options{Logger: quiet})
+	// Sessions run on the fake clock: leases expire when the test says.
+	e.reg, err = classroom.New(db, classroom.Options{Logger: quiet, Session: session.Options{Clock: e.clock}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,6 +119,7 @@ func New(opts Options, grpcOpts ...grpc.ServerOption) *Server {
 	s.grpc = grpc.NewServer(gopts...)
 	pb.RegisterKVServer(s.grpc, kvServer{s})
 	pb.RegisterWatchServer(s.grpc, watchServer{s})
+	pb.RegisterLeaseServer(s.grpc, leaseServer{s})
 	pb.RegisterMaintenanceServer(s.grpc, &maintenanceServer{s: s})
 	pb.RegisterClusterServer(s.grpc, &clusterServer{s: s})
 	pb.RegisterAuthServer(s.grpc, &authServer{s: s})

@@ -50,6 +50,13 @@ func (g *Gateway) Put(ctx context.Context, r *mvcc.PutRequest) (*mvcc.PutRespons
 	if err := firstError(checkMessageSize(size), mvcc.CheckPut(r), checkRaftSize(size), authorizeWrite(ctx, r.Key, nil)); err != nil {
 		return nil, err
 	}
+	if r.Lease != 0 {
+		// etcd's checkLeasePuts: a put with a lease needs the right to
+		// write every key the lease holds.
+		if err := g.authorizeLease(ctx, r.Lease); err != nil {
+			return nil, err
+		}
+	}
 	out, err := g.store.Put(ctx, r)
 	if err != nil {
 		return nil, err
@@ -170,5 +177,38 @@ func (g *Gateway) Defragment(ctx context.Context) error {
 		return err
 	}
 	g.store.Defragment()
+	return nil
+}
+
+// LeaseGrant grants a lease (mvcc.Store.LeaseGrant).
+func (g *Gateway) LeaseGrant(ctx context.Context, r *mvcc.LeaseGrantRequest) (*mvcc.LeaseGrantResponse, error) {
+	return g.store.LeaseGrant(ctx, r)
+}
+
+// LeaseRevoke revokes a lease and deletes its keys. As in etcd, whoever
+// revokes must be allowed to delete every key the lease holds: a student
+// may not revoke a lease that holds a key under /registry/.
+func (g *Gateway) LeaseRevoke(ctx context.Context, id int64) (mvcc.ResponseHeader, error) {
+	if err := g.authorizeLease(ctx, id); err != nil {
+		return mvcc.ResponseHeader{}, err
+	}
+	return g.store.LeaseRevoke(ctx, id)
+}
+
+// authorizeLease is etcd's check that the caller may write every key a
+// lease holds (a lease that does not exist holds none).
+func (g *Gateway) authorizeLease(ctx context.Context, id int64) error {
+	if mayAdmin(ctx) {
+		return nil
+	}
+	ttl, err := g.store.LeaseTimeToLive(ctx, id, true)
+	if err != nil {
+		return nil
+	}
+	for _, k := range ttl.Keys {
+		if err := authorizeWrite(ctx, k, nil); err != nil {
+			return err
+		}
+	}
 	return nil
 }
