@@ -10,7 +10,7 @@ import (
 
 var _ mvcc.LeaseBackend = (*backend)(nil)
 
-// LoadLeases reads the session's leases (migration 0005).
+// LoadLeases reads the session's leases (migration 0006).
 func (b *backend) LoadLeases() ([]mvcc.LeaseRecord, error) {
 	if err := b.check(); err != nil {
 		return nil, err
