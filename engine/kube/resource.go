@@ -515,53 +515,5 @@ func (r *Resource) normalize(o Object) {
 // PruneUnknown drops the fields the type does not declare (as decoding
 // into kube's Go types does) and returns their paths.
 func (r *Resource) PruneUnknown(o Object) []string {
-	t := r.Schema()
-	if t == nil {
-		return nil
-	}
-	unknown := schema.UnknownFields(t, o)
-	if len(unknown) > 0 {
-		pruneType(t, o)
-	}
-	return unknown
-}
-
-func pruneType(t *schema.Type, o map[string]any) {
-	if t == nil || t.Untyped || !t.IsObject() {
-		return
-	}
-	for k, v := range o {
-		f := t.Field(k)
-		if f == nil {
-			if k != "kind" && k != "apiVersion" {
-				delete(o, k)
-			}
-			continue
-		}
-		pruneValue(f.Type, v)
-	}
-}
-
-func pruneValue(r *schema.TypeRef, v any) {
-	if r == nil {
-		return
-	}
-	switch r.Kind {
-	case schema.KindObject:
-		if m, ok := v.(map[string]any); ok {
-			pruneType(r.Named, m)
-		}
-	case schema.KindList:
-		if l, ok := v.([]any); ok {
-			for _, e := range l {
-				pruneValue(r.Elem, e)
-			}
-		}
-	case schema.KindMap:
-		if m, ok := v.(map[string]any); ok {
-			for _, e := range m {
-				pruneValue(r.Elem, e)
-			}
-		}
-	}
+	return schema.PruneUnknownFields(r.Schema(), o)
 }

@@ -51,7 +51,7 @@ func TestHasUnknownAgreesWithTheWalk(t *testing.T) {
 	}
 	for _, o := range objs {
 		var walked []string
-		walkUnknown(dep, o, "", &walked)
+		walkUnknown(dep, o, "", false, &walked)
 		if hasUnknown(dep, o) != (len(walked) > 0) {
 			t.Errorf("%v: hasUnknown %v, walk %v", o, hasUnknown(dep, o), walked)
 		}

@@ -16,11 +16,25 @@ import (
 // the result is deterministic. obj is a JSON object as decoded by
 // encoding/json (with or without UseNumber).
 func UnknownFields(t *Type, obj map[string]any) []string {
+	return unknownFields(t, obj, false)
+}
+
+// PruneUnknownFields removes from obj, in place, the fields t does not
+// declare and returns their paths (as UnknownFields). kube drops unknown
+// fields when fieldValidation is Ignore or Warn (the default), as decoding
+// into its Go types does, so the stored object never has them.
+func PruneUnknownFields(t *Type, obj map[string]any) []string {
+	return unknownFields(t, obj, true)
+}
+
+// unknownFields is UnknownFields, and with prune PruneUnknownFields: one
+// walk for both.
+func unknownFields(t *Type, obj map[string]any, prune bool) []string {
 	if !hasUnknown(t, obj) {
 		return nil // the common case, without building a path per field
 	}
 	var out []string
-	walkUnknown(t, obj, "", &out)
+	walkUnknown(t, obj, "", prune, &out)
 	return out
 }
 
@@ -168,7 +182,7 @@ func StrictDecodingError(items []string) string {
 // UnknownFieldWarning is the text kube uses for one unknown field.
 func UnknownFieldWarning(path string) string { return "unknown field " + strconv.Quote(path) }
 
-func walkUnknown(t *Type, obj map[string]any, prefix string, out *[]string) {
+func walkUnknown(t *Type, obj map[string]any, prefix string, prune bool, out *[]string) {
 	if t == nil || t.Untyped || !t.IsObject() {
 		return
 	}
@@ -185,22 +199,25 @@ func walkUnknown(t *Type, obj map[string]any, prefix string, out *[]string) {
 		f := t.Field(k)
 		if f == nil {
 			*out = append(*out, p)
+			if prune {
+				delete(obj, k)
+			}
 			continue
 		}
-		walkValue(f.Type, obj[k], p, out)
+		walkValue(f.Type, obj[k], p, prune, out)
 	}
 }
 
-func walkValue(r *TypeRef, v any, path string, out *[]string) {
+func walkValue(r *TypeRef, v any, path string, prune bool, out *[]string) {
 	switch r.Kind {
 	case KindObject:
 		if m, ok := v.(map[string]any); ok {
-			walkUnknown(r.Named, m, path, out)
+			walkUnknown(r.Named, m, path, prune, out)
 		}
 	case KindList:
 		if l, ok := v.([]any); ok {
 			for i, e := range l {
-				walkValue(r.Elem, e, path+"["+strconv.Itoa(i)+"]", out)
+				walkValue(r.Elem, e, path+"["+strconv.Itoa(i)+"]", prune, out)
 			}
 		}
 	case KindMap:
@@ -211,65 +228,7 @@ func walkValue(r *TypeRef, v any, path string, out *[]string) {
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				walkValue(r.Elem, m[k], path+"."+k, out)
-			}
-		}
-	}
-}
-
-// PruneUnknownFields removes from obj, in place, the fields t does not
-// declare and returns their paths (as UnknownFields). kube drops unknown
-// fields when fieldValidation is Ignore or Warn (the default), so the
-// stored object never has them.
-func PruneUnknownFields(t *Type, obj map[string]any) []string {
-	if !hasUnknown(t, obj) {
-		return nil
-	}
-	var out []string
-	pruneObject(t, obj, "", &out)
-	return out
-}
-
-func pruneObject(t *Type, obj map[string]any, prefix string, out *[]string) {
-	if t == nil || t.Untyped || !t.IsObject() {
-		return
-	}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		p := k
-		if prefix != "" {
-			p = prefix + "." + k
-		}
-		f := t.Field(k)
-		if f == nil {
-			*out = append(*out, p)
-			delete(obj, k)
-			continue
-		}
-		pruneValue(f.Type, obj[k], p, out)
-	}
-}
-
-func pruneValue(r *TypeRef, v any, path string, out *[]string) {
-	switch r.Kind {
-	case KindObject:
-		if m, ok := v.(map[string]any); ok {
-			pruneObject(r.Named, m, path, out)
-		}
-	case KindList:
-		if l, ok := v.([]any); ok {
-			for i, e := range l {
-				pruneValue(r.Elem, e, path+"["+strconv.Itoa(i)+"]", out)
-			}
-		}
-	case KindMap:
-		if m, ok := v.(map[string]any); ok {
-			for k, e := range m {
-				pruneValue(r.Elem, e, path+"."+k, out)
+				walkValue(r.Elem, m[k], path+"."+k, prune, out)
 			}
 		}
 	}
