@@ -1,7 +1,9 @@
 package kube
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -25,6 +27,54 @@ type DeleteOptions struct {
 	GracePeriodSeconds *int64
 	PropagationPolicy  string
 	DryRun             bool
+}
+
+// DeleteOptionsRequest is a DeleteOptions as a client sends it: the JSON
+// body of a delete, or its query parameters.
+type DeleteOptionsRequest struct {
+	Kind               string         `json:"kind"`
+	APIVersion         string         `json:"apiVersion"`
+	GracePeriodSeconds *int64         `json:"gracePeriodSeconds"`
+	Preconditions      *Preconditions `json:"preconditions"`
+	PropagationPolicy  *string        `json:"propagationPolicy"`
+	OrphanDependents   *bool          `json:"orphanDependents"`
+	DryRun             []string       `json:"dryRun"`
+}
+
+// DecodeDeleteOptions reads the JSON body of a delete (whitespace only:
+// none, the default options) as kube-apiserver does.
+func DecodeDeleteOptions(body []byte) (DeleteOptions, error) {
+	var rq DeleteOptionsRequest
+	if len(bytes.TrimSpace(body)) > 0 {
+		if err := json.Unmarshal(body, &rq); err != nil {
+			return DeleteOptions{}, NewUnrecognizedBody("DeleteOptions", err, body)
+		}
+	}
+	return rq.Options()
+}
+
+// Options checks what the client sent (a propagationPolicy kube knows;
+// dryRun "All" is a dry run) and returns the options of the delete.
+func (rq DeleteOptionsRequest) Options() (DeleteOptions, error) {
+	var do DeleteOptions
+	if p := rq.PropagationPolicy; p != nil {
+		switch *p {
+		case "Foreground", "Background", "Orphan":
+			do.PropagationPolicy = *p
+		default:
+			return do, NewInvalid("meta.k8s.io", "DeleteOptions", "", []FieldError{{
+				Type: CauseFieldValueNotSupported, Field: "propagationPolicy", Value: *p,
+				Detail: `supported values: "Foreground", "Background", "Orphan", "nil"`}})
+		}
+	}
+	do.Preconditions = rq.Preconditions
+	do.GracePeriodSeconds = rq.GracePeriodSeconds
+	for _, v := range rq.DryRun {
+		if v == "All" {
+			do.DryRun = true
+		}
+	}
+	return do, nil
 }
 
 // Delete removes an object. The answer is the deleted object (types that

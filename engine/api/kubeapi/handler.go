@@ -553,56 +553,27 @@ func listOptions(q url.Values) (kube.ListOptions, error) {
 // deleteOptions reads DeleteOptions from the body, or the query when there
 // is no body.
 func deleteOptions(rq *request) (kube.DeleteOptions, error) {
-	var do kube.DeleteOptions
-	var body struct {
-		Kind               string              `json:"kind"`
-		APIVersion         string              `json:"apiVersion"`
-		GracePeriodSeconds *int64              `json:"gracePeriodSeconds"`
-		Preconditions      *kube.Preconditions `json:"preconditions"`
-		PropagationPolicy  *string             `json:"propagationPolicy"`
-		OrphanDependents   *bool               `json:"orphanDependents"`
-		DryRun             []string            `json:"dryRun"`
-	}
 	raw := rq.Body
 	if api.MediaType(rq.Header.Get("Content-Type")) == "application/vnd.kubernetes.protobuf" && len(raw) > 0 {
 		o, err := protobufToJSON(raw)
 		if err != nil {
-			return do, kube.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type DeleteOptions): %v (%s)", err, summarize(raw)))
+			return kube.DeleteOptions{}, kube.NewUnrecognizedBody("DeleteOptions", err, raw)
 		}
 		raw, _ = json.Marshal(o)
 	}
-	if len(strings.TrimSpace(string(raw))) > 0 {
-		if err := json.Unmarshal(raw, &body); err != nil {
-			return do, kube.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type DeleteOptions): %v (%s)", err, summarize(raw)))
-		}
-	} else {
-		var err error
-		if body.GracePeriodSeconds, err = int64Param(rq.Query, "gracePeriodSeconds"); err != nil {
-			return do, err
-		}
-		if v := rq.Query.Get("propagationPolicy"); v != "" {
-			body.PropagationPolicy = &v
-		}
-		body.DryRun = rq.Query["dryRun"]
+	if len(bytes.TrimSpace(raw)) > 0 {
+		return kube.DecodeDeleteOptions(raw)
 	}
-	if p := body.PropagationPolicy; p != nil {
-		switch *p {
-		case "Foreground", "Background", "Orphan":
-			do.PropagationPolicy = *p
-		default:
-			return do, kube.NewInvalid("meta.k8s.io", "DeleteOptions", "", []kube.FieldError{{
-				Type: kube.CauseFieldValueNotSupported, Field: "propagationPolicy", Value: *p,
-				Detail: `supported values: "Foreground", "Background", "Orphan", "nil"`}})
-		}
+	var q kube.DeleteOptionsRequest
+	var err error
+	if q.GracePeriodSeconds, err = int64Param(rq.Query, "gracePeriodSeconds"); err != nil {
+		return kube.DeleteOptions{}, err
 	}
-	do.Preconditions = body.Preconditions
-	do.GracePeriodSeconds = body.GracePeriodSeconds
-	for _, v := range body.DryRun {
-		if v == "All" {
-			do.DryRun = true
-		}
+	if v := rq.Query.Get("propagationPolicy"); v != "" {
+		q.PropagationPolicy = &v
 	}
-	return do, nil
+	q.DryRun = rq.Query["dryRun"]
+	return q.Options()
 }
 
 // --- settings ---------------------------------------------------------------
