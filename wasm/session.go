@@ -11,9 +11,6 @@ import (
 	"github.com/rvplay/rvplay/web/lessons"
 )
 
-// kubeHandler builds the session's Kubernetes API, as the server does.
-var kubeHandler = kubeapi.ForSession
-
 // lessonCatalog is the lessons' definitions (web/lessons; the texts stay
 // out of the engine: the page loads them as static files). The Go test of
 // web/lessons proves they load, so an error here cannot happen in a
@@ -23,5 +20,5 @@ var lessonCatalog, _ = lesson.Load(lessons.Definitions())
 // newMemorySession builds a fresh offline session: its own memory backend,
 // so a reset (or the replay of an imported history) starts at revision 1.
 func newMemorySession() (api.Handler, error) {
-	return session.New("offline", mvcc.NewMemoryBackend(), session.Options{Kube: kubeHandler, Lessons: lessonCatalog})
+	return session.New("offline", mvcc.NewMemoryBackend(), session.Options{Kube: kubeapi.ForSession, Lessons: lessonCatalog})
 }

@@ -73,9 +73,6 @@ func (reg *Registry) Patch(ctx context.Context, r *Resource, ns, name, sub, patc
 	if o.Force != nil {
 		return Written{}, NewInvalid("meta.k8s.io", "PatchOptions", "", []FieldError{{Type: CauseFieldValueForbidden, Field: "force", Detail: "may not be specified for non-apply patch"}})
 	}
-	if reg.patcher == nil {
-		return Written{}, NewUnsupportedMediaType()
-	}
 	return reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, true, nil, func(cur Object) (Object, error) {
 		patched, err := reg.patcher.Patch(r, patchType, r.Encode(cur), body)
 		if err != nil {
@@ -133,9 +130,6 @@ func (reg *Registry) preparePatched(r *Resource, cur, nobj Object, ns, name, sub
 func (reg *Registry) apply(ctx context.Context, r *Resource, ns, name, sub string, body []byte, o PatchOptions) (Written, error) {
 	if o.FieldManager == "" {
 		return Written{}, NewInvalid("meta.k8s.io", "PatchOptions", "", []FieldError{{Type: CauseFieldValueRequired, Field: "fieldManager", Detail: "is required for apply patch"}})
-	}
-	if reg.applier == nil {
-		return Written{}, NewUnsupportedMediaType()
 	}
 	config, err := DecodeObject(body)
 	if err != nil {

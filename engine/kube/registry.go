@@ -107,22 +107,6 @@ func (reg *Registry) KV() KV { return reg.kv }
 // Clock is the registry's time source.
 func (reg *Registry) Clock() Clock { return reg.clock }
 
-// SetPatcher and SetApplier plug in the patch and apply implementations.
-func (reg *Registry) SetPatcher(p Patcher) { reg.patcher = p }
-func (reg *Registry) SetApplier(a Applier) { reg.applier = a }
-
-// SetFieldManager replaces the field manager for Update operations.
-func (reg *Registry) SetFieldManager(f FieldManager) { reg.fm = f }
-
-// CanPatch reports whether a patch type ("json", "merge", "strategic",
-// "apply") is implemented.
-func (reg *Registry) CanPatch(patchType string) bool {
-	if patchType == "apply" {
-		return reg.applier != nil
-	}
-	return reg.patcher != nil
-}
-
 // SetBookmarkInterval changes the interval of watch bookmarks.
 func (reg *Registry) SetBookmarkInterval(d time.Duration) {
 	if d > 0 {

@@ -5,9 +5,10 @@ import (
 
 	"encoding/json"
 	"fmt"
-	"github.com/rvplay/rvplay/engine/kube/schema"
 	"sort"
 	"strings"
+
+	"github.com/rvplay/rvplay/engine/kube/schema"
 )
 
 // Generation says when metadata.generation moves.

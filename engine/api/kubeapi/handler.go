@@ -102,8 +102,8 @@ func objectResponse(code int, r *kube.Resource, o kube.Object) *api.Response {
 	return jsonResponse(code, r.Encode(o))
 }
 
-// encodedResponse answers with enc, the JSON kube produced while writing,
-// or encodes o when there is none.
+// encodedResponse answers with the JSON kube produced while writing, or
+// encodes the object when there is none.
 func encodedResponse(code int, r *kube.Resource, w kube.Written) *api.Response {
 	if w.JSON != nil {
 		return jsonResponse(code, w.JSON)
@@ -154,9 +154,6 @@ func (h *Handler) Serve(ctx context.Context, req *api.Request) (resp *api.Respon
 	}
 	if r, ok := h.serveDiscovery(req, p); ok {
 		return r
-	}
-	if p == "/rvplay/v1/settings" {
-		return h.serveSettings(req)
 	}
 	rq, ok := route(req, p)
 	if !ok {
@@ -260,10 +257,6 @@ func route(req *api.Request, p string) (*request, bool) {
 		}
 	default:
 		return nil, false
-	}
-	if rq.collection && rq.res.Namespaced && rq.ns == "" && req.Method != "GET" {
-		// POST or DELETE on an all-namespaces collection
-		return rq, true
 	}
 	return rq, true
 }
@@ -574,41 +567,4 @@ func deleteOptions(rq *request) (kube.DeleteOptions, error) {
 	}
 	q.DryRun = rq.Query["dryRun"]
 	return q.Options()
-}
-
-// --- settings ---------------------------------------------------------------
-
-// settings are the session's Kubernetes knobs a lesson may turn.
-type settings struct {
-	WatchCacheDelay  string `json:"watchCacheDelay"`
-	BookmarkInterval string `json:"bookmarkInterval"`
-}
-
-func (h *Handler) serveSettings(req *api.Request) *api.Response {
-	switch req.Method {
-	case "GET":
-	case "PUT", "POST", "PATCH":
-		var in settings
-		if err := json.Unmarshal(req.Body, &in); err != nil {
-			return statusResponse(kube.NewBadRequest(err.Error()))
-		}
-		if in.WatchCacheDelay != "" {
-			d, err := time.ParseDuration(in.WatchCacheDelay)
-			if err != nil || d < 0 {
-				return statusResponse(kube.NewBadRequest("watchCacheDelay: " + in.WatchCacheDelay + " is not a duration"))
-			}
-			h.reg.SetWatchCacheDelay(d)
-		}
-		if in.BookmarkInterval != "" {
-			d, err := time.ParseDuration(in.BookmarkInterval)
-			if err != nil || d <= 0 {
-				return statusResponse(kube.NewBadRequest("bookmarkInterval: " + in.BookmarkInterval + " is not a positive duration"))
-			}
-			h.reg.SetBookmarkInterval(d)
-		}
-	default:
-		return statusResponse(kube.NewMethodNotSupported("", "settings", methodVerb(&request{Request: req})))
-	}
-	b, _ := json.Marshal(settings{WatchCacheDelay: h.reg.WatchCacheDelay().String(), BookmarkInterval: h.reg.BookmarkInterval().String()})
-	return jsonResponse(200, b)
 }

@@ -201,17 +201,6 @@ func TestBadInputGetsKubeStatus(t *testing.T) {
 	}
 }
 
-func TestSettingsChangeBookmarkIntervalAndCacheDelay(t *testing.T) {
-	f := newFixture(t)
-	resp := f.do("PUT", "/rvplay/v1/settings", "application/json", []byte(`{"watchCacheDelay":"2s","bookmarkInterval":"5s"}`))
-	if resp.Status != 200 || string(resp.Body) != `{"watchCacheDelay":"2s","bookmarkInterval":"5s"}` {
-		t.Fatalf("%d %s", resp.Status, resp.Body)
-	}
-	if f.h.Registry().BookmarkInterval() != 5*time.Second || f.h.Registry().WatchCacheDelay() != 2*time.Second {
-		t.Fatal("not applied")
-	}
-}
-
 func TestPrettyForCurlAndPrettyParameter(t *testing.T) {
 	f := newFixture(t)
 	r := f.h.Serve(context.Background(), &api.Request{Method: "GET", Path: "/api/v1/namespaces/default",
