@@ -9,9 +9,7 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
-	"github.com/rvplay/rvplay/engine/api/etcdgw"
 	"github.com/rvplay/rvplay/engine/kube"
-	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/session"
 	"github.com/rvplay/rvplay/server/httpapi"
 )
@@ -31,22 +29,11 @@ func statusResponse(se *kube.StatusError) *api.Response {
 	return resp
 }
 
-func etcdError(e *mvcc.Error) *api.Response { return etcdgw.ErrorResponse(e.Code, e.Message) }
-
-// inProtocol answers path with the etcd error on the gateway's paths and
-// the Status elsewhere.
-func inProtocol(path string, etcd *mvcc.Error, status *kube.StatusError) *api.Response {
-	if session.IsEtcdPath(path) {
-		return etcdError(etcd)
-	}
-	return statusResponse(status)
-}
-
 // unauthorized answers a request to a guarded session without a valid
 // token: kube-apiserver's authentication filter's 401, or etcd's answer to
 // a token it does not know.
 func unauthorized(path string) *api.Response {
-	return inProtocol(path, mvcc.ErrInvalidAuthToken, kube.NewUnauthorized("Unauthorized"))
+	return session.Refuse(path, api.Refusal{Kind: api.Unauthenticated})
 }
 
 // forbiddenPath answers a principal whose role may not use method on path
@@ -54,7 +41,7 @@ func unauthorized(path string) *api.Response {
 // words a refusal of a non-resource URL).
 func forbiddenPath(p api.Principal, method, path string) *api.Response {
 	cause := fmt.Sprintf("User %q cannot %s path %q", p.ID, strings.ToLower(method), path)
-	return inProtocol(path, mvcc.ErrPermissionDenied, kube.NewForbidden("", "", "", cause))
+	return session.Refuse(path, api.Refusal{Kind: api.Forbidden, Detail: cause})
 }
 
 func sessionNotFound(name string) *api.Response {
@@ -67,11 +54,11 @@ func registryError(path, name string, err error) *api.Response {
 	case ErrNotFound:
 		return sessionNotFound(name)
 	case ErrTooManyLoaded:
-		return inProtocol(path, mvcc.ErrTooManyRequests, kube.NewTooManyRequests())
+		return session.Refuse(path, api.Refusal{Kind: api.TooManyRequests, RetryAfter: 1})
 	case ErrClosed:
-		return inProtocol(path, mvcc.ErrStopped, kube.NewServiceUnavailable(ErrClosed.Error()))
+		return session.Refuse(path, api.Refusal{Kind: api.Stopped, Detail: ErrClosed.Error()})
 	}
-	return inProtocol(path, &mvcc.Error{Code: mvcc.CodeUnavailable, Message: err.Error()}, kube.NewInternalError(err))
+	return session.Refuse(path, api.Refusal{Kind: api.Failed, Detail: err.Error()})
 }
 
 // rateLimited answers a client over its rate: etcd's "too many requests"
@@ -80,14 +67,7 @@ func registryError(path, name string, err error) *api.Response {
 // Retry-After carries it) in Retry-After and details.retryAfterSeconds.
 func rateLimited(path string, wait time.Duration) *api.Response {
 	secs := max(1, int((wait+time.Second-1)/time.Second))
-	if session.IsEtcdPath(path) {
-		resp := etcdError(mvcc.ErrTooManyRequests)
-		resp.Header.Set("Retry-After", strconv.Itoa(secs))
-		return resp
-	}
-	se := kube.NewTooManyRequests()
-	se.Status.Details.RetryAfterSeconds = int32(secs)
-	return statusResponse(se)
+	return session.Refuse(path, api.Refusal{Kind: api.TooManyRequests, RetryAfter: secs})
 }
 
 // webSocketMethod: etcd's gateway serves its WebSockets (watch) as POSTs;

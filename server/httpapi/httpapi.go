@@ -254,6 +254,16 @@ func plainRefusal(why api.Refusal) *api.Response {
 		status, text = http.StatusTooManyRequests, "too many requests, please try again later"
 	case api.CrossOrigin:
 		status, text = http.StatusForbidden, "a page from origin "+why.Detail+" may not change this server's sessions"
+	case api.Unauthenticated:
+		status, text = http.StatusUnauthorized, "unauthorized"
+	case api.Forbidden:
+		status, text = http.StatusForbidden, "forbidden: "+why.Detail
+	case api.TooManyRequests:
+		status, text = http.StatusTooManyRequests, "too many requests, please try again later"
+	case api.Stopped:
+		status, text = http.StatusServiceUnavailable, "service unavailable: "+why.Detail
+	case api.Failed:
+		status, text = http.StatusInternalServerError, "internal error: "+why.Detail
 	}
 	return &api.Response{Status: status, Header: api.Header{"Content-Type": {"text/plain; charset=utf-8"}},
 		Body: []byte(text + "\n")}
