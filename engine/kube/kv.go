@@ -8,7 +8,8 @@ import (
 
 // KV is the part of etcd's API that kube-apiserver's storage layer uses
 // (its etcd3 store), with etcd's semantics: *mvcc.Store provides it through
-// StoreKV, and an etcd client v3 adapter could. Keys are
+// StoreKV, and any mvcc.KV, such as a session's prefix of a real etcd
+// cluster (server/etcdstore, over etcd's client v3), through KVOf. Keys are
 // /registry/<resource>/[<namespace>/]<name>; an object's resourceVersion
 // is its key's mod revision, a list's the revision it was read at.
 type KV interface {
@@ -62,6 +63,50 @@ type WatchStream interface {
 	// queued (the watcher had delivered everything up to now).
 	RequestProgress() bool
 }
+
+// KVOf is the KV of a session's store: StoreKV's for an *mvcc.Store, and
+// otherwise the store with each watcher alone in a stream of its own (on
+// an etcd cluster, a watch stream of its own, so that a progress request
+// concerns that watcher alone).
+func KVOf(s mvcc.KV) KV {
+	if s, ok := s.(*mvcc.Store); ok {
+		return StoreKV(s)
+	}
+	return streamKV{s}
+}
+
+// streamKV makes a KV of an mvcc.KV whose watchers come in streams.
+type streamKV struct{ mvcc.KV }
+
+func (k streamKV) Watch(ctx context.Context, r *mvcc.WatchRequest) (WatchStream, error) {
+	st := k.NewWatchStream()
+	w, err := st.Watch(ctx, r)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return soloWatch{st, w}, nil
+}
+
+// soloWatch is one watcher alone in its stream.
+type soloWatch struct {
+	st mvcc.Watches
+	w  mvcc.WatchHandle
+}
+
+func (s soloWatch) Next(ctx context.Context) (mvcc.WatchResponse, error) {
+	_, resp, err := s.st.Next(ctx)
+	return resp, err
+}
+
+func (s soloWatch) TryNext(ctx context.Context) (mvcc.WatchResponse, bool, error) {
+	_, resp, ok, err := s.st.TryNext(ctx)
+	return resp, ok, err
+}
+
+func (s soloWatch) Ready() <-chan struct{} { return s.st.Ready() }
+func (s soloWatch) Cancel()                { s.st.Close() }
+func (s soloWatch) RequestProgress() bool  { return s.w.RequestProgress() }
 
 // StoreKV adapts an *mvcc.Store to KV.
 func StoreKV(s *mvcc.Store) KV { return storeKV{s} }

@@ -30,7 +30,7 @@ const (
 // so they are recorded and watched like any client's) and its record.
 type Service struct {
 	Catalog *Catalog
-	Store   *mvcc.Store
+	Store   mvcc.ReadView
 	// Handler is the session: set-up sends its requests there.
 	Handler api.Handler
 	// Exchanges returns the session's record, oldest first.

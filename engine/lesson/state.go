@@ -16,7 +16,7 @@ import (
 // above Since (made after the learner entered the step); rules that look
 // back ("from the list's resourceVersion") see the whole record.
 type State struct {
-	Store     *mvcc.Store
+	Store     mvcc.ReadView
 	Exchanges []Exchange
 	Since     int64
 }
@@ -83,7 +83,7 @@ func (k *KeyCheck) eval(st *State) (bool, error) {
 }
 
 // readKey reads key at rev (0: now); nil if it does not exist then.
-func readKey(s *mvcc.Store, key string, rev int64) (*mvcc.KeyValue, error) {
+func readKey(s mvcc.ReadView, key string, rev int64) (*mvcc.KeyValue, error) {
 	resp, err := s.Range(context.Background(), &mvcc.RangeRequest{Key: []byte(key), Revision: rev})
 	if err != nil {
 		return nil, err

@@ -84,18 +84,61 @@ type WriteView interface {
 // Watchable delivers the store's changes as events, in revision order,
 // each revision's events together.
 type Watchable interface {
-	// Watch starts a watcher of a range alone in a stream of its own,
-	// whose Next delivers its responses (see WatchStream.Watch for the
-	// start revision and the refusals).
-	Watch(ctx context.Context, r *WatchRequest) (*Watcher, error)
-
 	// NewWatchStream returns an empty stream: the watches of one etcd
 	// watch stream, whose responses one consumer takes with Next. A
 	// watcher that starts from an old revision, or falls behind, reads
 	// what it missed from the backend in the consumer's calls, one page
 	// at a time; a watcher whose start revision is compacted away gets
-	// one response with CompactRevision set, and ends.
-	NewWatchStream() *WatchStream
+	// one response with CompactRevision set, and ends. (*Store.Watch
+	// makes a watcher alone in a stream of its own.)
+	NewWatchStream() Watches
+}
+
+// Watches is the consumer's side of a stream of watchers, etcd's
+// mvcc.WatchStream: *WatchStream on a Store; a store that lives elsewhere
+// (a prefix of an etcd cluster, server/etcdstore) brings its own. Next,
+// TryNext and Ready are for one consumer at a time; Watch, Close and the
+// watchers' Cancel and RequestProgress may be called from anywhere.
+type Watches interface {
+	// Watch starts a watcher of a range from StartRevision (inclusive; 0:
+	// after the current revision; beyond it: waits for it). An empty range
+	// is refused with an *Error whose Message is ReasonEmptyWatchRange, a
+	// negative start with ErrCompacted, a watcher beyond the store's cap
+	// with ErrTooManyRequests. The watcher ends when ctx does.
+	Watch(ctx context.Context, r *WatchRequest) (WatchHandle, error)
+
+	// TryNext takes the next response of one of the stream's watchers
+	// without waiting for a write: ok is false when none has one now. A
+	// watcher's end is reported once, as a response with ok set and err
+	// the reason (ErrWatcherCanceled, ErrStopped, the storage's failure);
+	// a watcher that gets a response with CompactRevision set has ended
+	// too, and is not reported again. Only a ctx that ended makes it
+	// return err with ok false.
+	TryNext(ctx context.Context) (w WatchHandle, resp WatchResponse, ok bool, err error)
+
+	// Next waits for the next response (see TryNext) or the end of ctx.
+	Next(ctx context.Context) (WatchHandle, WatchResponse, error)
+
+	// Ready returns a channel that receives when TryNext may have
+	// something; a receive may be spurious.
+	Ready() <-chan struct{}
+
+	// Close cancels every watcher of the stream.
+	Close()
+}
+
+// WatchHandle is one watcher of a stream, as the stream's consumer knows
+// it (a *Watcher on a Store).
+type WatchHandle interface {
+	// Cancel ends the watcher: its stream delivers nothing more of it but
+	// the report of its end.
+	Cancel()
+
+	// RequestProgress queues a progress notification (no events, header
+	// revision up to which the watcher has delivered everything) behind
+	// its pending events, if the watcher is synced, and reports whether it
+	// did.
+	RequestProgress() bool
 }
 
 // Maintenance is etcd's maintenance service as far as one store has it.
@@ -158,13 +201,21 @@ type Lessor interface {
 	Leases(ctx context.Context) (ResponseHeader, []int64)
 }
 
-// KV is the whole store.
+// KV is the whole store, what a session runs on: *Store over a Backend,
+// or (on the server) a prefix of a real etcd cluster (server/etcdstore).
 type KV interface {
 	ReadView
 	WriteView
 	Watchable
 	Maintenance
 	Lessor
+
+	// MaxTxnOps is the most compares or operations one list of a txn may
+	// hold (etcd's --max-txn-ops).
+	MaxTxnOps() int
+
+	// QuotaBackendBytes is the bytes quota (0: none).
+	QuotaBackendBytes() int64
 
 	// Close commits the writes it accepted before it was called, refuses
 	// later ones with ErrStopped, ends every watcher (ErrStopped) and

@@ -218,7 +218,7 @@ func (s *Store) Watch(ctx context.Context, r *WatchRequest) (*Watcher, error) {
 // Message is ReasonEmptyWatchRange; a negative start with ErrCompacted; a
 // watcher beyond Options.MaxWatchers with ErrTooManyRequests. The watcher
 // ends when ctx does (a context that is never done costs nothing).
-func (st *WatchStream) Watch(ctx context.Context, r *WatchRequest) (*Watcher, error) {
+func (st *WatchStream) Watch(ctx context.Context, r *WatchRequest) (WatchHandle, error) {
 	w := new(Watcher)
 	if err := st.watch(ctx, r, w); err != nil {
 		return nil, err

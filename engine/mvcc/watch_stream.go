@@ -29,7 +29,7 @@ type WatchStream struct {
 }
 
 // NewWatchStream returns an empty stream of watchers on s.
-func (s *Store) NewWatchStream() *WatchStream {
+func (s *Store) NewWatchStream() Watches {
 	return &WatchStream{s: s, signal: make(chan struct{}, 1)}
 }
 
@@ -124,7 +124,7 @@ func removeWatcher(list []*Watcher, w *Watcher, index func(*Watcher) *int) []*Wa
 // reported again. Reading history may take a while, and wait for a
 // catch-up slot; only a ctx that ended makes TryNext return err with ok
 // false.
-func (st *WatchStream) TryNext(ctx context.Context) (w *Watcher, resp WatchResponse, ok bool, err error) {
+func (st *WatchStream) TryNext(ctx context.Context) (w WatchHandle, resp WatchResponse, ok bool, err error) {
 	for {
 		st.mu.Lock()
 		w := st.popLocked()
@@ -159,7 +159,7 @@ func (st *WatchStream) TryNext(ctx context.Context) (w *Watcher, resp WatchRespo
 }
 
 // Next waits for the next response (see TryNext) or the end of ctx.
-func (st *WatchStream) Next(ctx context.Context) (*Watcher, WatchResponse, error) {
+func (st *WatchStream) Next(ctx context.Context) (WatchHandle, WatchResponse, error) {
 	for {
 		w, resp, ok, err := st.TryNext(ctx)
 		if ok || err != nil {

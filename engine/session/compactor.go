@@ -24,7 +24,7 @@ const CompactRevKey = "compact_rev_key"
 // compaction to that previous revision. Each compaction therefore keeps one
 // interval of history; the first tick only records a revision.
 type compactor struct {
-	store *mvcc.Store
+	store mvcc.KV
 	clock kube.Clock
 	// start runs the compactor's loop: the first time an interval is set,
 	// so that a session that never compacts holds no goroutine for it.
@@ -42,7 +42,7 @@ type compactor struct {
 	compacted func(rev int64)
 }
 
-func newCompactor(store *mvcc.Store, clock kube.Clock, start func(loop func())) *compactor {
+func newCompactor(store mvcc.KV, clock kube.Clock, start func(loop func())) *compactor {
 	return &compactor{store: store, clock: clock, start: start, changed: make(chan struct{}, 1)}
 }
 

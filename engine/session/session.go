@@ -1,5 +1,6 @@
-// Package session wires one playground session: an mvcc.Store over a
-// Backend, the etcd v3 JSON gateway on it, the Kubernetes API (package
+// Package session wires one playground session: a store (an mvcc.Store
+// over a Backend, or any mvcc.KV: on the server, a prefix of an etcd
+// cluster), the etcd v3 JSON gateway on it, the Kubernetes API (package
 // kubeapi, or another handler given in Options) and the session's own API
 // (/rvplay/v1/...: settings, the record of exchanges, the lessons of package
 // lesson), behind one api.Handler that routes by path. It also runs what a cluster runs beside
@@ -40,7 +41,7 @@ type Options struct {
 	Gateway etcdgw.Options
 	// Kube builds the Kubernetes API handler over the session's store. Nil:
 	// kubeapi's, on the session's Clock.
-	Kube func(name string, store *mvcc.Store) api.Handler
+	Kube func(name string, store mvcc.KV) api.Handler
 	// Lessons are the lessons the session serves under /rvplay/v1/lessons
 	// (the caller loads them: web/lessons holds the definitions); nil
 	// serves none.
@@ -63,7 +64,7 @@ type Options struct {
 // Kubernetes API (everything else).
 type Session struct {
 	Name  string
-	Store *mvcc.Store
+	Store mvcc.KV
 	// Etcd serves /v3/...: it is Gateway.
 	Etcd api.Handler
 	// Gateway is the etcd v3 API over Store, JSON gateway and the rules
@@ -96,13 +97,9 @@ type Session struct {
 
 // New opens a Store over b and returns the session serving it.
 func New(name string, b mvcc.Backend, opts Options) (*Session, error) {
-	g := opts.Gateway
-	if g.ClusterID == 0 && g.MemberID == 0 {
-		g.ClusterID, g.MemberID = etcdgw.IDsFor(name)
-	}
 	if opts.Store.MemberID == 0 {
 		// The store raises its alarms as the member the gateway reports.
-		opts.Store.MemberID = g.MemberID
+		_, opts.Store.MemberID = gatewayIDs(name, opts.Gateway)
 	}
 	if opts.Store.Clock == nil && opts.Clock != nil {
 		// Leases expire on the session's time.
@@ -112,6 +109,23 @@ func New(name string, b mvcc.Backend, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	return NewWithStore(name, store, opts)
+}
+
+// gatewayIDs are the cluster and member IDs the session's gateway
+// reports: those of o, or stable ones derived from the session's name.
+func gatewayIDs(name string, o etcdgw.Options) (cluster, member uint64) {
+	if o.ClusterID == 0 && o.MemberID == 0 {
+		return etcdgw.IDsFor(name)
+	}
+	return o.ClusterID, o.MemberID
+}
+
+// NewWithStore returns the session serving store, an open store it takes
+// over (Close closes it); opts.Store is not used.
+func NewWithStore(name string, store mvcc.KV, opts Options) (*Session, error) {
+	g := opts.Gateway
+	g.ClusterID, g.MemberID = gatewayIDs(name, g)
 	clock := opts.Clock
 	if clock == nil {
 		clock = kube.RealClock{}
@@ -128,7 +142,7 @@ func New(name string, b mvcc.Backend, opts Options) (*Session, error) {
 	s := &Session{Name: name, Store: store, Etcd: gw, Gateway: gw, Control: newControl(),
 		Record: NewRecord(opts.RecordSize), clock: clock, noCtrl: opts.NoControllers}
 	if opts.Kube == nil {
-		opts.Kube = func(name string, store *mvcc.Store) api.Handler {
+		opts.Kube = func(name string, store mvcc.KV) api.Handler {
 			return kubeapi.New(kubeapi.Options{Store: store, Kube: kube.Options{Clock: clock}})
 		}
 	}

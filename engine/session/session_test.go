@@ -30,7 +30,7 @@ func serve(s *Session, method, path, body string) *api.Response {
 
 func TestEtcdPathsGoToTheGatewayAndTheRestToKube(t *testing.T) {
 	var kubeSaw []string
-	s := open(t, "demo", Options{Kube: func(name string, store *mvcc.Store) api.Handler {
+	s := open(t, "demo", Options{Kube: func(name string, store mvcc.KV) api.Handler {
 		return api.HandlerFunc(func(_ context.Context, r *api.Request) *api.Response {
 			kubeSaw = append(kubeSaw, r.Path)
 			return &api.Response{Status: 200}
@@ -50,7 +50,7 @@ func TestEtcdPathsGoToTheGatewayAndTheRestToKube(t *testing.T) {
 }
 
 func TestWithoutKubeHandlerOtherPathsAnswer404PageNotFound(t *testing.T) {
-	s := open(t, "demo", Options{Kube: func(string, *mvcc.Store) api.Handler { return nil }})
+	s := open(t, "demo", Options{Kube: func(string, mvcc.KV) api.Handler { return nil }})
 	r := serve(s, "GET", "/api/v1/pods", "")
 	if r.Status != 404 || string(r.Body) != "404 page not found\n" || r.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
 		t.Fatalf("%d %q %v", r.Status, r.Body, r.Header)

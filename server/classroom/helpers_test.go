@@ -60,7 +60,7 @@ func (e *env) open(opts Options) {
 		opts.Clock = e.clock
 	}
 	if opts.Session.Kube == nil {
-		opts.Session.Kube = func(name string, store *mvcc.Store) api.Handler {
+		opts.Session.Kube = func(name string, store mvcc.KV) api.Handler {
 			k := kubeapi.ForSession(name, store)
 			return api.HandlerFunc(func(ctx context.Context, req *api.Request) *api.Response {
 				e.mu.Lock()

@@ -188,7 +188,7 @@ func dropTimeoutErrors(s string) string {
 // write a Deployment's status themselves, so both twins see the same one.
 func twinSession(t *testing.T, name string, clock kube.Clock) *session.Session {
 	n := 0
-	s, err := session.New(name, mvcc.NewMemoryBackend(), session.Options{Kube: func(_ string, st *mvcc.Store) api.Handler {
+	s, err := session.New(name, mvcc.NewMemoryBackend(), session.Options{Kube: func(_ string, st mvcc.KV) api.Handler {
 		return kubeapi.New(kubeapi.Options{Store: st, Kube: kube.Options{Clock: clock, NewUID: func() string {
 			n++
 			return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)

@@ -1,6 +1,7 @@
 // Package etcdgw serves etcd's v3 JSON gateway (the grpc-gateway that etcd
-// 3.4 mounts at /v3/...) over an mvcc.Store, transport-neutrally: it takes
-// an api.Request and answers an api.Response, so the same code runs behind
+// 3.4 mounts at /v3/...) over an mvcc.KV (an mvcc.Store, or on the server
+// a session's prefix of an etcd cluster), transport-neutrally: it takes an
+// api.Request and answers an api.Response, so the same code runs behind
 // net/http on the server and behind JavaScript calls in WebAssembly.
 //
 // The wire format is the one a real etcd 3.4 sends, checked with curl

@@ -77,17 +77,18 @@ func IDsFor(session string) (clusterID, memberID uint64) {
 	return clusterID, memberID
 }
 
-// Gateway is the etcd v3 JSON gateway over one Store.
+// Gateway is the etcd v3 JSON gateway over one store: an *mvcc.Store, or
+// a session's prefix of an etcd cluster (server/etcdstore).
 type Gateway struct {
-	store *mvcc.Store
+	store mvcc.KV
 	opts  Options
 }
 
 // New returns the gateway for s with default Options.
-func New(s *mvcc.Store) api.Handler { return NewWithOptions(s, Options{}) }
+func New(s mvcc.KV) api.Handler { return NewWithOptions(s, Options{}) }
 
 // NewWithOptions returns the gateway for s.
-func NewWithOptions(s *mvcc.Store, opts Options) *Gateway {
+func NewWithOptions(s mvcc.KV, opts Options) *Gateway {
 	if opts.ClusterID == 0 && opts.MemberID == 0 {
 		opts.ClusterID, opts.MemberID = IDsFor("")
 	}

@@ -27,7 +27,7 @@ func (g *Gateway) Header(rev int64) Header {
 }
 
 // Store is the store the gateway serves.
-func (g *Gateway) Store() *mvcc.Store { return g.store }
+func (g *Gateway) Store() mvcc.KV { return g.store }
 
 // Range serves a RangeRequest.
 func (g *Gateway) Range(ctx context.Context, r *mvcc.RangeRequest) (*mvcc.RangeResponse, error) {

@@ -38,7 +38,7 @@ import (
 // etcd answers a watch its server refuses: created and canceled, watch_id
 // -1, cancel_reason "etcdserver: too many requests".
 //
-// The stream's watches are one mvcc.WatchStream, and the stream's Next,
+// The stream's watches are one mvcc.Watches, and the stream's Next,
 // called by whoever writes to the client, is the consumer that drives their
 // delivery: a stream with any number of watches costs no goroutine of its
 // own (but one to tick progress_notify watches, while it has any), and a
@@ -47,7 +47,7 @@ import (
 type WatchStream struct {
 	g      *Gateway
 	opts   WatchStreamOptions
-	ws     *mvcc.WatchStream
+	ws     mvcc.Watches
 	ctx    context.Context // the stream's life
 	cancel context.CancelFunc
 	client api.Limiter // the client's watchers, across its streams
@@ -62,7 +62,7 @@ type WatchStream struct {
 	ended     bool          // no more answers will come
 	endErr    error         // why, once the queue is empty: io.EOF or the store's end
 	watchers  map[int64]*watchEntry
-	byWatcher map[*mvcc.Watcher]*watchEntry
+	byWatcher map[mvcc.WatchHandle]*watchEntry
 	nextID    int64
 	ticking   bool
 	ticker    Ticker
@@ -110,7 +110,7 @@ const maxQueuedFrames = 256
 
 type watchEntry struct {
 	id             int64
-	w              *mvcc.Watcher
+	w              mvcc.WatchHandle
 	progressNotify bool
 	sawEvents      bool // since the last periodic progress tick
 	gone           bool
@@ -144,7 +144,7 @@ func (g *Gateway) NewWatchStream(ctx context.Context, opts WatchStreamOptions) *
 		g: g, opts: opts, ws: g.store.NewWatchStream(), ctx: sctx, cancel: cancel, client: api.WatchLimiter(ctx),
 		wake:      make(chan struct{}, 1),
 		watchers:  map[int64]*watchEntry{},
-		byWatcher: map[*mvcc.Watcher]*watchEntry{},
+		byWatcher: map[mvcc.WatchHandle]*watchEntry{},
 	}
 }
 
@@ -377,7 +377,7 @@ func (s *WatchStream) tick(t Ticker) {
 
 // deliverLocked turns a response of the stream's mvcc watchers into an
 // answer, or reports the end of one (the caller holds mu).
-func (s *WatchStream) deliverLocked(w *mvcc.Watcher, resp *mvcc.WatchResponse, err error) {
+func (s *WatchStream) deliverLocked(w mvcc.WatchHandle, resp *mvcc.WatchResponse, err error) {
 	e := s.byWatcher[w]
 	if e == nil || e.gone {
 		return // cancelled by the client: nothing more is sent for it
@@ -495,7 +495,7 @@ func (s *WatchStream) Close() {
 		s.uncountLocked(e)
 	}
 	s.watchers = map[int64]*watchEntry{}
-	s.byWatcher = map[*mvcc.Watcher]*watchEntry{}
+	s.byWatcher = map[mvcc.WatchHandle]*watchEntry{}
 	s.mu.Unlock()
 	s.ws.Close()
 }

@@ -23,7 +23,7 @@ type Options struct {
 	// Registry is the session's registry of resources; New builds one
 	// over Store when it is nil.
 	Registry *kube.Registry
-	Store    *mvcc.Store
+	Store    mvcc.KV
 	// Kube configures the registry built over Store.
 	Kube kube.Options
 	// MaxBodyBytes overrides the request body limit.
@@ -45,7 +45,7 @@ type Handler struct {
 func New(o Options) *Handler {
 	reg := o.Registry
 	if reg == nil {
-		reg = kube.New(kube.StoreKV(o.Store), o.Kube)
+		reg = kube.New(kube.KVOf(o.Store), o.Kube)
 	}
 	h := &Handler{reg: reg, maxBody: o.MaxBodyBytes, requestTimeout: o.RequestTimeout}
 	if h.maxBody == 0 {
@@ -58,14 +58,14 @@ func New(o Options) *Handler {
 }
 
 // ForSession is session.Options.Kube: a Handler over the session's store.
-func ForSession(name string, store *mvcc.Store) api.Handler {
+func ForSession(name string, store mvcc.KV) api.Handler {
 	return New(Options{Store: store})
 }
 
 // ForSessions is session.Options.Kube for handlers configured by o, each
 // over its own session's store.
-func ForSessions(o Options) func(name string, store *mvcc.Store) api.Handler {
-	return func(_ string, store *mvcc.Store) api.Handler {
+func ForSessions(o Options) func(name string, store mvcc.KV) api.Handler {
+	return func(_ string, store mvcc.KV) api.Handler {
 		o := o
 		o.Registry, o.Store = nil, store
 		return New(o)

@@ -46,7 +46,7 @@ func limitedSessionOn(t *testing.T, b mvcc.Backend, store mvcc.Options) (*sessio
 	c := &counting{}
 	// No controller: its status writes would race the tests' own writes.
 	s, err := session.New("t", b, session.Options{Store: store, NoControllers: true,
-		Kube: func(_ string, st *mvcc.Store) api.Handler {
+		Kube: func(_ string, st mvcc.KV) api.Handler {
 			return kubeapi.New(kubeapi.Options{Store: st, Kube: kube.Options{FieldManager: c, Applier: c}})
 		}})
 	if err != nil {
