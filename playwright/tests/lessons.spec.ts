@@ -10,14 +10,8 @@ import { attachShots, keyStep, lessons, locale, openLab, runStep } from './lesso
 
 test.use({ locale });
 
-// Lessons whose steps type kubectl commands the page's console does not
-// run yet (scale, patch, replace, rollout status, apply --server-side):
-// engine/console runs them, but is not in the page yet.
-const needsGoConsole = new Set(['resourceversion-is-mod-revision', 'status-and-generation', 'patches-and-apply', 'inside-update']);
-
 for (const lesson of lessons) {
   test(`lesson ${lesson.number}: ${lesson.slug}, completed by following its own steps`, async ({ page }, testInfo) => {
-    test.fixme(needsGoConsole.has(lesson.slug), 'the page\'s console does not run this lesson\'s kubectl commands yet');
     test.setTimeout(120_000);
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
