@@ -369,7 +369,9 @@ func gracefulShutdown(srv *http.Server, etcd *etcdgrpc.Server, reg *classroom.Re
 	select {
 	case <-grpcStopped:
 	case <-ctx.Done():
-		etcd.Stop()
+		if etcd != nil {
+			etcd.Stop()
+		}
 		<-grpcStopped
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
