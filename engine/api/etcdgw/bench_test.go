@@ -118,3 +118,25 @@ func BenchmarkDecodeDeepTxnWithLargeValue(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecoders is a put and kube-apiserver's CAS through the gateway
+// with the one-pass scanner and with encoding/json alone (the reference
+// path, referenceOnly): what scan.go buys, in process.
+func BenchmarkDecoders(b *testing.B) {
+	for _, ref := range []bool{false, true} {
+		name := "scanner"
+		if ref {
+			name = "encoding-json"
+		}
+		b.Run("Put/"+name, func(b *testing.B) {
+			referenceOnly = ref
+			defer func() { referenceOnly = false }()
+			BenchmarkGatewayPut(b)
+		})
+		b.Run("CAS/"+name, func(b *testing.B) {
+			referenceOnly = ref
+			defer func() { referenceOnly = false }()
+			BenchmarkGatewayCAS(b)
+		})
+	}
+}
