@@ -33,7 +33,7 @@
 // structured-merge-diff stays as the test oracle: smd_*_test.go compute
 // every answer with it over the same schema, and oracle_test.go holds the
 // two to the same objects, managedFields and errors on random sequences;
-// the kubediff module holds Apply to kube's own field manager.
+// test/applydiff holds Apply to kube's own field manager.
 //
 // It must not import net/http, syscall/js or k8s.io/*.
 package apply

@@ -15,8 +15,8 @@ import (
 // Apply and UpdateManagedFields must answer exactly what
 // structured-merge-diff answers over the same schema (smd_*_test.go, the
 // oracle): same objects, same managedFields (times included), same
-// errors. Random pod sequences reach what the kubediff module's configmaps
-// and deployments (against kube's own field manager) do not: multi-key map
+// errors. Random pod sequences reach what test/applydiff's configmaps and
+// deployments (against kube's own field manager) do not: multi-key map
 // lists with a defaulted key (ports), set lists (finalizers), atomic maps
 // and lists, nulls, several containers reordered, status writes, stale
 // and foreign managedFields.

@@ -1,4 +1,4 @@
-package kubediff
+package applydiff
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package kubeapidiff
+package schemadiff
 
 import (
 	"bytes"

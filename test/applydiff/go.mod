@@ -1,8 +1,8 @@
-module github.com/rvplay/rvplay/engine/kube/apply/kubediff
+module github.com/rvplay/rvplay/test/applydiff
 
 go 1.26.0
 
-replace github.com/rvplay/rvplay => ../../../..
+replace github.com/rvplay/rvplay => ../..
 
 require (
 	github.com/rvplay/rvplay v0.0.0

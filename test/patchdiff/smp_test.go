@@ -1,4 +1,4 @@
-package kubediff
+package patchdiff
 
 import (
 	"encoding/json"

@@ -1,8 +1,8 @@
-module github.com/rvplay/rvplay/engine/kube/patch/kubediff
+module github.com/rvplay/rvplay/test/patchdiff
 
 go 1.26.0
 
-replace github.com/rvplay/rvplay => ../../../..
+replace github.com/rvplay/rvplay => ../..
 
 require (
 	github.com/google/gnostic-models v0.7.0
