@@ -14,11 +14,11 @@ if ! command -v node >/dev/null; then
 fi
 
 if [ "${1:-}" != "--bench" ]; then
-	GOOS=js GOARCH=wasm go test -exec="$exec_wasm" ./wasm/... ./engine/... ./web/lessons/
+	GOOS=js GOARCH=wasm go test -exec="$exec_wasm" ./wasm/... ./engine/... ./web/lessons/ ./bench/enginebench/
 	exit 0
 fi
 
-# The engine benchmark ops (wasm/internal/enginebench: Put,
+# The engine benchmark ops (bench/enginebench: Put,
 # TxnCompareAndSwap, RangeKey1, RangeKey100, WatchFanOut100), natively and
 # in one long-lived Node WebAssembly instance, interleaved round by round
 # after warm-up rounds (V8 tiers the hot code up meanwhile); per op the
@@ -27,9 +27,9 @@ fi
 # WASM_TIERING=no-liftoff runs V8's optimising tier from the start.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/enginebench" ./wasm/cmd/enginebench
-GOOS=js GOARCH=wasm go build -o "$tmp/enginebench.wasm" ./wasm/cmd/enginebench
+go build -o "$tmp/enginebench" ./bench/enginebench
+GOOS=js GOARCH=wasm go build -o "$tmp/enginebench.wasm" ./bench/enginebench
 node_flags=(--stack-size=8192)
 [ "${WASM_TIERING:-}" = no-liftoff ] && node_flags+=(--no-liftoff)
-node "${node_flags[@]}" wasm/cmd/enginebench/node-driver.mjs "$tmp/enginebench" "$tmp/enginebench.wasm" \
+node "${node_flags[@]}" bench/enginebench/node-driver.mjs "$tmp/enginebench" "$tmp/enginebench.wasm" \
 	"$(go env GOROOT)/lib/wasm/wasm_exec.js" "${ROUNDS:-7}" "${WARMUP:-3}"

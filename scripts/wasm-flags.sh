@@ -18,7 +18,7 @@ wasm_budget_gzip=2000000
 # and merge patch, fmt, which the engine uses only to word errors, YAML,
 # regexp and tabwriter; the console is JavaScript, not in the module).
 # The store, the gateway, the Kubernetes API, the session and the bridge
-# keep inlining, and wasm/cmd/enginebench is built without these flags.
+# keep inlining, and bench/enginebench is built without these flags.
 # Figures in wasm/BENCHMARKS.md. A pattern that matches no linked package
 # is harmless.
 wasm_no_inline=(

@@ -10,7 +10,7 @@ package main
 import (
 	"syscall/js"
 
-	"github.com/rvplay/rvplay/wasm/internal/wasmgc"
+	"github.com/rvplay/rvplay/wasm/wasmgc"
 )
 
 func main() {

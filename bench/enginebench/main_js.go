@@ -6,15 +6,14 @@ import (
 	"runtime/debug"
 	"syscall/js"
 
-	"github.com/rvplay/rvplay/wasm/internal/enginebench"
-	"github.com/rvplay/rvplay/wasm/internal/wasmgc"
+	"github.com/rvplay/rvplay/wasm/wasmgc"
 )
 
 func main() {
 	wasmgc.Tune() // as the lab (wasm/main.go) runs
 	ns := js.Global().Get("Object").New()
 	names := []any{}
-	for _, op := range enginebench.Ops {
+	for _, op := range Ops {
 		names = append(names, op.Name)
 	}
 	ns.Set("ops", js.ValueOf(names))
@@ -28,7 +27,7 @@ func main() {
 		return js.Global().Get("Promise").New(js.FuncOf(func(_ js.Value, pa []js.Value) any {
 			resolve, reject := pa[0], pa[1]
 			go func() {
-				v, err := enginebench.Run(name, n)
+				v, err := Run(name, n)
 				if err != nil {
 					reject.Invoke(js.Global().Get("Error").New(err.Error()))
 					return

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-
-	"github.com/rvplay/rvplay/wasm/internal/enginebench"
 )
 
 func runNative() {
@@ -17,7 +15,7 @@ func runNative() {
 	warmup := flag.Bool("warmup", true, "run each op once untimed first")
 	flag.Parse()
 	names := []string{}
-	for _, op := range enginebench.Ops {
+	for _, op := range Ops {
 		names = append(names, op.Name)
 	}
 	if *ops != "" {
@@ -26,12 +24,12 @@ func runNative() {
 	out := map[string]float64{}
 	for _, name := range names {
 		if *warmup {
-			if _, err := enginebench.Run(name, 0); err != nil {
+			if _, err := Run(name, 0); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(1)
 			}
 		}
-		ns, err := enginebench.Run(name, 0)
+		ns, err := Run(name, 0)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

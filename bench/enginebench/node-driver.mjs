@@ -1,5 +1,5 @@
 // Interleaves native and Node-WebAssembly rounds of the engine benchmark ops
-// (wasm/internal/enginebench) and prints, per op, the median over rounds of
+// (bench/enginebench) and prints, per op, the median over rounds of
 // the wasm/native throughput ratio. Usage:
 //   node [v8 flags] node-driver.mjs <native binary> <a.wasm[@gc][,b.wasm[@gc]...]> <wasm_exec.js> [rounds] [warmup]
 // ("x.wasm@400": that instance runs with debug.SetGCPercent(400))

@@ -1,10 +1,11 @@
-// Package enginebench runs the engine's benchmark operations (the hot paths
-// of engine/mvcc/mvcctest's Bench: Put, TxnCompareAndSwap, RangeKey1,
-// RangeKey100, WatchFanOut100) outside the testing package, so that the very
-// same code can be timed natively and in WebAssembly (Node and Chromium) and
-// the two throughputs compared round by round. It depends only on
-// engine/mvcc; set-up is excluded from the timings.
-package enginebench
+package main
+
+// The engine's benchmark operations (the hot paths of
+// engine/mvcc/mvcctest's Bench: Put, TxnCompareAndSwap, RangeKey1,
+// RangeKey100, WatchFanOut100) outside the testing package, so that the
+// very same code can be timed natively and in WebAssembly (Node and
+// Chromium) and the two throughputs compared round by round. They depend
+// only on engine/mvcc; set-up is excluded from the timings.
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package enginebench
+package main
 
 import "testing"
 

@@ -71,7 +71,7 @@ test('the engine in the browser reaches at least 40% of native throughput', asyn
 
 // The engine's own benchmark operations (engine/mvcc/mvcctest's Put,
 // TxnCompareAndSwap, RangeKey1, RangeKey100, WatchFanOut100, as
-// wasm/internal/enginebench runs them) natively and in this Chromium,
+// bench/enginebench runs them) natively and in this Chromium,
 // alternating op by op: the native binary times the op (after an untimed
 // run), then the page's long-lived WebAssembly instance runs it; the figure per op is the
 // median of the per-round ratios, since the shared machine's load swings
@@ -85,8 +85,8 @@ test('engine benchmark ops: wasm in Chromium against native, interleaved', async
   const run = promisify(execFile);
   const dir = mkdtempSync(join(tmpdir(), 'rvplay-enginebench-'));
   const nativeBin = join(dir, 'enginebench');
-  await run('go', ['build', '-o', nativeBin, './wasm/cmd/enginebench'], { cwd: repo, timeout: 240_000 });
-  await run('go', ['build', '-o', join(dir, 'enginebench.wasm'), './wasm/cmd/enginebench'],
+  await run('go', ['build', '-o', nativeBin, './bench/enginebench'], { cwd: repo, timeout: 240_000 });
+  await run('go', ['build', '-o', join(dir, 'enginebench.wasm'), './bench/enginebench'],
     { cwd: repo, timeout: 240_000, env: { ...process.env, GOOS: 'js', GOARCH: 'wasm' } });
   const { stdout: goroot } = await run('go', ['env', 'GOROOT'], { cwd: repo });
   const files: Record<string, [string, string]> = {
