@@ -60,21 +60,62 @@ func (s *Service) Setup(ctx context.Context, l *Lesson) *SetupResult {
 	out := &SetupResult{Lesson: l.Slug}
 	closeStream(s.Handler.Serve(ctx, &api.Request{Method: "GET", Path: "/api/v1/namespaces",
 		Header: api.Header{"Accept": {"application/json"}, "User-Agent": {setupUserAgent}}}))
-	switch {
-	case len(l.Setup.Settings) > 0 && api.PrincipalFrom(ctx).Role == api.RoleStudent:
-		out.SettingsSkipped = true
-	case len(l.Setup.Settings) > 0:
-		resp := s.Handler.Serve(ctx, &api.Request{Method: "PUT", Path: SettingsPath,
-			Header: api.Header{"Content-Type": {"application/json"}}, Body: l.Setup.Settings})
-		out.Settings = resp.Status
-		closeStream(resp)
+	before, after := splitSettings(l.Setup.Settings)
+	student := len(l.Setup.Settings) > 0 && api.PrincipalFrom(ctx).Role == api.RoleStudent
+	out.SettingsSkipped = student
+	if !student {
+		out.Settings = s.putSettings(ctx, before, 0)
 	}
 	for _, raw := range l.Setup.Objects {
 		out.Objects = append(out.Objects, s.create(ctx, raw))
 	}
+	if !student {
+		out.Settings = s.putSettings(ctx, after, out.Settings)
+	}
 	out.Revision = s.Store.Rev()
 	out.Seq = lastSeq(s.record())
 	return out
+}
+
+// splitSettings separates the watch cache's lag from a lesson's other
+// settings. The others (the controllers paused, a bookmark interval) must
+// hold while the objects are created; the lag is set after them, so that
+// the set-up objects are in the lagging cache from the start and only what
+// the learner writes lags behind: a learner who is quick to read "from the
+// cache" gets a stale copy, as the lesson says, not a 404.
+func splitSettings(raw json.RawMessage) (before, after json.RawMessage) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return raw, nil // the settings API words the error
+	}
+	lag, ok := fields["watchCacheDelay"]
+	if !ok {
+		return raw, nil
+	}
+	delete(fields, "watchCacheDelay")
+	if len(fields) > 0 {
+		before, _ = json.Marshal(fields)
+	}
+	after, _ = json.Marshal(map[string]json.RawMessage{"watchCacheDelay": lag})
+	return before, after
+}
+
+// putSettings sends settings (none: nothing) and returns the status to
+// report: the first failure, else the last success.
+func (s *Service) putSettings(ctx context.Context, settings json.RawMessage, prev int) int {
+	if len(settings) == 0 {
+		return prev
+	}
+	resp := s.Handler.Serve(ctx, &api.Request{Method: "PUT", Path: SettingsPath,
+		Header: api.Header{"Content-Type": {"application/json"}}, Body: settings})
+	closeStream(resp)
+	if prev >= 300 {
+		return prev
+	}
+	return resp.Status
 }
 
 func (s *Service) create(ctx context.Context, raw json.RawMessage) SetupObject {
