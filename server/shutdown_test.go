@@ -33,6 +33,16 @@ func TestSIGTERMUnderWriteLoadLosesNothing(t *testing.T) {
 
 	etcdWatch := openWatch(t, base+"/v3/watch", `{"create_request":{"key":"AA==","range_end":"AA=="}}`)
 	etcdWatch.next() // created
+	// The watch is read as it goes, as a client does: one that stops
+	// reading is a slow client, whose stream the server may cut.
+	etcdLast := make(chan string, 1)
+	go func() {
+		var last string
+		for l := range etcdWatch.lines {
+			last = l
+		}
+		etcdLast <- last
+	}()
 	kubeResp, err := http.Get(base + "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1")
 	if err != nil || kubeResp.StatusCode != 200 {
 		t.Fatalf("kube watch: %v %v", kubeResp, err)
@@ -139,11 +149,7 @@ func TestSIGTERMUnderWriteLoadLosesNothing(t *testing.T) {
 	wg.Wait()
 
 	// Every watch was told.
-	var last string
-	for l := range etcdWatch.lines {
-		last = l
-	}
-	if last != `{"error":{"grpc_code":14,"http_code":503,"message":"transport is closing","http_status":"Service Unavailable"}}` {
+	if last := <-etcdLast; last != `{"error":{"grpc_code":14,"http_code":503,"message":"transport is closing","http_status":"Service Unavailable"}}` {
 		t.Fatalf("the etcd watch's last line: %s", last)
 	}
 	if err := <-kubeEnd; err != nil {
