@@ -67,7 +67,7 @@ func Build(dir string) (string, error) {
 			return builtPath, nil
 		}
 	}
-	root, err := moduleRoot()
+	root, err := ModuleRoot()
 	if err != nil {
 		return "", err
 	}
@@ -81,10 +81,11 @@ func Build(dir string) (string, error) {
 	return out, nil
 }
 
-// moduleRoot finds the main module's directory: the nearest directory at
-// or above the working directory whose go.mod declares modulePath. (`go env
-// GOMOD` would name a test module's own go.mod.)
-func moduleRoot() (string, error) {
+// ModuleRoot finds the main module's directory, the repository's root:
+// the nearest directory at or above the working directory whose go.mod
+// declares modulePath. (`go env GOMOD` would name a test module's own
+// go.mod.)
+func ModuleRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err

@@ -12,14 +12,21 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// Target is one implementation of the etcd v3 JSON gateway reached over
-// HTTP: BaseURL + "/v3/kv/range" etc.
+// Target is one implementation of etcd's v3 API: its JSON gateway reached
+// over HTTP (BaseURL + "/v3/kv/range" etc.), or its gRPC API reached with
+// clientv3 (NewGRPCTarget, grpc.go).
 type Target struct {
 	Name    string
 	BaseURL string
 	Client  *http.Client
+
+	grpc *clientv3.Client // set for a gRPC target
+	kv   pb.KVClient
 
 	watches map[int]*watchStream
 }
@@ -403,6 +410,9 @@ func Run(ctx context.Context, seed uint64, total int, ref *Target, others []*Tar
 }
 
 func execute(ctx context.Context, t *Target, op *Op, body []byte) Result {
+	if t.grpc != nil {
+		return t.executeGRPC(ctx, op, body)
+	}
 	switch op.Kind {
 	case OpWatchOpen:
 		res := t.openWatch(ctx, op.Watch.ID, body)

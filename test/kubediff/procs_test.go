@@ -3,9 +3,7 @@ package kubediff
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"crypto/tls"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"net"
@@ -13,59 +11,21 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/rvplay/rvplay/internal/refbuild"
 	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
 
 func TestMain(m *testing.M) { os.Exit(rvplaytest.RunTests(m)) }
 
-// binDir keeps the reference binaries between runs (gitignored). A binary's
-// file name carries a hash of its module's go.mod, go.sum and sources and
-// of the Go version, so a changed wrapper or toolchain builds a new one and
-// an unchanged one is not even relinked.
-const binDir = ".bin"
-
-// refBinary builds (once per inputs) the program in testdata/<name>, a nested
-// module, and returns the binary's absolute path.
+// refBinary builds (once per inputs, into refbuild's cache) the program in
+// testdata/<name>, a nested module, and returns the binary's absolute path.
 func refBinary(name string) (string, time.Duration, error) {
-	dir := filepath.Join("testdata", name)
-	h := sha256.New()
-	fmt.Fprintln(h, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	for _, f := range []string{"go.mod", "go.sum", "main.go"} {
-		b, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			return "", 0, err
-		}
-		fmt.Fprintf(h, "%s %d\n", f, len(b))
-		h.Write(b)
-	}
-	abs, err := filepath.Abs(binDir)
-	if err != nil {
-		return "", 0, err
-	}
-	bin := filepath.Join(abs, name+"-"+hex.EncodeToString(h.Sum(nil))[:16])
-	if _, err := os.Stat(bin); err == nil {
-		return bin, 0, nil
-	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return "", 0, err
-	}
-	start := time.Now()
-	tmp := bin + ".tmp"
-	cmd := exec.Command("go", "build", "-o", tmp, ".")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", 0, fmt.Errorf("go build ./%s: %v\n%s", dir, err, out)
-	}
-	if err := os.Rename(tmp, bin); err != nil {
-		return "", 0, err
-	}
-	return bin, time.Since(start), nil
+	return refbuild.Binary(filepath.Join("testdata", name), name)
 }
 
 var (
