@@ -7,5 +7,5 @@
 // etcd's server and its dependencies. Run it from this directory:
 //
 //	go test -bench . -benchmem
-//	go test -run TestSideBySide -sidebyside -v   # table with ratios
+//	go test -run TestSideBySide -sidebyside -v   # ratios; fails below 2x
 package etcdmvcc

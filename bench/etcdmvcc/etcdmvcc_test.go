@@ -190,28 +190,65 @@ func BenchmarkRvplayMemory(b *testing.B) {
 	}
 }
 
-var sideBySide = flag.Bool("sidebyside", false, "run TestSideBySide: both stores on every workload and the ratios")
+var sideBySide = flag.Bool("sidebyside", false, "run TestSideBySide: both stores on every workload, the ratios, and the 2x target asserted")
+
+// speedUpTarget is issue 2's target for the memory backend in process:
+// at least 2× etcd's own mvcc store on put and range, so on every workload
+// here. It is asserted as stated, with no tolerance below it, for three
+// reasons:
+//
+//   - each store's figure is the best of its runs, and load on the machine
+//     only ever adds time to a run, so the minimum is the estimate that
+//     load disturbs least; the two stores take turns, so a slow phase of
+//     the machine falls on both;
+//   - when a workload's ratio is below the target after the first
+//     sideBySideRounds, it gets more alternating rounds (up to
+//     sideBySideMaxRounds) before the test fails: one unlucky phase on a
+//     shared 2-core machine cannot fail it, a store that really is slower
+//     still does, since more rounds only sharpen both minimums;
+//   - the margin is wide enough: Put, the closest workload, measured
+//     2.56–3.04× in three quiet runs and 2.65× at a load average of 10 on
+//     2 cores (BENCHMARKS.md); ranges are 15× and more.
+//
+// A ratio below 1× (rvplay slower than etcd) fails the same way, with its
+// own message.
+const speedUpTarget = 2.0
 
 // sideBySideRounds alternates the two stores this many times per workload
 // and keeps each one's best time, so that background load on the machine
-// during one run does not decide the ratio.
-const sideBySideRounds = 3
+// during one run does not decide the ratio; sideBySideMaxRounds bounds the
+// extra rounds of a workload below target.
+const (
+	sideBySideRounds    = 3
+	sideBySideMaxRounds = 9
+)
 
-// TestSideBySide runs every workload on both stores and prints ns/op and
-// the speed-up of rvplay's memory backend over etcd's mvcc (target ≥ 2×).
+// TestSideBySide runs every workload on both stores, prints ns/op and the
+// speed-up of rvplay's memory backend over etcd's mvcc, and fails when a
+// speed-up is below speedUpTarget. It runs in `task bench` only (it takes
+// about 40 s on an idle machine).
 func TestSideBySide(t *testing.T) {
 	if !*sideBySide {
 		t.Skip("run with -sidebyside")
 	}
-	t.Logf("%-12s %14s %14s %10s   (best of %d alternating runs)", "workload", "etcd ns/op", "rvplay ns/op", "speed-up", sideBySideRounds)
+	t.Logf("%-12s %14s %14s %10s %7s", "workload", "etcd ns/op", "rvplay ns/op", "speed-up", "rounds")
 	for _, w := range workloads {
 		en, rn := math.Inf(1), math.Inf(1)
-		for i := 0; i < sideBySideRounds; i++ {
+		rounds := 0
+		for rounds < sideBySideRounds || (en/rn < speedUpTarget && rounds < sideBySideMaxRounds) {
 			e := testing.Benchmark(w.etcd)
 			r := testing.Benchmark(w.rvplay)
 			en = math.Min(en, float64(e.T.Nanoseconds())/float64(e.N))
 			rn = math.Min(rn, float64(r.T.Nanoseconds())/float64(r.N))
+			rounds++
 		}
-		t.Logf("%-12s %14.0f %14.0f %9.2fx", w.name, en, rn, en/rn)
+		speedUp := en / rn
+		t.Logf("%-12s %14.0f %14.0f %9.2fx %7d", w.name, en, rn, speedUp, rounds)
+		switch {
+		case speedUp < 1:
+			t.Errorf("%s: rvplay's memory backend is slower than etcd's mvcc store (%.2fx, best of %d alternating runs)", w.name, speedUp, rounds)
+		case speedUp < speedUpTarget:
+			t.Errorf("%s: rvplay's memory backend is %.2fx etcd's mvcc store, below the %.0fx target (best of %d alternating runs)", w.name, speedUp, speedUpTarget, rounds)
+		}
 	}
 }
