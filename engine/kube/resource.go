@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rvplay/rvplay/engine/kube/schema"
@@ -55,6 +56,12 @@ type Resource struct {
 	PrepareForCreate func(o Object)
 	// Validate checks the type's own rules (beyond object metadata).
 	Validate func(o Object) []FieldError
+	// StatusKeepsMetadata, when set, is the type's status strategy for
+	// metadata: a write through /status takes the new object's metadata
+	// (the system fields aside), and the function puts back what the
+	// strategy keeps from the stored object. Nil: the status subresource
+	// writes only status (metav1.ResetObjectMetaForStatus).
+	StatusKeepsMetadata func(cur, next map[string]any)
 	// Columns are what kubectl get prints (server-side Tables); none
 	// means Name and Age.
 	Columns []Column
@@ -188,6 +195,22 @@ var Resources = []*Resource{
 		Default:          defaultDeployment,
 		PrepareForCreate: func(o Object) { o["status"] = map[string]any{} },
 		Validate:         validateDeployment,
+		StatusKeepsMetadata: func(cur, next map[string]any) {
+			// deploymentStatusStrategy: the controller writes the revision
+			// annotation with the status; labels stay the main endpoint's.
+			keepMetaField(cur, next, "labels")
+		},
+	},
+	{
+		Group: "apps", Version: "v1", Kind: "ReplicaSet", Columns: replicaSetColumns, ListKind: "ReplicaSetList", Resource: "replicasets",
+		Singular: "replicaset", Namespaced: true, ShortNames: []string{"rs"}, Categories: []string{"all"},
+		Verbs: standardVerbs, StorageVersionHash: "P1RzHs8/mWQ=", Status: true, Scale: true,
+		AllowUnconditionalUpdate: true, Generation: SpecGeneration,
+		FieldSelectors:      map[string]func(Object) string{"status.replicas": func(o Object) string { return strconv.FormatInt(intAt(o, "status", "replicas"), 10) }},
+		Default:             defaultReplicaSet,
+		PrepareForCreate:    func(o Object) { o["status"] = map[string]any{"replicas": jsonInt(0)} },
+		Validate:            validateReplicaSet,
+		StatusKeepsMetadata: func(cur, next map[string]any) {},
 	},
 }
 
@@ -402,6 +425,20 @@ func defaultDeployment(o Object) {
 	}
 }
 
+func defaultReplicaSet(o Object) {
+	spec, _ := o["spec"].(map[string]any)
+	if spec == nil {
+		spec = map[string]any{}
+		o["spec"] = spec
+	}
+	setDefault(spec, "replicas", json.Number("1"))
+	if t, ok := spec["template"].(map[string]any); ok {
+		if ps, ok := t["spec"].(map[string]any); ok {
+			defaultPodSpec(ps)
+		}
+	}
+}
+
 func validatePodSpec(spec map[string]any, path string) []FieldError {
 	var errs []FieldError
 	cs, _ := spec["containers"].([]any)
@@ -439,7 +476,22 @@ func validatePod(o Object) []FieldError {
 	return validatePodSpec(spec, "spec")
 }
 
-func validateDeployment(o Object) []FieldError {
+func validateDeployment(o Object) []FieldError { return validateReplicated(o) }
+
+// validateReplicaSet is ValidateReplicaSetSpec: a Deployment's rules, and
+// pods that always restart.
+func validateReplicaSet(o Object) []FieldError {
+	errs := validateReplicated(o)
+	if rp := pathString("spec", "template", "spec", "restartPolicy")(o); rp != "" && rp != "Always" {
+		errs = append(errs, FieldError{Type: CauseFieldValueNotSupported, Field: "spec.template.spec.restartPolicy", Value: rp, Detail: `supported values: "Always"`})
+	}
+	return errs
+}
+
+// validateReplicated checks what Deployments and ReplicaSets share: the
+// replicas, a non-empty selector that matches the template's labels, and
+// the template's pod spec.
+func validateReplicated(o Object) []FieldError {
 	var errs []FieldError
 	spec, _ := o["spec"].(map[string]any)
 	if spec == nil {

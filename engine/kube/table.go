@@ -73,29 +73,24 @@ var (
 	namespaceColumns = []Column{nameColumn, {Name: "Status", Type: "string", Description: "The status of the namespace",
 		Cell: func(o Object, _ time.Time) any { return pathString("status", "phase")(o) }}, ageColumn}
 	podColumns = []Column{nameColumn,
-		{Name: "Ready", Type: "string", Description: "The aggregate readiness state of this pod for accepting traffic.", Cell: podReady},
-		{Name: "Status", Type: "string", Description: "The aggregate status of the containers in this pod.", Cell: func(o Object, _ time.Time) any {
-			if str(meta(o), "deletionTimestamp") != "" {
-				return "Terminating"
-			}
-			if r := pathString("status", "reason")(o); r != "" {
-				return r
-			}
-			return pathString("status", "phase")(o)
+		{Name: "Ready", Type: "string", Description: "The aggregate readiness state of this pod for accepting traffic.", Cell: func(o Object, now time.Time) any {
+			return podRow(o, now).ready
 		}},
-		{Name: "Restarts", Type: "string", Description: "The number of times the containers in this pod have been restarted.", Cell: func(o Object, _ time.Time) any {
-			var n int64
-			cs, _ := pathValue(o, "status", "containerStatuses").([]any)
-			for _, c := range cs {
-				if cm, ok := c.(map[string]any); ok {
-					k, _ := numberInt(cm["restartCount"])
-					n += k
-				}
-			}
-			return fmt.Sprint(n)
+		{Name: "Status", Type: "string", Description: "The aggregate status of the containers in this pod.", Cell: func(o Object, now time.Time) any {
+			return podRow(o, now).status
+		}},
+		{Name: "Restarts", Type: "string", Description: "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.", Cell: func(o Object, now time.Time) any {
+			return podRow(o, now).restarts
 		}},
 		ageColumn,
-		{Name: "IP", Type: "string", Priority: 1, Description: "IP address allocated to the pod.", Cell: func(o Object, _ time.Time) any { return orNone(pathString("status", "podIP")(o)) }},
+		{Name: "IP", Type: "string", Priority: 1, Description: "IP address allocated to the pod.", Cell: func(o Object, _ time.Time) any {
+			ips, _ := pathValue(o, "status", "podIPs").([]any)
+			if len(ips) > 0 {
+				ip, _ := ips[0].(map[string]any)
+				return orNone(str(ip, "ip"))
+			}
+			return "<none>"
+		}},
 		{Name: "Node", Type: "string", Priority: 1, Description: "Name of the Node on which the Pod is running.", Cell: func(o Object, _ time.Time) any { return orNone(pathString("spec", "nodeName")(o)) }},
 		{Name: "Nominated Node", Type: "string", Priority: 1, Description: "Name of the node nominated for scheduling.", Cell: func(o Object, _ time.Time) any {
 			return orNone(pathString("status", "nominatedNodeName")(o))
@@ -113,14 +108,20 @@ var (
 		ageColumn,
 		{Name: "Containers", Type: "string", Priority: 1, Description: "Names of each container in the template.", Cell: containerField("name")},
 		{Name: "Images", Type: "string", Priority: 1, Description: "Images referenced by each container in the template.", Cell: containerField("image")},
-		{Name: "Selector", Type: "string", Priority: 1, Description: "Label selector for pods.", Cell: func(o Object, _ time.Time) any {
-			if sel, ok := pathValue(o, "spec", "selector").(map[string]any); ok {
-				if ls, err := selectorFromLabelSelector(sel); err == nil {
-					return ls.String()
-				}
-			}
-			return "<none>"
-		}},
+		{Name: "Selector", Type: "string", Priority: 1, Description: "Label selector for pods.", Cell: selectorCell},
+	}
+	replicaSetColumns = []Column{nameColumn,
+		{Name: "Desired", Type: "integer", Description: "Replicas is the number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset",
+			Cell: func(o Object, _ time.Time) any { return intAt(o, "spec", "replicas") }},
+		{Name: "Current", Type: "integer", Description: "Replicas is the most recently observed number of non-terminating pods. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset",
+			Cell: func(o Object, _ time.Time) any { return intAt(o, "status", "replicas") }},
+		{Name: "Ready", Type: "integer", Description: "The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.",
+			Cell: func(o Object, _ time.Time) any { return intAt(o, "status", "readyReplicas") }},
+		ageColumn,
+		{Name: "Containers", Type: "string", Priority: 1, Description: "Names of each container in the template.", Cell: containerField("name")},
+		{Name: "Images", Type: "string", Priority: 1, Description: "Images referenced by each container in the template.", Cell: containerField("image")},
+		{Name: "Selector", Type: "string", Priority: 1, Description: "Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
+			Cell: selectorCell},
 	}
 	eventColumns = []Column{
 		{Name: "Last Seen", Type: "string", Description: "Time when last this event was observed.", Cell: func(o Object, now time.Time) any {
@@ -154,16 +155,121 @@ func orNone(s string) string {
 	return s
 }
 
-func podReady(o Object, _ time.Time) any {
-	cs, _ := pathValue(o, "spec", "containers").([]any)
-	ready := 0
-	st, _ := pathValue(o, "status", "containerStatuses").([]any)
-	for _, c := range st {
-		if cm, ok := c.(map[string]any); ok && cm["ready"] == true {
-			ready++
+// podCells are kube's printPod columns Ready, Status and Restarts: the
+// status is the pod's phase or reason, overridden by a container's waiting
+// or terminated reason (init containers first), "Terminating" once the pod
+// is being deleted; restarts add up the containers' and say how long ago
+// the last one finished.
+type podCells struct{ ready, status, restarts string }
+
+func podRow(o Object, now time.Time) podCells {
+	spec, _ := o["spec"].(map[string]any)
+	status, _ := o["status"].(map[string]any)
+	containers, _ := spec["containers"].([]any)
+	total, ready, restarts := len(containers), 0, int64(0)
+	var lastRestart time.Time
+	reason := str(status, "phase")
+	if r := str(status, "reason"); r != "" {
+		reason = r
+	}
+	noteRestarts := func(c map[string]any) {
+		n, _ := numberInt(c["restartCount"])
+		restarts += n
+		if t, err := time.Parse(time.RFC3339, pathString("lastState", "terminated", "finishedAt")(c)); err == nil && t.After(lastRestart) {
+			lastRestart = t
 		}
 	}
-	return fmt.Sprintf("%d/%d", ready, len(cs))
+	initializing := false
+	inits, _ := status["initContainerStatuses"].([]any)
+	initSpecs, _ := spec["initContainers"].([]any)
+	for i, c := range inits {
+		cm, _ := c.(map[string]any)
+		noteRestarts(cm)
+		term, _ := pathValue(cm, "state", "terminated").(map[string]any)
+		code, _ := numberInt(term["exitCode"])
+		switch waiting := pathString("state", "waiting", "reason")(cm); {
+		case term != nil && code == 0:
+			continue
+		case term != nil:
+			reason = "Init:" + exitReason(term)
+		case waiting != "" && waiting != "PodInitializing":
+			reason = "Init:" + waiting
+		default:
+			reason = fmt.Sprintf("Init:%d/%d", i, len(initSpecs))
+		}
+		initializing = true
+		break
+	}
+	if !initializing || podConditionTrue(status, "Initialized") {
+		restarts, lastRestart = 0, time.Time{}
+		hasRunning, errorReason := false, ""
+		cs, _ := status["containerStatuses"].([]any)
+		for i := len(cs) - 1; i >= 0; i-- {
+			cm, _ := cs[i].(map[string]any)
+			noteRestarts(cm)
+			term, _ := pathValue(cm, "state", "terminated").(map[string]any)
+			switch waiting := pathString("state", "waiting", "reason")(cm); {
+			case waiting != "":
+				reason = waiting
+			case term != nil:
+				reason = exitReason(term)
+				if code, _ := numberInt(term["exitCode"]); code != 0 {
+					errorReason = reason
+				}
+			case cm["ready"] == true && pathValue(cm, "state", "running") != nil:
+				hasRunning = true
+				ready++
+			}
+		}
+		if reason == "Completed" {
+			switch {
+			case hasRunning && podConditionTrue(status, "Ready"):
+				reason = "Running"
+			case errorReason != "":
+				reason = errorReason
+			case hasRunning:
+				reason = "NotReady"
+			}
+		}
+	}
+	if str(meta(o), "deletionTimestamp") != "" && reason != "Succeeded" && reason != "Failed" {
+		reason = "Terminating"
+	}
+	r := fmt.Sprint(restarts)
+	if restarts != 0 && !lastRestart.IsZero() {
+		r = fmt.Sprintf("%d (%s ago)", restarts, duration.HumanDuration(now.Sub(lastRestart)))
+	}
+	return podCells{ready: fmt.Sprintf("%d/%d", ready, total), status: reason, restarts: r}
+}
+
+func exitReason(term map[string]any) string {
+	if r := str(term, "reason"); r != "" {
+		return r
+	}
+	if sig, _ := numberInt(term["signal"]); sig != 0 {
+		return fmt.Sprintf("Signal:%d", sig)
+	}
+	code, _ := numberInt(term["exitCode"])
+	return fmt.Sprintf("ExitCode:%d", code)
+}
+
+func podConditionTrue(status map[string]any, typ string) bool {
+	conds, _ := status["conditions"].([]any)
+	for _, c := range conds {
+		if cm, ok := c.(map[string]any); ok && cm["type"] == typ {
+			return cm["status"] == "True"
+		}
+	}
+	return false
+}
+
+func selectorCell(o Object, _ time.Time) any {
+	if sel, ok := pathValue(o, "spec", "selector").(map[string]any); ok {
+		if ls, err := selectorFromLabelSelector(sel); err == nil {
+			return ls.String()
+		}
+	}
+	return "<none>"
 }
 
 func containerField(f string) func(o Object, _ time.Time) any {

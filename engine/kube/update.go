@@ -188,7 +188,22 @@ func (reg *Registry) checkUpdatePreconditions(r *Resource, cur Object, name, bod
 // the result is validated and managedFields updated.
 func (reg *Registry) prepareUpdate(r *Resource, cur, nobj Object, sub, manager string, by managedBy) (Object, error) {
 	cm, nm := meta(cur), meta(nobj)
-	if sub == "status" {
+	if sub == "status" && r.StatusKeepsMetadata != nil {
+		// the type's status strategy: the stored object with the new
+		// status and the new metadata, less what the strategy keeps
+		st, has := nobj["status"]
+		md := nm
+		nobj = copyObject(cur)
+		if has {
+			nobj["status"] = st
+		} else {
+			delete(nobj, "status")
+		}
+		nobj["metadata"] = md
+		nm = md
+		r.StatusKeepsMetadata(cm, nm)
+		keepSystemFields(cm, nm)
+	} else if sub == "status" {
 		st, has := nobj["status"]
 		managed, hasManaged := nm["managedFields"]
 		nobj = copyObject(cur)
@@ -202,14 +217,7 @@ func (reg *Registry) prepareUpdate(r *Resource, cur, nobj Object, sub, manager s
 			nm["managedFields"] = managed // apply computed them
 		}
 	} else {
-		for _, k := range []string{"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"} {
-			if v, ok := cm[k]; ok {
-				nm[k] = v
-			} else {
-				delete(nm, k)
-			}
-		}
-		delete(nm, "selfLink")
+		keepSystemFields(cm, nm)
 		if r.Status {
 			if st, ok := cur["status"]; ok {
 				nobj["status"] = st
@@ -240,4 +248,23 @@ func (reg *Registry) prepareUpdate(r *Resource, cur, nobj Object, sub, manager s
 		}
 	}
 	return nobj, nil
+}
+
+// keepSystemFields is rest.BeforeUpdate's rule: an update never changes
+// the server's fields (identity, creation, deletion, generation).
+func keepSystemFields(cm, nm map[string]any) {
+	for _, k := range []string{"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"} {
+		keepMetaField(cm, nm, k)
+	}
+	delete(nm, "selfLink")
+}
+
+// keepMetaField puts the stored metadata's field k (or its absence) back
+// into the new metadata.
+func keepMetaField(cm, nm map[string]any, k string) {
+	if v, ok := cm[k]; ok {
+		nm[k] = v
+	} else {
+		delete(nm, k)
+	}
 }

@@ -27,6 +27,7 @@ var roots = []struct {
 	{corev1.Event{}, "io.k8s.api.core.v1.Event"},
 	{corev1.Pod{}, "io.k8s.api.core.v1.Pod"},
 	{appsv1.Deployment{}, "io.k8s.api.apps.v1.Deployment"},
+	{appsv1.ReplicaSet{}, "io.k8s.api.apps.v1.ReplicaSet"},
 	{autoscalingv1.Scale{}, "io.k8s.api.autoscaling.v1.Scale"},
 	{metav1.Status{}, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"},
 	{metav1.DeleteOptions{}, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"},
