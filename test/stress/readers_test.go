@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -35,7 +37,7 @@ func TestAttack05StalledReaders(t *testing.T) {
 	a.begin()
 
 	ask := func(body string) net.Conn {
-		c := mustDial(t, a.srv.URL)
+		c := dialSmallWindow(t, a.srv.URL)
 		fmt.Fprintf(c, "POST /s/attack/v3/kv/range HTTP/1.1\r\nHost: rvplay\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 		return c
 	}
@@ -91,6 +93,32 @@ func TestAttack05StalledReaders(t *testing.T) {
 	if heap := a.probe(true).HeapInuse; heap > a.base.HeapInuse+16<<20 {
 		t.Errorf("after the stalled readers the server's heap is %s, %s before", mib(heap), mib(a.base.HeapInuse))
 	}
+}
+
+// dialSmallWindow connects with a receive buffer fixed at 128 KiB, as a
+// client that stops reading is seen over a network: without it, loopback's
+// autotuning (tcp_rmem up to 32 MiB on some machines) lets the kernel take
+// a whole 28 MB answer off the server, which then has nothing left to drop.
+func dialSmallWindow(t *testing.T, base string) net.Conn {
+	t.Helper()
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := net.Dialer{Timeout: 5 * time.Second, Control: func(_, _ string, rc syscall.RawConn) error {
+		var serr error
+		if err := rc.Control(func(fd uintptr) {
+			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 128<<10)
+		}); err != nil {
+			return err
+		}
+		return serr
+	}}
+	c, err := d.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // isReset says whether err is the peer resetting the connection (the
