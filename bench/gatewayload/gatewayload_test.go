@@ -18,10 +18,24 @@ var benchDuration = flag.Duration("gatewayload.duration", 3*time.Second, "how lo
 // sub-benchmark runs for a fixed time whatever b.N is; use -benchtime 1x.
 func BenchmarkGatewayVsEtcd(b *testing.B) {
 	etcdtest.Require(b)
+	compareAll(b, APIGateway)
+}
+
+// BenchmarkGRPCVsEtcd is BenchmarkGatewayVsEtcd through etcd's gRPC API
+// with clientv3, against etcd 3.6 (built from the module proxy the first
+// time, into the reference programs' cache).
+func BenchmarkGRPCVsEtcd(b *testing.B) {
+	if _, err := DefaultEtcd(APIGRPC); err != nil {
+		b.Skipf("cannot build etcd 3.6 here: %v", err)
+	}
+	compareAll(b, APIGRPC)
+}
+
+func compareAll(b *testing.B, api API) {
 	cfg := DefaultConfig()
 	cfg.Duration = *benchDuration
 	ctx := context.Background()
-	s, err := StartSystems(ctx, b.TempDir(), cfg)
+	s, err := StartSystems(ctx, b.TempDir(), cfg, api, "")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,31 +1,30 @@
-// Command gatewayload drives rvplay's etcd v3 JSON gateway and a real
-// etcd's gateway side by side with the same Go load generator: blind puts,
+// Command gatewayload drives rvplay and a real etcd side by side with the
+// same Go load generator, through etcd's v3 JSON gateway (-api gateway) or
+// its gRPC API with the official client, clientv3 (-api grpc): blind puts,
 // read-modify-write (range, then a txn that puts only if mod_revision is
 // unchanged), single-key ranges, and watchers fed by a paced writer. It
 // prints ops/s, p50/p99 latency and the ratio rvplay/etcd per workload.
 //
 // rvplay runs as the server binary on SQLite (durable: a write is
-// acknowledged after its transaction commits); etcd is Debian's etcd-server
-// with its default fsync. Both get fresh data directories.
+// acknowledged after its transaction commits); etcd runs with its default
+// fsync: Debian's etcd-server (3.4) for the gateway, etcd 3.6 built from
+// the module proxy (internal/refbuild, the differential tests' etcd) for
+// gRPC, or the binary -etcd names. Both get fresh data directories.
 //
 //	go run ./bench/gatewayload -duration 5s
-//	go test ./bench/gatewayload -bench GatewayVsEtcd -benchtime 1x
+//	go run ./bench/gatewayload -api grpc -duration 5s
+//	go test ./bench/gatewayload -bench 'GatewayVsEtcd|GRPCVsEtcd' -benchtime 1x
 //
 // It is a benchmark tool: product code must not import it.
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -79,68 +78,6 @@ func (r Result) Quantile(q float64) time.Duration {
 	return r.Latencies[i]
 }
 
-// Gateway is a client of one etcd v3 JSON gateway.
-type Gateway struct {
-	Name string
-	Base string // e.g. http://127.0.0.1:2379 or http://127.0.0.1:8080/s/bench
-	c    *http.Client
-}
-
-// NewGateway returns a client with enough idle connections for the load.
-func NewGateway(name, base string, conns int) *Gateway {
-	tr := &http.Transport{MaxIdleConns: conns * 2, MaxIdleConnsPerHost: conns * 2, DisableCompression: true}
-	return &Gateway{Name: name, Base: strings.TrimRight(base, "/"), c: &http.Client{Transport: tr, Timeout: 30 * time.Second}}
-}
-
-func (g *Gateway) post(ctx context.Context, path string, req, resp any) error {
-	body, err := json.Marshal(req)
-	if err != nil {
-		return err
-	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, g.Base+path, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	res, err := g.c.Do(hr)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		return err
-	}
-	if res.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s %s: %d %s", g.Name, path, res.StatusCode, raw)
-	}
-	if resp != nil {
-		return json.Unmarshal(raw, resp)
-	}
-	return nil
-}
-
-// The few gateway shapes the load needs. Bytes travel as base64 and
-// 64-bit integers as strings, as etcd's gateway writes them.
-type kv struct {
-	Key         []byte `json:"key"`
-	Value       []byte `json:"value"`
-	ModRevision string `json:"mod_revision"`
-}
-
-type rangeResp struct {
-	Kvs []kv `json:"kvs"`
-}
-
-type txnResp struct {
-	Succeeded bool `json:"succeeded"`
-}
-
-type putReq struct {
-	Key   []byte `json:"key"`
-	Value []byte `json:"value,omitempty"`
-}
-
 func benchKey(i int) []byte { return []byte(fmt.Sprintf("/bench/key/%06d", i)) }
 
 func value(n int, seed uint64) []byte {
@@ -152,16 +89,44 @@ func value(n int, seed uint64) []byte {
 	return v
 }
 
+// Client is one system's etcd v3 API as the workloads use it: its JSON
+// gateway (Gateway) or its gRPC API through clientv3 (GRPC).
+type Client interface {
+	Name() string
+	Endpoint() string
+	Put(ctx context.Context, key, value []byte) error
+	// Get is a linearizable single-key range: the key's mod_revision, 0
+	// when it is absent.
+	Get(ctx context.Context, key []byte) (int64, error)
+	// PutIfUnchanged is kube-apiserver's update: a txn that puts value if
+	// key's mod_revision is still modRev, else reads key. It reports
+	// whether the put happened.
+	PutIfUnchanged(ctx context.Context, key []byte, modRev int64, value []byte) (bool, error)
+	// PutAll puts every key in one txn.
+	PutAll(ctx context.Context, keys [][]byte, value []byte) error
+	// Watch watches the keys under prefix on a stream of its own until ctx
+	// ends: created is called once, when the watch is created or could not
+	// be, then event with every event's value.
+	Watch(ctx context.Context, prefix []byte, created func(error), event func(value []byte))
+	Close() error
+}
+
+func prefixEnd(prefix []byte) []byte {
+	end := append([]byte(nil), prefix...)
+	end[len(end)-1]++
+	return end
+}
+
 // Prefill writes every key once so that ranges and CAS find them.
-func Prefill(ctx context.Context, g *Gateway, cfg Config) error {
+func Prefill(ctx context.Context, c Client, cfg Config) error {
 	v := value(cfg.ValueBytes, 1)
 	const batch = 100
 	for i := 0; i < cfg.Keys; i += batch {
-		var ops []any
+		var keys [][]byte
 		for j := i; j < min(i+batch, cfg.Keys); j++ {
-			ops = append(ops, map[string]any{"request_put": putReq{Key: benchKey(j), Value: v}})
+			keys = append(keys, benchKey(j))
 		}
-		if err := g.post(ctx, "/v3/kv/txn", map[string]any{"success": ops}, nil); err != nil {
+		if err := c.PutAll(ctx, keys, v); err != nil {
 			return err
 		}
 	}
@@ -214,53 +179,42 @@ func closedLoop(ctx context.Context, cfg Config, op func(ctx context.Context, r 
 }
 
 // Put: blind puts of random keys.
-func Put(ctx context.Context, g *Gateway, cfg Config) Result {
+func Put(ctx context.Context, c Client, cfg Config) Result {
 	v := value(cfg.ValueBytes, 2)
 	return closedLoop(ctx, cfg, func(ctx context.Context, r *rand.Rand) error {
-		return g.post(ctx, "/v3/kv/put", putReq{Key: benchKey(r.IntN(cfg.Keys)), Value: v}, nil)
+		return c.Put(ctx, benchKey(r.IntN(cfg.Keys)), v)
 	})
 }
 
 // Range: single-key linearizable ranges of random keys.
-func Range(ctx context.Context, g *Gateway, cfg Config) Result {
+func Range(ctx context.Context, c Client, cfg Config) Result {
 	return closedLoop(ctx, cfg, func(ctx context.Context, r *rand.Rand) error {
-		var rr rangeResp
-		if err := g.post(ctx, "/v3/kv/range", map[string]any{"key": benchKey(r.IntN(cfg.Keys))}, &rr); err != nil {
-			return err
+		rev, err := c.Get(ctx, benchKey(r.IntN(cfg.Keys)))
+		if err == nil && rev == 0 {
+			err = errors.New("range: key missing")
 		}
-		if len(rr.Kvs) != 1 {
-			return errors.New("range: key missing")
-		}
-		return nil
+		return err
 	})
 }
 
 // CAS: read-modify-write as kube-apiserver updates an object: range the
 // key, then a txn that puts only if its mod_revision is unchanged (else
 // reads it); a lost race retries. One op = one successful update.
-func CAS(ctx context.Context, g *Gateway, cfg Config) Result {
+func CAS(ctx context.Context, c Client, cfg Config) Result {
 	v := value(cfg.ValueBytes, 3)
 	return closedLoop(ctx, cfg, func(ctx context.Context, r *rand.Rand) error {
 		k := benchKey(r.IntN(cfg.Keys))
 		for ctx.Err() == nil {
-			var rr rangeResp
-			if err := g.post(ctx, "/v3/kv/range", map[string]any{"key": k}, &rr); err != nil {
-				return err
-			}
-			if len(rr.Kvs) != 1 {
-				return errors.New("cas: key missing")
-			}
-			var tr txnResp
-			err := g.post(ctx, "/v3/kv/txn", map[string]any{
-				"compare": []any{map[string]any{"key": k, "target": "MOD", "result": "EQUAL", "mod_revision": rr.Kvs[0].ModRevision}},
-				"success": []any{map[string]any{"request_put": putReq{Key: k, Value: v}}},
-				"failure": []any{map[string]any{"request_range": map[string]any{"key": k}}},
-			}, &tr)
+			rev, err := c.Get(ctx, k)
 			if err != nil {
 				return err
 			}
-			if tr.Succeeded {
-				return nil
+			if rev == 0 {
+				return errors.New("cas: key missing")
+			}
+			ok, err := c.PutIfUnchanged(ctx, k, rev, v)
+			if err != nil || ok {
+				return err
 			}
 		}
 		return ctx.Err()
@@ -270,15 +224,12 @@ func CAS(ctx context.Context, g *Gateway, cfg Config) Result {
 // Watch: cfg.Watchers watch streams on one prefix, a writer putting at
 // cfg.WriteRate; each value carries the time its put was sent, and every
 // delivery to every watcher is measured from then. Ops counts deliveries.
-func Watch(ctx context.Context, g *Gateway, cfg Config) (Result, error) {
+func Watch(ctx context.Context, c Client, cfg Config) (Result, error) {
 	prefix := []byte("/bench/watch/")
-	end := append([]byte(nil), prefix...)
-	end[len(end)-1]++
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	type delivery struct{ lat []time.Duration }
-	results := make([]delivery, cfg.Watchers)
+	results := make([][]time.Duration, cfg.Watchers)
 	var delivered atomic.Int64
 	var wg sync.WaitGroup
 	ready := make(chan error, cfg.Watchers)
@@ -286,46 +237,14 @@ func Watch(ctx context.Context, g *Gateway, cfg Config) (Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			body, _ := json.Marshal(map[string]any{"create_request": map[string]any{"key": prefix, "range_end": end}})
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, g.Base+"/v3/watch", bytes.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			// Watch streams need their own client: no overall timeout.
-			resp, err := (&http.Client{Transport: g.c.Transport}).Do(req)
-			if err != nil {
-				ready <- err
-				return
-			}
-			defer resp.Body.Close()
-			dec := json.NewDecoder(resp.Body)
-			created := false
-			for {
-				var m struct {
-					Result struct {
-						Created bool `json:"created"`
-						Events  []struct {
-							Kv kv `json:"kv"`
-						} `json:"events"`
-					} `json:"result"`
-				}
-				if err := dec.Decode(&m); err != nil {
-					if !created {
-						ready <- fmt.Errorf("watch: %v", err)
-					}
-					return
-				}
+			c.Watch(ctx, prefix, func(err error) { ready <- err }, func(v []byte) {
 				now := time.Now()
-				if m.Result.Created && !created {
-					created = true
-					ready <- nil
+				sent, err := strconv.ParseInt(string(v), 10, 64)
+				if err == nil {
+					results[i] = append(results[i], now.Sub(time.Unix(0, sent)))
+					delivered.Add(1)
 				}
-				for _, e := range m.Result.Events {
-					sent, err := strconv.ParseInt(string(e.Kv.Value), 10, 64)
-					if err == nil {
-						results[i].lat = append(results[i].lat, now.Sub(time.Unix(0, sent)))
-						delivered.Add(1)
-					}
-				}
-			}
+			})
 		}()
 	}
 	for i := 0; i < cfg.Watchers; i++ {
@@ -356,7 +275,7 @@ func Watch(ctx context.Context, g *Gateway, cfg Config) (Result, error) {
 		writers.Add(1)
 		go func() {
 			defer writers.Done()
-			if err := g.post(ctx, "/v3/kv/put", putReq{Key: k, Value: v}, nil); err != nil {
+			if err := c.Put(ctx, k, v); err != nil {
 				errs.Add(1)
 				fmt.Printf("  watch writer: %v\n", err)
 				return
@@ -375,8 +294,8 @@ func Watch(ctx context.Context, g *Gateway, cfg Config) (Result, error) {
 	cancel()
 	wg.Wait()
 	var all []time.Duration
-	for _, d := range results {
-		all = append(all, d.lat...)
+	for _, lat := range results {
+		all = append(all, lat...)
 	}
 	slices.Sort(all)
 	missing := int(want) - len(all)

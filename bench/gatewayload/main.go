@@ -2,33 +2,75 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/rvplay/rvplay/internal/etcdtest"
+	"github.com/rvplay/rvplay/internal/refbuild"
 	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
 
-// Systems are the two gateways of one run.
+// API is the etcd API a run goes through.
+type API string
+
+const (
+	APIGateway API = "gateway" // the v3 JSON gateway over HTTP/1.1
+	APIGRPC    API = "grpc"    // the gRPC API with clientv3
+)
+
+// Systems are the two systems of one run, reached through one API.
 type Systems struct {
-	Etcd, Rvplay *Gateway
+	API          API
+	Etcd, Rvplay Client
+	EtcdVersion  string
 	stop         func()
 }
 
-// StartSystems starts a fresh etcd and a fresh rvplay server (SQLite) in
-// dir, builds the server binary if needed, and prefills both.
-func StartSystems(ctx context.Context, dir string, cfg Config) (*Systems, error) {
-	bin, err := etcdtest.Binary()
-	if err != nil {
-		return nil, err
+// DefaultEtcd is the etcd binary an API is compared with: Debian's etcd
+// 3.4 for the gateway (its figures in BENCHMARKS.md were measured with
+// it), etcd 3.6 built from the module proxy for gRPC (the etcd
+// kube-apiserver 1.34 is tested with, and the differential tests' own).
+func DefaultEtcd(api API) (string, error) {
+	if api == APIGateway {
+		return etcdtest.Binary()
 	}
-	e, err := etcdtest.StartBinary(bin, etcdtest.Options{DataDir: filepath.Join(dir, "etcd")})
+	root, err := rvplaytest.ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	bin, built, err := refbuild.Binary(filepath.Join(root, "test/kubediff/testdata/etcd36"), "etcd36")
+	if built > 0 {
+		fmt.Fprintf(os.Stderr, "gatewayload: built etcd 3.6 in %v\n", built.Round(time.Second))
+	}
+	return bin, err
+}
+
+// StartSystems starts a fresh etcd (etcdBin; empty: DefaultEtcd) and a
+// fresh rvplay server (SQLite) in dir, builds the server binary if needed,
+// connects to both through api and prefills both.
+func StartSystems(ctx context.Context, dir string, cfg Config, api API, etcdBin string) (*Systems, error) {
+	if api != APIGateway && api != APIGRPC {
+		return nil, fmt.Errorf("unknown API %q (gateway or grpc)", api)
+	}
+	var err error
+	if etcdBin == "" {
+		if etcdBin, err = DefaultEtcd(api); err != nil {
+			return nil, err
+		}
+	}
+	version, err := exec.Command(etcdBin, "--version").Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s --version: %v", etcdBin, err)
+	}
+	e, err := etcdtest.StartBinary(etcdBin, etcdtest.Options{DataDir: filepath.Join(dir, "etcd")})
 	if err != nil {
 		return nil, err
 	}
@@ -37,19 +79,44 @@ func StartSystems(ctx context.Context, dir string, cfg Config) (*Systems, error)
 		e.Stop()
 		return nil, err
 	}
-	r, err := rvplaytest.StartBinary(rbin, filepath.Join(dir, "rvplay.db"), "bench")
+	var flags []string
+	if api == APIGRPC {
+		flags = []string{"--grpc-addr", "127.0.0.1:0", "--grpc-session", "bench"}
+	}
+	r, err := rvplaytest.StartBinary(rbin, filepath.Join(dir, "rvplay.db"), "bench", flags...)
 	if err != nil {
 		e.Stop()
 		return nil, err
 	}
-	conns := cfg.Clients + cfg.Watchers + 8
-	s := &Systems{
-		Etcd:   NewGateway("etcd", e.URL, conns),
-		Rvplay: NewGateway("rvplay", r.SessionURL, conns),
-		stop:   func() { r.Stop(); e.Stop() },
+	s := &Systems{API: api, EtcdVersion: strings.TrimPrefix(strings.SplitN(string(version), "\n", 2)[0], "etcd Version: ")}
+	stopServers := func() { r.Stop(); e.Stop() }
+	s.stop = stopServers
+	if api == APIGateway {
+		conns := cfg.Clients + cfg.Watchers + 8
+		s.Etcd = NewGateway("etcd", e.URL, conns)
+		s.Rvplay = NewGateway("rvplay", r.SessionURL, conns)
+	} else {
+		if r.GRPCAddr == "" {
+			stopServers()
+			return nil, errors.New("rvplay printed no gRPC address")
+		}
+		if s.Etcd, err = NewGRPC("etcd", strings.TrimPrefix(e.URL, "http://")); err == nil {
+			if s.Rvplay, err = NewGRPC("rvplay", r.GRPCAddr); err != nil {
+				s.Etcd.Close()
+			}
+		}
+		if err != nil {
+			stopServers()
+			return nil, err
+		}
 	}
-	for _, g := range []*Gateway{s.Etcd, s.Rvplay} {
-		if err := Prefill(ctx, g, cfg); err != nil {
+	s.stop = func() {
+		s.Etcd.Close()
+		s.Rvplay.Close()
+		stopServers()
+	}
+	for _, c := range []Client{s.Etcd, s.Rvplay} {
+		if err := Prefill(ctx, c, cfg); err != nil {
 			s.Stop()
 			return nil, err
 		}
@@ -63,8 +130,8 @@ func (s *Systems) Stop() { s.stop() }
 // Workload names in the order they run.
 var Workloads = []string{"put", "cas", "range", "watch"}
 
-// RunWorkload runs one workload on one gateway.
-func RunWorkload(ctx context.Context, name string, g *Gateway, cfg Config) (Result, error) {
+// RunWorkload runs one workload on one system.
+func RunWorkload(ctx context.Context, name string, g Client, cfg Config) (Result, error) {
 	switch name {
 	case "put":
 		return Put(ctx, g, cfg), nil
@@ -90,7 +157,7 @@ func Compare(ctx context.Context, w io.Writer, name string, s *Systems, cfg Conf
 	part.Duration = cfg.Duration / rounds
 	for i := 0; i < rounds; i++ {
 		for _, x := range []struct {
-			g   *Gateway
+			g   Client
 			acc *Result
 		}{{s.Etcd, &etcd}, {s.Rvplay, &rvplay}} {
 			r, err := RunWorkload(ctx, name, x.g, part)
@@ -131,35 +198,37 @@ func main() {
 	flag.IntVar(&cfg.ValueBytes, "value-bytes", cfg.ValueBytes, "value size")
 	flag.IntVar(&cfg.Watchers, "watchers", cfg.Watchers, "watch streams in the watch workload")
 	flag.Float64Var(&cfg.WriteRate, "write-rate", cfg.WriteRate, "writes per second in the watch workload")
+	api := flag.String("api", string(APIGateway), "the etcd API to go through: gateway (JSON over HTTP) or grpc (clientv3)")
+	etcdBin := flag.String("etcd", "", "the etcd binary to compare with (default: Debian's etcd 3.4 for the gateway, etcd 3.6 built from the module proxy for gRPC)")
 	only := flag.String("workloads", strings.Join(Workloads, ","), "comma-separated workloads to run")
-	target := flag.String("target", "", "drive only this running gateway (e.g. http://127.0.0.1:8080/s/demo), no etcd and no comparison: for profiling a server started with --debug-addr")
+	target := flag.String("target", "", "drive only this running server, no etcd and no comparison, for profiling a server started with --debug-addr: a gateway's URL (http://127.0.0.1:8080/s/demo) or, with -api grpc, a gRPC host:port")
 	flag.Parse()
 	var err error
 	if *target != "" {
-		err = runTarget(cfg, *target, strings.Split(*only, ","))
+		err = runTarget(cfg, API(*api), *target, strings.Split(*only, ","))
 	} else {
-		err = run(cfg, strings.Split(*only, ","))
+		err = run(cfg, API(*api), *etcdBin, strings.Split(*only, ","))
 	}
 	if err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(cfg Config, workloads []string) error {
+func run(cfg Config, api API, etcdBin string, workloads []string) error {
 	dir, err := os.MkdirTemp("", "gatewayload-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
-	s, err := StartSystems(ctx, dir, cfg)
+	s, err := StartSystems(ctx, dir, cfg, api, etcdBin)
 	if err != nil {
 		return err
 	}
 	defer s.Stop()
 	fmt.Printf("gatewayload: %v per workload and system, %d clients, %d keys, %d-byte values, %d watchers at %.0f writes/s\n",
 		cfg.Duration, cfg.Clients, cfg.Keys, cfg.ValueBytes, cfg.Watchers, cfg.WriteRate)
-	fmt.Printf("rvplay: server binary on SQLite (%s); etcd: %s\n", s.Rvplay.Base, s.Etcd.Base)
+	fmt.Printf("through %s: rvplay, server binary on SQLite (%s); etcd %s (%s)\n", s.API, s.Rvplay.Endpoint(), s.EtcdVersion, s.Etcd.Endpoint())
 	PrintHeader(os.Stdout)
 	for _, name := range workloads {
 		if _, _, err := Compare(ctx, os.Stdout, strings.TrimSpace(name), s, cfg); err != nil {
@@ -169,10 +238,19 @@ func run(cfg Config, workloads []string) error {
 	return nil
 }
 
-// runTarget prefills one running gateway and runs the workloads on it alone.
-func runTarget(cfg Config, base string, workloads []string) error {
+// runTarget prefills one running server and runs the workloads on it
+// alone.
+func runTarget(cfg Config, api API, target string, workloads []string) error {
 	ctx := context.Background()
-	g := NewGateway("target", base, cfg.Clients+cfg.Watchers+8)
+	var g Client = NewGateway("target", target, cfg.Clients+cfg.Watchers+8)
+	if api == APIGRPC {
+		c, err := NewGRPC("target", target)
+		if err != nil {
+			return err
+		}
+		g = c
+	}
+	defer g.Close()
 	if err := Prefill(ctx, g, cfg); err != nil {
 		return err
 	}
