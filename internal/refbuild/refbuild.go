@@ -27,11 +27,15 @@ import (
 const CacheDir = "test/kubediff/.bin"
 
 // Binary builds (once per inputs) the program in the wrapper module at dir
-// as name and returns the binary's
-// absolute path and how long the build took (0 when it was cached).
-func Binary(dir, name string) (string, time.Duration, error) {
+// as name, passing buildFlags to go build (they are inputs too), and
+// returns the binary's absolute path and how long the build took (0 when
+// it was cached).
+func Binary(dir, name string, buildFlags ...string) (string, time.Duration, error) {
 	h := sha256.New()
 	fmt.Fprintln(h, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if len(buildFlags) > 0 { // without flags, the hashes binaries were cached under before
+		fmt.Fprintf(h, "%q\n", buildFlags)
+	}
 	for _, f := range []string{"go.mod", "go.sum", "main.go"} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
@@ -54,7 +58,7 @@ func Binary(dir, name string) (string, time.Duration, error) {
 	}
 	start := time.Now()
 	tmp := fmt.Sprintf("%s.tmp%d", bin, os.Getpid())
-	cmd := exec.Command("go", "build", "-o", tmp, ".")
+	cmd := exec.Command("go", append(append([]string{"build", "-o", tmp}, buildFlags...), ".")...)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", 0, fmt.Errorf("go build ./%s: %v\n%s", dir, err, out)

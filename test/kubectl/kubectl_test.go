@@ -22,12 +22,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/rvplay/rvplay/internal/refbuild"
 	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
 
@@ -36,7 +38,9 @@ func TestMain(m *testing.M) { os.Exit(rvplaytest.RunTests(m)) }
 // kubectlBinaries finds the kubectl binaries to test: $RVPLAY_KUBECTL
 // (a list separated by the OS path separator) if set, else every
 // kubectl.1.NN beside the kubectl on PATH (that is how the Google Cloud SDK
-// installs them) plus that kubectl itself.
+// installs them) plus that kubectl itself. With no kubectl on PATH (or
+// $RVPLAY_BUILD_KUBECTL set) it is kubectl built from the module proxy
+// (refbuild.Kubectl).
 func kubectlBinaries(t *testing.T) map[string]string {
 	out := map[string]string{}
 	if env := os.Getenv("RVPLAY_KUBECTL"); env != "" {
@@ -45,12 +49,18 @@ func kubectlBinaries(t *testing.T) map[string]string {
 		}
 		return out
 	}
-	onPath, err := exec.LookPath("kubectl")
+	bin, built, err := refbuild.Kubectl()
 	if err != nil {
-		t.Skip("no kubectl on PATH")
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no kubectl on PATH, and building one failed: %v", err)
+		}
+		t.Skipf("no kubectl on PATH, and building one failed (set CI=true to make this a failure): %v", err)
 	}
-	out["kubectl"] = onPath
-	if real, err := filepath.EvalSymlinks(onPath); err == nil {
+	if built > 0 {
+		t.Logf("built %s from %s in %v", bin, refbuild.KubectlModule, built.Round(time.Second))
+	}
+	out["kubectl"] = bin
+	if real, err := filepath.EvalSymlinks(bin); err == nil {
 		matches, _ := filepath.Glob(filepath.Join(filepath.Dir(real), "kubectl.1.*"))
 		for _, m := range matches {
 			out[filepath.Base(m)] = m
@@ -209,6 +219,31 @@ func TestKubectl(t *testing.T) {
 	for _, name := range names {
 		bin := bins[name]
 		t.Run(name, func(t *testing.T) { kubectlScenario(t, bin) })
+	}
+}
+
+// TestKubectlReportsItsVersion: every kubectl under test says which
+// Kubernetes release it is, as a released kubectl does; a kubectl built
+// from the module proxy without the release's version flags would say
+// v0.0.0-master.
+func TestKubectlReportsItsVersion(t *testing.T) {
+	release := regexp.MustCompile(`^v1\.[0-9]+\.[0-9]+`)
+	for name, bin := range kubectlBinaries(t) {
+		out, err := exec.Command(bin, "version", "--client", "-o", "json").Output()
+		if err != nil {
+			t.Errorf("%s version --client: %v", name, err)
+			continue
+		}
+		var v struct {
+			ClientVersion struct {
+				GitVersion string `json:"gitVersion"`
+			} `json:"clientVersion"`
+		}
+		if err := json.Unmarshal(out, &v); err != nil || !release.MatchString(v.ClientVersion.GitVersion) {
+			t.Errorf("%s version --client -o json: want a release's gitVersion (v1.N.P), got %s (%v)", name, out, err)
+			continue
+		}
+		t.Logf("%s: %s", name, v.ClientVersion.GitVersion)
 	}
 }
 
