@@ -42,14 +42,14 @@ test('a shell feature the console lacks fails with status 2 and says what it und
 test('kubectl: an unknown command or flag is kubectl\'s error, with what the console accepts', async () => {
   const con = new Console({ transport: unreachable });
   let r = await run(con, 'kubectl frobnicate cm');
-  assert.equal(r.stderr, 'Error: unknown command "frobnicate" for "kubectl"\n');
+  assert.equal(r.stderr, 'error: unknown command "frobnicate" for "kubectl"\n');
   assert.equal(r.code, 1);
   assert.match(r.notes[0], /^the console runs kubectl get, describe, create, apply, replace, patch, scale, edit, /);
   r = await run(con, 'kubectl get cm --frob');
-  assert.equal(r.stderr, "Error: unknown flag: --frob\nSee 'kubectl get --help' for usage.\n");
+  assert.equal(r.stderr, "error: unknown flag: --frob\nSee 'kubectl get --help' for usage.\n");
   assert.match(r.notes[0], /^kubectl get accepts: .*--output-watch-events.*--watch-only.*-w\/--watch$/);
   r = await run(con, 'kubectl get cm --watch-only=maybe');
-  assert.equal(r.stderr, 'Error: invalid argument "maybe" for "--watch-only" flag: strconv.ParseBool: parsing "maybe": invalid syntax\n'
+  assert.equal(r.stderr, 'error: invalid argument "maybe" for "--watch-only" flag: strconv.ParseBool: parsing "maybe": invalid syntax\n'
     + "See 'kubectl get --help' for usage.\n");
 });
 

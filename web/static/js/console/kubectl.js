@@ -280,7 +280,9 @@ export async function kubectl(p) {
     }
     cmd = COMMANDS.find((c) => c.name === a);
     if (!cmd) {
-      p.stderr.write(`Error: unknown command ${JSON.stringify(a)} for "kubectl"\n`);
+      // kubectl's own wording (util.CheckErr): "error:"; gcloud's
+      // dispatcher, installed as kubectl, says "Error:" as cobra does.
+      p.stderr.write(`error: unknown command ${JSON.stringify(a)} for "kubectl"\n`);
       p.note(`the console runs kubectl ${COMMANDS.map((c) => c.name).join(', ')}`);
       return 1;
     }
@@ -294,7 +296,7 @@ export async function kubectl(p) {
   fs.normalize = (n) => n.replaceAll('_', '-');
   let pos;
   try { pos = fs.parse(p.args); } catch (e) {
-    p.stderr.write(`Error: ${e.message}\nSee 'kubectl ${cmd.name} --help' for usage.\n`);
+    p.stderr.write(`error: ${e.message}\nSee 'kubectl ${cmd.name} --help' for usage.\n`);
     if (cmd.name === 'get' && e.message.includes('resource-version')) {
       p.note("kubectl get has no --resource-version; to read at a resourceVersion, ask the API itself: kubectl get --raw '/api/v1/namespaces/default/configmaps?resourceVersion=5&resourceVersionMatch=Exact'");
     } else p.note(`kubectl ${cmd.name} accepts: ${fs.names()}`);
