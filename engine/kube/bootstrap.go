@@ -22,6 +22,10 @@ func (reg *Registry) bootstrap(ctx context.Context) error {
 	if reg.booted.Load() {
 		return nil
 	}
+	// The caches start first, as kube-apiserver's do before its
+	// post-start hooks create the namespaces: their windows hold what the
+	// session writes from here on.
+	reg.startCaches()
 	ns := Lookup("", "v1", "namespaces")
 	for _, name := range reg.systemNS {
 		o := Object{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": name}}

@@ -6,9 +6,10 @@ import (
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
-// Get reads one object. rv "" reads the latest state, "0" the watch cache
-// (possibly stale), "N" the latest state provided the store is at N or
-// later (else 504).
+// Get reads one object. rv "" reads the latest state (the store), "0" the
+// watch cache (possibly stale), "N" the latest state provided it is at N
+// or later: the cache waits for N (up to blockTimeout), the store answers
+// at once; past it, 504.
 func (reg *Registry) Get(ctx context.Context, r *Resource, ns, name, rv string) (Object, error) {
 	kv, err := reg.getKV(ctx, r, ns, name, rv)
 	if err != nil {
@@ -26,16 +27,21 @@ func (reg *Registry) getKV(ctx context.Context, r *Resource, ns, name, rv string
 	if err != nil {
 		return nil, NewBadRequest("invalid resource version: " + err.Error())
 	}
-	readRev := int64(0)
-	if rv == "0" {
-		readRev = reg.cacheRev()
-	}
-	kv, cur, err := reg.getCached(ctx, r.Key(ns, name), readRev)
-	if err != nil {
-		return nil, err
-	}
-	if minRV > cur {
-		return nil, NewTooLargeResourceVersion(minRV, cur, 0)
+	var kv *mvcc.KeyValue
+	var cur int64
+	if c := reg.cacherFor(r); c != nil && rv != "" {
+		kv, _, err = reg.getFromCache(ctx, c, r.Key(ns, name), minRV)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		kv, cur, err = reg.get(ctx, r.Key(ns, name), 0)
+		if err != nil {
+			return nil, err
+		}
+		if minRV > cur {
+			return nil, NewTooLargeResourceVersion(minRV, cur, 0)
+		}
 	}
 	if kv == nil {
 		return nil, NewNotFound(r.Group, r.Resource, name)

@@ -5,13 +5,23 @@ import (
 	"testing"
 )
 
+// A GET from the future: the cache waits blockTimeout for the revision,
+// then answers 504 with a Retry-After of 1 s; the store answers at once,
+// without one.
 func TestGetFutureResourceVersionIsTooLarge(t *testing.T) {
-	f := newFixture(t)
-	f.create(t, configmaps, "default", cm("a", nil))
-	_, err := f.s.Get(f.ctx, configmaps, "default", "a", "999")
-	wantStatus(t, err, 504, ReasonTimeout, fmt.Sprintf("Timeout: Too large resource version: 999, current: %d", f.store.Rev()))
-	_, err = f.s.Get(f.ctx, configmaps, "default", "a", "abc")
-	wantStatus(t, err, 400, ReasonBadRequest, `invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`)
+	bothModes(t, func(t *testing.T, f *fixture) {
+		f.create(t, configmaps, "default", cm("a", nil))
+		var err error
+		start := f.clock.Now()
+		f.waiting(func() { _, err = f.s.Get(f.ctx, configmaps, "default", "a", "999") })
+		wantStatus(t, err, 504, ReasonTimeout, fmt.Sprintf("Timeout: Too large resource version: 999, current: %d", f.store.Rev()))
+		waited, retry := f.clock.Now().Sub(start), AsStatus(err).Status.Details.RetryAfterSeconds
+		if f.s.WatchCache() && (waited < blockTimeout || retry != 1) || !f.s.WatchCache() && (waited != 0 || retry != 0) {
+			t.Fatalf("waited %v, Retry-After %d", waited, retry)
+		}
+		_, err = f.s.Get(f.ctx, configmaps, "default", "a", "abc")
+		wantStatus(t, err, 400, ReasonBadRequest, `invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`)
+	})
 }
 
 func TestSplicedAnswersEqualDecodedAnswers(t *testing.T) {

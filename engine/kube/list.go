@@ -8,10 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"sort"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
@@ -271,7 +268,11 @@ const (
 )
 
 // List lists a resource in namespace ns ("" for all namespaces or a
-// cluster-scoped resource) with kube's resourceVersion semantics.
+// cluster-scoped resource) with kube's resourceVersion semantics. With the
+// watch cache on, the lists kube-apiserver's cache serves (resourceVersion
+// "0", NotOlderThan, consistent lists, and exact revisions and continue
+// tokens it still holds a snapshot of) come from it (cache_read.go); the
+// others, and all of them with the cache off, read the store.
 func (reg *Registry) List(ctx context.Context, r *Resource, ns string, lo ListOptions) (*List, error) {
 	if err := reg.bootstrap(ctx); err != nil {
 		return nil, err
@@ -281,66 +282,40 @@ func (reg *Registry) List(ctx context.Context, r *Resource, ns string, lo ListOp
 	if err != nil {
 		return nil, err
 	}
-	if name, ok := m.singleName(); ok && lo.Continue == "" && lo.ResourceVersion != "0" && (ns != "" || !r.Namespaced) {
-		return reg.listOne(ctx, r, ns, name, m, lo)
-	}
 	prefix := r.Prefix(ns)
-	startKey := prefix
-	var withRev, minRV int64
-	anyRV := false
-	limit := lo.Limit
-	if limit < 0 {
-		limit = 0
+	q, err := parseListQuery(lo, prefix)
+	if err != nil {
+		return nil, err
 	}
-	if lo.Continue != "" {
-		key, crv, err := decodeContinue(lo.Continue, prefix)
-		if err != nil {
-			return nil, NewBadRequest("invalid continue token: " + err.Error())
+	name, single := m.singleName()
+	single = single && lo.Continue == "" && (ns != "" || !r.Namespaced)
+	if c := reg.cacherFor(r); c != nil {
+		var l *List
+		var served bool
+		if single {
+			l, served, err = reg.getListCached(ctx, c, r, ns, name, m, q)
+		} else {
+			l, served, err = reg.listCached(ctx, c, r, prefix, m, q)
 		}
-		if lo.ResourceVersion != "" && lo.ResourceVersion != "0" {
-			return nil, NewBadRequest("specifying resource version is not allowed when using continue")
+		if served {
+			return l, err
 		}
-		if crv > 0 {
-			withRev = crv
-		}
-		startKey = key
-	} else if lo.ResourceVersion != "" {
-		rv, err := parseRV(lo.ResourceVersion)
-		if err != nil {
-			return nil, NewBadRequest("invalid resource version: " + err.Error())
-		}
-		switch {
-		case rv == 0:
-			// "Any": the watch cache answers, and it ignores limit.
-			anyRV = true
-			limit = 0
-		case lo.ResourceVersionMatch == MatchExact:
-			withRev = rv
-		case lo.ResourceVersionMatch == "" && limit > 0:
-			withRev = rv
-		default:
-			minRV = rv
-		}
+	}
+	if single {
+		return reg.listOne(ctx, r, ns, name, m, q)
 	}
 	cur := reg.kv.Rev()
-	if withRev > cur {
-		return nil, NewTooLargeResourceVersion(withRev, cur, 0)
+	if q.withRev > cur {
+		return nil, NewTooLargeResourceVersion(q.withRev, cur, 0)
 	}
-	if minRV > cur {
-		return nil, NewTooLargeResourceVersion(minRV, cur, 0)
+	if q.minRV > cur {
+		return nil, NewTooLargeResourceVersion(q.minRV, cur, 0)
 	}
-	readRev := withRev
-	if anyRV {
-		readRev = reg.cacheRev()
-	}
-	items, rev, next, remaining, err := reg.rangeList(ctx, r, m, prefix, startKey, readRev, limit)
-	if err != nil && anyRV && isCompacted(err) {
-		items, rev, next, remaining, err = reg.rangeList(ctx, r, m, prefix, startKey, 0, limit)
-	}
+	items, rev, next, remaining, err := reg.rangeList(ctx, r, m, prefix, q.startKey, q.withRev, q.limit)
 	if err != nil {
 		if isCompacted(err) {
 			if lo.Continue != "" {
-				tok, terr := encodeContinue(startKey, prefix, -1)
+				tok, terr := encodeContinue(q.startKey, prefix, -1)
 				if terr != nil {
 					return nil, NewExpired(expiredContinueMsg)
 				}
@@ -351,10 +326,71 @@ func (reg *Registry) List(ctx context.Context, r *Resource, ns string, lo ListOp
 			return nil, NewExpired(expiredListMsg)
 		}
 		if isFutureRev(err) {
-			return nil, NewTooLargeResourceVersion(readRev, reg.kv.Rev(), 0)
+			return nil, NewTooLargeResourceVersion(q.withRev, reg.kv.Rev(), 0)
 		}
 		return nil, err
 	}
+	return newList(r, m, items, rev, next, remaining), nil
+}
+
+// listQuery is what a list's options ask of the store (etcd3's
+// ValidateListOptions).
+type listQuery struct {
+	startKey string
+	// withRev is the exact revision to read (Exact, a limit with a
+	// resourceVersion, a continue token's), 0 for the latest.
+	withRev int64
+	// minRV is the revision the answer must not be older than.
+	minRV int64
+	// consistent: no resourceVersion (or a continue token's -1).
+	consistent bool
+	// any: resourceVersion "0".
+	any   bool
+	exact bool // resourceVersionMatch=Exact
+	limit int64
+}
+
+func parseListQuery(lo ListOptions, prefix string) (listQuery, error) {
+	q := listQuery{startKey: prefix, limit: max(lo.Limit, 0)}
+	if lo.Continue != "" {
+		key, crv, err := decodeContinue(lo.Continue, prefix)
+		if err != nil {
+			return q, NewBadRequest("invalid continue token: " + err.Error())
+		}
+		if lo.ResourceVersion != "" && lo.ResourceVersion != "0" {
+			return q, NewBadRequest("specifying resource version is not allowed when using continue")
+		}
+		q.startKey = key
+		if crv > 0 {
+			q.withRev = crv
+		} else {
+			q.consistent = true
+		}
+		return q, nil
+	}
+	if lo.ResourceVersion == "" {
+		q.consistent = true
+		return q, nil
+	}
+	rv, err := parseRV(lo.ResourceVersion)
+	if err != nil {
+		return q, NewBadRequest("invalid resource version: " + err.Error())
+	}
+	switch {
+	case rv == 0:
+		q.any = true
+	case lo.ResourceVersionMatch == MatchExact:
+		q.withRev, q.exact = rv, true
+	case lo.ResourceVersionMatch == "" && q.limit > 0:
+		q.withRev = rv
+	default:
+		q.minRV = rv
+	}
+	return q, nil
+}
+
+// newList is a list answer of items (as list items) read at rev.
+func newList(r *Resource, m *matcher, items [][]byte, rev int64, next string, remaining int64) *List {
 	l := &List{Kind: r.ListKind, APIVersion: r.GroupVersion(), Resource: r, raw: items}
 	l.Metadata.ResourceVersion = formatRV(rev)
 	if next != "" {
@@ -363,7 +399,7 @@ func (reg *Registry) List(ctx context.Context, r *Resource, ns string, lo ListOp
 			l.Metadata.RemainingItemCount = &remaining
 		}
 	}
-	return l, nil
+	return l
 }
 
 // singleName is the name a field selector pins the list to, if it does
@@ -381,20 +417,12 @@ func (m *matcher) singleName() (string, bool) {
 // kube's generic registry does: as a read of that one key (a
 // non-recursive GetList), so there are no pages, and a resourceVersion
 // without resourceVersionMatch=Exact means "not older than", limit or not.
-// (resourceVersion "0" stays with the watch cache, which has no such
-// shortcut.)
-func (reg *Registry) listOne(ctx context.Context, r *Resource, ns, name string, m *matcher, lo ListOptions) (*List, error) {
+func (reg *Registry) listOne(ctx context.Context, r *Resource, ns, name string, m *matcher, q listQuery) (*List, error) {
 	var withRev, minRV int64
-	if lo.ResourceVersion != "" {
-		rv, err := parseRV(lo.ResourceVersion)
-		if err != nil {
-			return nil, NewBadRequest("invalid resource version: " + err.Error())
-		}
-		if lo.ResourceVersionMatch == MatchExact {
-			withRev = rv
-		} else {
-			minRV = rv
-		}
+	if q.exact {
+		withRev = q.withRev
+	} else {
+		minRV = max(q.minRV, q.withRev)
 	}
 	if cur := reg.kv.Rev(); withRev > cur {
 		return nil, NewTooLargeResourceVersion(withRev, cur, 0)
@@ -426,9 +454,7 @@ func (reg *Registry) listOne(ctx context.Context, r *Resource, ns, name string, 
 			items = append(items, item)
 		}
 	}
-	l := &List{Kind: r.ListKind, APIVersion: r.GroupVersion(), Resource: r, raw: items}
-	l.Metadata.ResourceVersion = formatRV(rev)
-	return l, nil
+	return newList(r, m, items, rev, "", 0), nil
 }
 
 // rangeList reads [startKey, end of prefix) at rev (0: latest), keeping
@@ -492,11 +518,9 @@ func (reg *Registry) rangeList(ctx context.Context, r *Resource, m *matcher, pre
 // listItem renders a stored object as a list item (no kind and
 // apiVersion) if it matches m.
 func listItem(r *Resource, m *matcher, kv *mvcc.KeyValue) ([]byte, bool, error) {
-	rv := formatRV(kv.ModRevision)
 	if m.empty() {
-		if b, ok := spliceRV(kv.Value, rv, true); ok {
-			return b, true, nil
-		}
+		b, err := itemJSON(r, kv)
+		return b, err == nil, err
 	}
 	o, err := decodeKV(kv)
 	if err != nil {
@@ -505,116 +529,21 @@ func listItem(r *Resource, m *matcher, kv *mvcc.KeyValue) ([]byte, bool, error) 
 	if !m.matches(o) {
 		return nil, false, nil
 	}
-	if b, ok := spliceRV(kv.Value, rv, true); ok {
-		return b, true, nil
+	b, err := itemJSON(r, kv)
+	return b, err == nil, err
+}
+
+// itemJSON renders a stored object as a list item: no kind and
+// apiVersion, its resourceVersion set.
+func itemJSON(r *Resource, kv *mvcc.KeyValue) ([]byte, error) {
+	if b, ok := spliceRV(kv.Value, formatRV(kv.ModRevision), true); ok {
+		return b, nil
+	}
+	o, err := decodeKV(kv)
+	if err != nil {
+		return nil, err
 	}
 	delete(o, "kind")
 	delete(o, "apiVersion")
-	return r.Encode(o), true, nil
-}
-
-// --- the watch-cache model ------------------------------------------------
-
-// revisionLog remembers when each revision was observed, so that a
-// lagging cache can answer "the store as it was WatchCacheDelay ago".
-type revisionLog struct {
-	mu      sync.Mutex
-	base    int64
-	entries []revAt
-}
-
-type revAt struct {
-	rev int64
-	at  time.Time
-}
-
-// note records that rev was observed at at (once per revision).
-func (rl *revisionLog) note(rev int64, at time.Time) {
-	rl.mu.Lock()
-	defer rl.mu.Unlock()
-	if n := len(rl.entries); rev <= rl.base || n > 0 && rev <= rl.entries[n-1].rev {
-		return
-	}
-	rl.entries = append(rl.entries, revAt{rev, at})
-	if len(rl.entries) > 100000 {
-		rl.base = rl.entries[50000].rev
-		rl.entries = append([]revAt(nil), rl.entries[50000:]...)
-	}
-}
-
-// wrote notes a write made through the registry at once, so that the
-// lagging cache's timeline does not depend on watch delivery.
-func (reg *Registry) wrote(rev int64) {
-	reg.revMu.Lock()
-	rl := reg.revLog
-	reg.revMu.Unlock()
-	if rl != nil {
-		rl.note(rev, reg.clock.Now())
-	}
-}
-
-// SetWatchCacheDelay changes the lag of resourceVersion "0" reads.
-func (reg *Registry) SetWatchCacheDelay(d time.Duration) {
-	reg.cacheDelay.Store(int64(d))
-	if d <= 0 {
-		return
-	}
-	reg.revMu.Lock()
-	defer reg.revMu.Unlock()
-	if reg.revLog != nil {
-		return
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	base := reg.kv.Rev()
-	ws, err := reg.kv.Watch(ctx, &mvcc.WatchRequest{Key: []byte("/registry/"), RangeEnd: prefixEnd([]byte("/registry/")), StartRevision: base + 1})
-	if err != nil {
-		cancel()
-		return
-	}
-	rl := &revisionLog{base: base}
-	reg.revLog, reg.revStop = rl, cancel
-	go func() {
-		for {
-			resp, err := ws.Next(ctx)
-			if err != nil {
-				return
-			}
-			if len(resp.Events) == 0 {
-				continue
-			}
-			rl.note(resp.Events[len(resp.Events)-1].Kv.ModRevision, reg.clock.Now())
-		}
-	}()
-}
-
-// Close stops the registry's background work.
-func (reg *Registry) Close() {
-	reg.revMu.Lock()
-	defer reg.revMu.Unlock()
-	if reg.revStop != nil {
-		reg.revStop()
-	}
-}
-
-// cacheRev is the revision a resourceVersion "0" read sees.
-func (reg *Registry) cacheRev() int64 {
-	d := reg.WatchCacheDelay()
-	cur := reg.kv.Rev()
-	if d <= 0 {
-		return cur
-	}
-	reg.revMu.Lock()
-	rl := reg.revLog
-	reg.revMu.Unlock()
-	if rl == nil {
-		return cur
-	}
-	cutoff := reg.clock.Now().Add(-d)
-	rl.mu.Lock()
-	defer rl.mu.Unlock()
-	i := sort.Search(len(rl.entries), func(i int) bool { return rl.entries[i].at.After(cutoff) })
-	if i == 0 {
-		return rl.base
-	}
-	return rl.entries[i-1].rev
+	return r.Encode(o), nil
 }

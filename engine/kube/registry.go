@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"context"
 	"encoding/binary"
 	"encoding/hex"
 	mrand "math/rand/v2"
@@ -24,9 +23,18 @@ type Options struct {
 	// Patcher applies json, merge and strategic patches (default:
 	// SchemaPatcher).
 	Patcher Patcher
-	// WatchCacheDelay makes resourceVersion "0" reads see the store as it
-	// was this long ago (a lagging watch cache). 0: no lag.
+	// DisableWatchCache serves every watch and read from the store, as
+	// kube-apiserver's --watch-cache=false does; by default the watch
+	// cache serves watches and the reads kube-apiserver serves from it
+	// (cacher.go).
+	DisableWatchCache bool
+	// WatchCacheDelay makes the watch cache lag this far behind the store:
+	// its watches, bookmarks and reads see each write that much later.
+	// 0: no lag.
 	WatchCacheDelay time.Duration
+	// WatchCacheBytes bounds the values one resource's window of events
+	// holds (default DefaultWatchCacheBytes).
+	WatchCacheBytes int64
 	// BookmarkInterval is how often a watch with allowWatchBookmarks gets a
 	// BOOKMARK (default one minute, as kube-apiserver).
 	BookmarkInterval time.Duration
@@ -58,17 +66,22 @@ type Registry struct {
 	bootMu sync.Mutex
 	booted atomic.Bool
 
-	revMu   sync.Mutex
-	revLog  *revisionLog
-	revStop context.CancelFunc
-
-	events eventLines
+	// The watch caches, by resource prefix (cacher.go).
+	cacheOff   atomic.Bool
+	cachersMu  sync.Mutex
+	cachers    map[string]*cacher
+	cacheBytes int64
+	// onSlowWatcher, if set, is told when a cache closes a watcher that
+	// did not keep up.
+	onSlowWatcher func()
 }
 
 // New returns a Registry over kv.
 func New(kv KV, o Options) *Registry {
 	s := &Registry{kv: kv, clock: o.Clock, newUID: o.NewUID, fm: o.FieldManager,
-		applier: o.Applier, patcher: o.Patcher, minTimeout: o.MinRequestTimeout, systemNS: o.SystemNamespaces}
+		applier: o.Applier, patcher: o.Patcher, minTimeout: o.MinRequestTimeout, systemNS: o.SystemNamespaces,
+		cacheBytes: o.WatchCacheBytes}
+	s.cacheOff.Store(o.DisableWatchCache)
 	if s.clock == nil {
 		s.clock = RealClock{}
 	}
@@ -95,11 +108,16 @@ func New(kv KV, o Options) *Registry {
 		bi = time.Minute
 	}
 	s.bookmarkInterval.Store(int64(bi))
-	if o.WatchCacheDelay > 0 {
-		s.SetWatchCacheDelay(o.WatchCacheDelay)
-	}
+	s.SetWatchCacheDelay(o.WatchCacheDelay)
 	return s
 }
+
+// Close stops the registry's watch caches; the watches they served end.
+func (reg *Registry) Close() { reg.closeCaches() }
+
+// OnSlowWatcher tells f whenever a watch cache closes a watcher that did
+// not keep up (the server's metrics count them).
+func (reg *Registry) OnSlowWatcher(f func()) { reg.onSlowWatcher = f }
 
 // KV is the store the registry runs over.
 func (reg *Registry) KV() KV { return reg.kv }
@@ -119,7 +137,7 @@ func (reg *Registry) BookmarkInterval() time.Duration {
 	return time.Duration(reg.bookmarkInterval.Load())
 }
 
-// WatchCacheDelay is the lag of resourceVersion "0" reads.
+// WatchCacheDelay is how far the watch cache lags behind the store.
 func (reg *Registry) WatchCacheDelay() time.Duration { return time.Duration(reg.cacheDelay.Load()) }
 
 func randomUID() string {

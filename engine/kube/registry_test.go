@@ -19,7 +19,15 @@ type fixture struct {
 	ctx   context.Context
 }
 
-func newFixture(t testing.TB) *fixture {
+// newFixture is a registry with the watch cache on, kube-apiserver's
+// default.
+func newFixture(t testing.TB) *fixture { return newFixtureWith(t, Options{}) }
+
+// newStoreFixture is a registry with the watch cache off: every watch and
+// read goes to the store (--watch-cache=false).
+func newStoreFixture(t testing.TB) *fixture { return newFixtureWith(t, Options{DisableWatchCache: true}) }
+
+func newFixtureWith(t testing.TB, o Options) *fixture {
 	t.Helper()
 	st, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{})
 	if err != nil {
@@ -28,9 +36,39 @@ func newFixture(t testing.TB) *fixture {
 	t.Cleanup(func() { st.Close() })
 	c := NewFakeClock(t0)
 	n := 0
-	s := New(StoreKV(st), Options{Clock: c, NewUID: func() string { n++; return fmt.Sprintf("uid-%d", n) }})
+	o.Clock = c
+	o.NewUID = func() string { n++; return fmt.Sprintf("uid-%d", n) }
+	s := New(StoreKV(st), o)
 	t.Cleanup(s.Close)
 	return &fixture{s: s, store: st, clock: c, ctx: context.Background()}
+}
+
+// bothModes runs a test with the watch cache on and off.
+func bothModes(t *testing.T, test func(t *testing.T, f *fixture)) {
+	t.Run("cache", func(t *testing.T) { test(t, newFixture(t)) })
+	t.Run("store", func(t *testing.T) { test(t, newStoreFixture(t)) })
+}
+
+// waiting runs op, letting the fake clock pass whenever something arms a
+// timer (a read waiting for a revision the cache has not reached waits
+// blockTimeout on the registry's clock), until op returns.
+func (f *fixture) waiting(op func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		op()
+	}()
+	for {
+		armed := f.clock.TimerCreated()
+		if f.clock.Timers() > 0 {
+			f.clock.Step(blockTimeout)
+		}
+		select {
+		case <-done:
+			return
+		case <-armed:
+		}
+	}
 }
 
 var (

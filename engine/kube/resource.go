@@ -77,6 +77,17 @@ func (r *Resource) Schema() *schema.Type {
 	return r.schemaType
 }
 
+// watchable reports whether the resource serves watch (and so has a watch
+// cache).
+func (r *Resource) watchable() bool {
+	for _, v := range r.Verbs {
+		if v == "watch" {
+			return true
+		}
+	}
+	return false
+}
+
 // GroupVersion is "v1" or "apps/v1".
 func (r *Resource) GroupVersion() string {
 	if r.Group == "" {

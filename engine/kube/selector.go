@@ -597,6 +597,23 @@ type matcher struct {
 
 func (m *matcher) empty() bool { return len(m.labels) == 0 && len(m.fields) == 0 }
 
+// matchesAttrs is matches for an object of a watch cache, whose labels
+// and fields were read once (cache.go).
+func (m *matcher) matchesAttrs(a *objectAttrs) bool {
+	if a.bad {
+		return false
+	}
+	if len(m.labels) > 0 && !m.labels.Matches(a.labels) {
+		return false
+	}
+	for _, t := range m.fields {
+		if (a.fields[t.Field] == t.Value) == t.Not {
+			return false
+		}
+	}
+	return true
+}
+
 func (m *matcher) matches(o Object) bool {
 	if len(m.labels) > 0 && !m.labels.Matches(Labels(o)) {
 		return false

@@ -47,16 +47,6 @@ func (reg *Registry) namespaceExists(ctx context.Context, ns string) (bool, erro
 	return kv != nil, err
 }
 
-// getCached reads at rev, falling back to the latest revision when rev
-// was compacted (a cache keeps its own copy).
-func (reg *Registry) getCached(ctx context.Context, key string, rev int64) (*mvcc.KeyValue, int64, error) {
-	kv, cur, err := reg.get(ctx, key, rev)
-	if err != nil && rev != 0 && isCompacted(err) {
-		return reg.get(ctx, key, 0)
-	}
-	return kv, cur, err
-}
-
 func isCompacted(err error) bool {
 	var me *mvcc.Error
 	return errors.As(err, &me) && me.Message == mvcc.ErrCompacted.Message

@@ -3,8 +3,9 @@ package kube
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
-	"sync"
+	"math/rand/v2"
 	"time"
 
 	"github.com/rvplay/rvplay/engine/mvcc"
@@ -26,38 +27,30 @@ const InitialEventsAnnotation = "k8s.io/initial-events-end"
 const expiredWatchMsg = "The resourceVersion for the provided watch is too old."
 
 // Watch is one Kubernetes watch: Next yields its events as JSON lines
-// ({"type":…,"object":…}\n) until the stream ends.
-type Watch struct {
-	s       *Registry
-	r       *Resource
-	m       *matcher
-	ws      WatchStream
-	cancel  context.CancelFunc
-	queue   [][]byte
-	done    bool
-	lastRev int64
+// ({"type":…,"object":…}\n) until the stream ends. With the watch cache on
+// it is served from the resource's cache (cache_watcher.go), else from a
+// store watch of its own, as kube-apiserver's --watch-cache=false serves
+// it (storeWatch, below).
+type Watch struct{ src watchSource }
 
-	bookmarks     bool
-	bookmarkTimer Timer
-	timeout       Timer
-
-	// A watch-list asked for a revision the store has not reached: it
-	// waits (at most waitTimer) for waitFor, then sends the initial state.
-	waitFor   int64
-	waitTimer Timer
-	waitWS    WatchStream // every key: tells when the store reaches waitFor
-	prefix    string
-	skipUpTo  int64 // events at or before the initial state are in it
+type watchSource interface {
+	next(ctx context.Context) ([]byte, error)
+	close()
 }
 
-// initialStateWait is how long a watch-list waits for a future revision
-// (kube's cache blockTimeout).
-const initialStateWait = 3 * time.Second
+// Next blocks until the next event, the end of the stream (io.EOF) or the
+// end of ctx. A watch costs no goroutine beyond its transport's: its
+// events are taken as its client takes them, here.
+func (w *Watch) Next(ctx context.Context) ([]byte, error) { return w.src.next(ctx) }
+
+// Close ends the watch.
+func (w *Watch) Close() { w.src.close() }
 
 // Watch starts a watch. Errors before the stream (400, 422, the 500 of a
 // malformed resourceVersion, the 429 of a session with as many watchers as
-// it may hold) are returned; errors after it (a compacted start, a
-// too-large watch-list revision) are ERROR events in the stream.
+// it may hold) are returned; errors after it (a resourceVersion too old
+// for the cache or compacted in the store, a too-large watch-list
+// revision) are ERROR events in the stream.
 func (reg *Registry) Watch(ctx context.Context, r *Resource, ns string, lo ListOptions) (*Watch, error) {
 	if err := reg.bootstrap(ctx); err != nil {
 		return nil, err
@@ -72,82 +65,38 @@ func (reg *Registry) Watch(ctx context.Context, r *Resource, ns string, lo ListO
 		return nil, err // a plain error: kube's cacher answers 500
 	}
 	// kube-apiserver ≥1.34 (WatchList on) turns a legacy watch from ""/"0"
-	// into one with initial events.
-	initial := lo.SendInitialEvents != nil && *lo.SendInitialEvents
+	// into one with initial events (SetListOptionsDefaults).
 	if lo.SendInitialEvents == nil && rv == 0 {
-		initial = true
+		lo.SendInitialEvents = &[]bool{true}[0]
+		lo.ResourceVersionMatch = MatchNotOlderThan
 	}
-	w := &Watch{s: reg, r: r, m: m, bookmarks: lo.AllowWatchBookmarks}
-	wctx, cancel := context.WithCancel(context.Background())
-	w.cancel = cancel
 	timeout := reg.minTimeout
 	if lo.TimeoutSeconds != nil && *lo.TimeoutSeconds > 0 {
 		timeout = time.Duration(*lo.TimeoutSeconds) * time.Second
 	}
-	prefix := r.Prefix(ns)
-	var start int64
-	switch {
-	case initial:
-		readRev := int64(0)
-		if lo.ResourceVersion == "0" {
-			readRev = reg.cacheRev()
-		} else if rv > 0 {
-			if cur := reg.kv.Rev(); rv > cur {
-				// wait for the store to reach rv, then send the state
-				ws, err := reg.kv.Watch(wctx, &mvcc.WatchRequest{Key: []byte{0}, RangeEnd: []byte{0}, StartRevision: cur + 1})
-				if err != nil {
-					cancel()
-					return nil, refusedWatch(err)
-				}
-				w.waitFor, w.prefix, w.waitWS = rv, prefix, ws
-				w.waitTimer = reg.clock.NewTimer(initialStateWait)
-				w.lastRev = cur
-				start = cur + 1
-				break
-			}
-		}
-		items, rev, _, _, err := reg.rangeList(ctx, r, m, prefix, prefix, readRev, 0)
-		if err != nil && readRev != 0 && isCompacted(err) {
-			items, rev, _, _, err = reg.rangeList(ctx, r, m, prefix, prefix, 0, 0)
-		}
+	if c := reg.cacherFor(r); c != nil {
+		release, err := reg.admitWatcher()
 		if err != nil {
-			cancel()
 			return nil, err
 		}
-		for _, it := range items {
-			w.queueRaw(Added, it, true)
-		}
-		if lo.AllowWatchBookmarks {
-			w.queueBookmark(rev, true)
-		}
-		w.lastRev = rev
-		start = rev + 1
-	case rv == 0:
-		// sendInitialEvents=false: start now ("" ) or at the cache ("0")
-		cur := reg.kv.Rev()
-		if lo.ResourceVersion == "0" {
-			cur = reg.cacheRev()
-		}
-		w.lastRev = cur
-		start = cur + 1
-	default:
-		w.lastRev = rv
-		start = rv + 1
+		return &Watch{c.watch(ctx, ns, m, lo, rv, timeout, release)}, nil
 	}
-	if !w.done {
-		ws, err := reg.kv.Watch(wctx, &mvcc.WatchRequest{Key: []byte(prefix), RangeEnd: prefixEnd([]byte(prefix)),
-			StartRevision: start, PrevKv: true})
-		if err != nil {
-			cancel()
-			return nil, refusedWatch(err)
-		}
-		w.ws = ws
-		w.timeout = reg.clock.NewTimer(timeout)
-		if w.bookmarks {
-			w.bookmarkTimer = reg.clock.NewTimer(reg.BookmarkInterval())
-		}
+	return reg.watchStore(ctx, r, ns, m, lo, rv, timeout)
+}
+
+// admitWatcher takes one of the session's watcher slots for a watch the
+// cache serves (a store watch takes its own), so that the cap counts the
+// session's watchers in both protocols: kube's 429 past it.
+func (reg *Registry) admitWatcher() (func(), error) {
+	a, ok := reg.kv.(interface{ AdmitWatcher() (func(), error) })
+	if !ok {
+		return func() {}, nil
 	}
-	return w, nil
+	release, err := a.AdmitWatcher()
+	if err != nil {
+		return nil, refusedWatch(err)
+	}
+	return release, nil
 }
 
 // refusedWatch is the Status of a watch the store would not make: a 429
@@ -159,67 +108,128 @@ func refusedWatch(err error) error {
 	return err
 }
 
-func (w *Watch) encodeEvent(typ string, o Object) []byte {
+// watchLine is one watch event as kube-apiserver's watch handler writes
+// it: {"type":…,"object":…}\n, the stored object with kind and apiVersion
+// and the resourceVersion rev. nil when the stored value does not decode
+// (the event is skipped).
+func watchLine(r *Resource, typ string, value []byte, rev int64) []byte {
+	obj, ok := spliceRV(value, formatRV(rev), false)
+	if !ok {
+		o, err := DecodeObject(value)
+		if err != nil {
+			return nil
+		}
+		meta(o)["resourceVersion"] = formatRV(rev)
+		o["kind"], o["apiVersion"] = r.Kind, r.GroupVersion()
+		obj = r.Encode(o)
+	}
+	return eventLine(typ, obj)
+}
+
+func eventLine(typ string, obj []byte) []byte {
 	var b bytes.Buffer
+	b.Grow(len(obj) + len(typ) + 24)
 	b.WriteString(`{"type":"`)
 	b.WriteString(typ)
 	b.WriteString(`","object":`)
-	o["kind"], o["apiVersion"] = w.r.Kind, w.r.GroupVersion()
-	b.Write(w.r.Encode(o))
+	b.Write(obj)
 	b.WriteString("}\n")
 	return b.Bytes()
 }
 
-func (w *Watch) queueEvent(typ string, o Object) { w.queue = append(w.queue, w.encodeEvent(typ, o)) }
-
-// queueRaw queues an event whose object is a list item's JSON (item) or
-// a stored object with its resourceVersion (item false).
-func (w *Watch) queueRaw(typ string, obj []byte, item bool) {
-	var b bytes.Buffer
-	b.Grow(len(obj) + 64)
-	b.WriteString(`{"type":"`)
-	b.WriteString(typ)
-	b.WriteString(`","object":`)
-	if item {
-		// put kind and apiVersion back in front
-		b.WriteString(`{"kind":`)
-		writeJSON(&b, w.r.Kind)
-		b.WriteString(`,"apiVersion":`)
-		writeJSON(&b, w.r.GroupVersion())
-		if len(obj) > 2 {
-			b.WriteByte(',')
-		}
-		b.Write(obj[1:])
-	} else {
-		b.Write(obj)
-	}
-	b.WriteString("}\n")
-	w.queue = append(w.queue, b.Bytes())
-}
-
-func (w *Watch) queueBookmark(rev int64, initialEnd bool) {
-	o := w.r.Zero()
-	m := map[string]any{}
-	o["metadata"] = m
-	m["resourceVersion"] = formatRV(rev)
+// bookmarkLine is a BOOKMARK: an empty object of the resource's kind with
+// only its resourceVersion (and, ending a watch-list's initial events,
+// the annotation that says so).
+func bookmarkLine(r *Resource, rev int64, initialEnd bool) []byte {
+	o := r.Zero()
+	m := map[string]any{"resourceVersion": formatRV(rev)}
 	if initialEnd {
 		m["annotations"] = map[string]any{InitialEventsAnnotation: "true"}
 	}
-	w.queueEvent(Bookmark, o)
+	o["metadata"] = m
+	o["kind"], o["apiVersion"] = r.Kind, r.GroupVersion()
+	return eventLine(Bookmark, r.Encode(o))
 }
 
-func (w *Watch) queueError(se *StatusError) {
+// errorLine is an ERROR event carrying se: the last line of its stream.
+func errorLine(se *StatusError) []byte { return eventLine(Error, se.JSON()) }
+
+// --- a watch served by the store (--watch-cache=false) ----------------------
+
+// storeWatch is kube-apiserver's etcd3 watcher: a store watch of its own
+// with the previous values (prev_kv), the initial state read from the
+// store, no bookmarks but the one ending a watch-list's initial events.
+type storeWatch struct {
+	reg     *Registry
+	r       *Resource
+	m       *matcher
+	ws      WatchStream
+	cancel  context.CancelFunc
+	queue   [][]byte
+	done    bool
+	timeout Timer
+}
+
+// watchStore starts a watch the store serves (kube's etcd3 watcher).
+func (reg *Registry) watchStore(ctx context.Context, r *Resource, ns string, m *matcher, lo ListOptions, rv int64, timeout time.Duration) (*Watch, error) {
+	w := &storeWatch{reg: reg, r: r, m: m}
+	initial := lo.SendInitialEvents != nil && *lo.SendInitialEvents
+	prefix := r.Prefix(ns)
+	var start int64
+	switch {
+	case initial && rv > reg.kv.Rev():
+		// etcd3's watcher does not wait: a watch-list beyond the store
+		// fails at once, with a Retry-After jittered between 1 and 4 s.
+		w.queue = append(w.queue, errorLine(NewTooLargeResourceVersion(rv, reg.kv.Rev(), int32(1+rand.IntN(3)))))
+		w.done = true
+		return &Watch{w}, nil
+	case initial:
+		// the state is read at the latest revision (etcd3's sync)
+		items, rev, _, _, err := reg.rangeList(ctx, r, m, prefix, prefix, 0, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			w.queue = append(w.queue, eventLine(Added, withTypeMeta(r, it)))
+		}
+		if lo.AllowWatchBookmarks {
+			w.queue = append(w.queue, bookmarkLine(r, rev, true))
+		}
+		start = rev + 1
+	case rv == 0:
+		// sendInitialEvents=false from "" or "0": from now
+		start = reg.kv.Rev() + 1
+	default:
+		start = rv + 1
+	}
+	wctx, cancel := context.WithCancel(context.Background())
+	ws, err := reg.kv.Watch(wctx, &mvcc.WatchRequest{Key: []byte(prefix), RangeEnd: prefixEnd([]byte(prefix)),
+		StartRevision: start, PrevKv: true})
+	if err != nil {
+		cancel()
+		return nil, refusedWatch(err)
+	}
+	w.ws, w.cancel = ws, cancel
+	w.timeout = reg.clock.NewTimer(timeout)
+	return &Watch{w}, nil
+}
+
+// withTypeMeta puts kind and apiVersion back in front of a list item.
+func withTypeMeta(r *Resource, item []byte) []byte {
 	var b bytes.Buffer
-	b.WriteString(`{"type":"ERROR","object":`)
-	b.Write(se.JSON())
-	b.WriteString("}\n")
-	w.queue = append(w.queue, b.Bytes())
+	b.Grow(len(item) + 48)
+	b.WriteString(`{"kind":`)
+	writeJSON(&b, r.Kind)
+	b.WriteString(`,"apiVersion":`)
+	writeJSON(&b, r.GroupVersion())
+	if len(item) > 2 {
+		b.WriteByte(',')
+	}
+	b.Write(item[1:])
+	return b.Bytes()
 }
 
-// Next blocks until the next event, the end of the stream (io.EOF) or the
-// end of ctx. The etcd watchers' responses are taken here, as the client
-// takes events: a watch costs no goroutine beyond its transport's.
-func (w *Watch) Next(ctx context.Context) ([]byte, error) {
+func (w *storeWatch) next(ctx context.Context) ([]byte, error) {
 	for {
 		if len(w.queue) > 0 {
 			f := w.queue[0]
@@ -230,234 +240,98 @@ func (w *Watch) Next(ctx context.Context) ([]byte, error) {
 		if w.done {
 			return nil, io.EOF
 		}
-		if w.waitTimer != nil {
-			resp, ok, err := w.waitWS.TryNext(ctx)
-			if ok && err == nil {
-				w.reached(resp)
-				continue
+		resp, ok, err := w.ws.TryNext(ctx)
+		switch {
+		case ok && err == nil:
+			w.handle(resp)
+			continue
+		case err != nil:
+			if cerr := ctx.Err(); cerr != nil {
+				return nil, cerr
 			}
-			if err != nil && !ok {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-			}
-		} else if w.ws != nil {
-			resp, ok, err := w.ws.TryNext(ctx)
-			switch {
-			case ok && err == nil:
+			if ok && resp.CompactRevision != 0 {
 				w.handle(resp)
-				continue
-			case err != nil:
-				if cerr := ctx.Err(); cerr != nil {
-					return nil, cerr
-				}
-				w.done = true // the watcher ended (the store closed)
-				continue
 			}
-		}
-		var bookmarkC, waitC <-chan time.Time
-		var ready <-chan struct{}
-		if w.bookmarkTimer != nil {
-			bookmarkC = w.bookmarkTimer.C()
-		}
-		if w.waitTimer != nil {
-			waitC = w.waitTimer.C()
-			ready = w.waitWS.Ready()
-		} else if w.ws != nil {
-			ready = w.ws.Ready()
+			w.done = true // the watcher ended (the store closed)
+			continue
 		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-waitC:
-			w.waitTimer = nil
-			w.queueError(NewTooLargeResourceVersion(w.waitFor, w.s.kv.Rev(), 1))
-			w.done = true
 		case <-w.timeout.C():
 			w.done = true
-		case <-bookmarkC:
-			w.ws.RequestProgress()
-			w.bookmarkTimer = w.s.clock.NewTimer(w.s.BookmarkInterval())
-		case <-ready:
+		case <-w.ws.Ready():
 		}
 	}
 }
 
-// reached sends the initial state of a watch-list that waited for a
-// future revision once the store has reached it.
-func (w *Watch) reached(resp mvcc.WatchResponse) {
+func (w *storeWatch) handle(resp mvcc.WatchResponse) {
+	if resp.CompactRevision != 0 {
+		w.queue = append(w.queue, errorLine(NewExpired(expiredWatchMsg)))
+		w.done = true
+		return
+	}
 	for _, ev := range resp.Events {
-		if ev.Kv.ModRevision >= w.waitFor {
-			w.sendInitialState()
+		if !ev.IsCreate() && ev.PrevKv == nil {
+			// etcd3's parseEvent: the previous value was compacted.
+			w.queue = append(w.queue, errorLine(NewInternalError(fmt.Errorf("etcd event received with PrevKv=nil (key=%q, modRevision=%d, type=%s)",
+				string(ev.Kv.Key), ev.Kv.ModRevision, ev.Type))))
+			w.done = true
 			return
 		}
+		if l := w.line(ev); l != nil {
+			w.queue = append(w.queue, l)
+		}
 	}
 }
 
-func (w *Watch) handle(resp mvcc.WatchResponse) {
-	if resp.CompactRevision != 0 {
-		w.queueError(NewExpired(expiredWatchMsg))
-		w.done = true
-		return
-	}
-	if w.waitFor > 0 {
-		return // part of the initial state, sent once the store reaches waitFor
-	}
-	if len(resp.Events) == 0 {
-		if resp.Header.Revision > w.lastRev {
-			w.lastRev = resp.Header.Revision
-		}
-		if w.bookmarks && resp.ProgressNotify {
-			w.queueBookmark(w.lastRev, false)
-		}
-		return
-	}
-	for _, ev := range resp.Events {
-		if ev.Kv.ModRevision <= w.skipUpTo {
-			continue
-		}
-		w.lastRev = ev.Kv.ModRevision
-		if w.m.empty() && w.fastEvent(ev) {
-			continue
-		}
-		var cur, prev Object
-		if ev.Type == mvcc.EventPut {
-			o, err := decodeKV(ev.Kv)
-			if err != nil {
-				continue
-			}
-			cur = o
-		}
-		if ev.PrevKv != nil {
-			if o, err := decodeKV(ev.PrevKv); err == nil {
-				prev = o
-			}
-		}
-		curOK := cur != nil && w.m.matches(cur)
-		prevOK := prev != nil && w.m.matches(prev)
+// line is the event as this watch sees it (etcd3's transform), or nil.
+func (w *storeWatch) line(ev *mvcc.Event) []byte {
+	rev := ev.Kv.ModRevision
+	if w.m.empty() {
 		switch {
 		case ev.Type == mvcc.EventDelete:
-			if prevOK {
-				meta(prev)["resourceVersion"] = formatRV(ev.Kv.ModRevision)
-				w.queueEvent(Deleted, prev)
-			}
-		case curOK && prevOK:
-			w.queueEvent(Modified, cur)
-		case curOK:
-			w.queueEvent(Added, cur)
-		case prevOK:
-			// stopped matching: DELETED with the old content, new revision
-			meta(prev)["resourceVersion"] = formatRV(ev.Kv.ModRevision)
-			w.queueEvent(Deleted, prev)
+			return watchLine(w.r, Deleted, ev.PrevKv.Value, rev)
+		case ev.IsCreate():
+			return watchLine(w.r, Added, ev.Kv.Value, rev)
+		}
+		return watchLine(w.r, Modified, ev.Kv.Value, rev)
+	}
+	var cur, prev Object
+	if ev.Type == mvcc.EventPut {
+		o, err := decodeKV(ev.Kv)
+		if err != nil {
+			return nil
+		}
+		cur = o
+	}
+	if ev.PrevKv != nil {
+		if o, err := decodeKV(ev.PrevKv); err == nil {
+			prev = o
 		}
 	}
-}
-
-// fastEvent queues the event of a watch without selectors straight from
-// the stored bytes; false when they are not in the canonical form.
-func (w *Watch) fastEvent(ev *mvcc.Event) bool {
-	typ, value := Modified, ev.Kv.Value
+	curOK := cur != nil && w.m.matches(cur)
+	prevOK := prev != nil && w.m.matches(prev)
 	switch {
-	case ev.Type == mvcc.EventDelete:
-		if ev.PrevKv == nil {
-			return false
-		}
-		typ, value = Deleted, ev.PrevKv.Value
-	case ev.IsCreate():
-		typ = Added
+	case curOK && prevOK:
+		return watchLine(w.r, Modified, ev.Kv.Value, rev)
+	case curOK:
+		return watchLine(w.r, Added, ev.Kv.Value, rev)
+	case prevOK:
+		// stopped matching, or deleted: the old content, the new revision
+		return watchLine(w.r, Deleted, ev.PrevKv.Value, rev)
 	}
-	// every watcher without selectors sends the same line: make it once
-	k := eventKey{rev: ev.Kv.ModRevision, key: string(ev.Kv.Key), typ: typ}
-	if line, ok := w.s.events.get(k); ok {
-		w.queue = append(w.queue, line)
-		return true
-	}
-	b, ok := spliceRV(value, formatRV(ev.Kv.ModRevision), false)
-	if !ok {
-		return false
-	}
-	w.queueRaw(typ, b, false)
-	w.s.events.put(k, w.queue[len(w.queue)-1])
-	return true
+	return nil
 }
 
-// eventKey names one watch event line of a watch without selectors.
-type eventKey struct {
-	rev int64
-	key string
-	typ string
-}
-
-// eventLines remembers the latest event lines, shared by the watchers of
-// a resource (fan-out encodes each event once, not once per watcher).
-type eventLines struct {
-	mu    sync.Mutex
-	m     map[eventKey][]byte
-	order []eventKey
-}
-
-const eventLinesKept = 1024
-
-func (e *eventLines) get(k eventKey) ([]byte, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	b, ok := e.m[k]
-	return b, ok
-}
-
-func (e *eventLines) put(k eventKey, line []byte) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.m == nil {
-		e.m = make(map[eventKey][]byte, eventLinesKept)
-	}
-	if _, ok := e.m[k]; ok {
-		return
-	}
-	if len(e.order) >= eventLinesKept {
-		delete(e.m, e.order[0])
-		e.order = e.order[1:]
-	}
-	e.m[k] = line
-	e.order = append(e.order, k)
-}
-
-// sendInitialState queues the state of a watch-list that waited for a
-// future revision, and the bookmark ending it.
-func (w *Watch) sendInitialState() {
-	w.waitFor = 0
-	w.waitTimer.Stop()
-	w.waitTimer = nil
-	w.waitWS.Cancel()
-	items, rev, _, _, err := w.s.rangeList(context.Background(), w.r, w.m, w.prefix, w.prefix, 0, 0)
-	if err != nil {
-		w.queueError(AsStatus(err))
-		w.done = true
-		return
-	}
-	for _, it := range items {
-		w.queueRaw(Added, it, true)
-	}
-	if w.bookmarks {
-		w.queueBookmark(rev, true)
-	}
-	w.lastRev, w.skipUpTo = rev, rev
-}
-
-// Close ends the watch.
-func (w *Watch) Close() {
+func (w *storeWatch) close() {
 	if w.ws != nil {
 		w.ws.Cancel()
 	}
 	if w.timeout != nil {
 		w.timeout.Stop()
 	}
-	if w.bookmarkTimer != nil {
-		w.bookmarkTimer.Stop()
+	if w.cancel != nil {
+		w.cancel()
 	}
-	if w.waitTimer != nil {
-		w.waitTimer.Stop()
-		w.waitWS.Cancel()
-	}
-	w.cancel()
 }

@@ -1,0 +1,626 @@
+package kube
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+// cacher is kube-apiserver's Cacher for one resource: ONE store watch of
+// the resource's keys feeds its watch cache (cache.go), and every
+// Kubernetes watch of the resource is served from the cache, each event
+// taken in once, with its previous object from the cache, whatever the
+// number of watchers. Its goroutine takes the store's responses in and
+// dispatches them; readers that must see what the store has published
+// (a resourceVersion "0" list right after a write) take them in
+// themselves first (sync), under the same lock, so that a cache without
+// lag is never behind a write that was acknowledged.
+//
+// A watcher's buffer holds about a second of the window's events (kube's
+// channel size, cache.go); when an event finds it full, the dispatch waits
+// for the watcher to make room, within the cacher's time budget (100 ms,
+// refilled by 50 ms a second, kube's dispatchTimeoutBudget), then closes
+// it: its stream ends, as kube-apiserver's cacher closes a watcher that
+// does not keep up, and its client watches again from the last
+// resourceVersion it got. This is the one rule for slow Kubernetes
+// watchers, whatever the transport.
+//
+// The session's watch-cache lag (Registry.SetWatchCacheDelay) holds every
+// response of the store back that long before the cache takes it in: a
+// lagging cache is a cache behind the store, for its reads, its watches
+// and its bookmarks alike.
+type cacher struct {
+	reg    *Registry
+	r      *Resource
+	prefix string
+	cache  *watchCache
+
+	// proc is held while responses are taken in and dispatched (by the
+	// loop or a reader's sync), and while bookmarks are dispatched.
+	proc        sync.Mutex
+	ws          WatchStream
+	wsCancel    context.CancelFunc
+	pending     []pendingResponse // taken from the store, not yet due (the lag)
+	budget      timeBudget
+	bookmarkDue bool // the bookmark timer fired: dispatch once the cache is fresh
+	dispatchBuf []*cacheWatcher
+	blockedBuf  []blockedWatcher
+
+	// watchers is guarded by cache.mu: a watcher joins under the same lock
+	// that gives it its initial state or window of events.
+	watchers []*cacheWatcher
+	// nextBookmark is the earliest time a watcher wants a bookmark (zero:
+	// none); guarded by cache.mu.
+	nextBookmark time.Time
+
+	// The revision kube's compactor last compacted to, as last read
+	// (cache_read.go).
+	compactMu     sync.Mutex
+	compactRev    int64
+	compactReadAt time.Time
+
+	kick    chan struct{} // the loop re-reads its timers
+	stop    context.CancelFunc
+	stopped chan struct{}
+}
+
+type pendingResponse struct {
+	resp mvcc.WatchResponse
+	at   time.Time
+}
+
+type blockedWatcher struct {
+	w *cacheWatcher
+	q queued
+}
+
+// newCacher lists the resource and starts the store watch that feeds its
+// cache, and the loop that takes it in.
+func newCacher(reg *Registry, r *Resource) (*cacher, error) {
+	c := &cacher{reg: reg, r: r, prefix: r.Prefix(""), cache: newWatchCache(r, reg.cacheBytes),
+		kick: make(chan struct{}, 1), stopped: make(chan struct{})}
+	c.budget.last = reg.clock.Now()
+	c.proc.Lock()
+	err := c.listLocked()
+	c.proc.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c.stop = cancel
+	go c.loop(ctx)
+	return c, nil
+}
+
+// listLocked (re)lists the resource and watches it from the next
+// revision (the caller holds proc). Watchers of the old state are closed
+// (kube's cacher terminates them when its reflector lists again); their
+// clients watch again, and those whose resourceVersion is older than the
+// new list get "too old resource version".
+func (c *cacher) listLocked() error {
+	if c.wsCancel != nil {
+		c.wsCancel()
+	}
+	resp, err := c.reg.kv.Range(context.Background(), &mvcc.RangeRequest{Key: []byte(c.prefix), RangeEnd: prefixEnd([]byte(c.prefix))})
+	if err != nil {
+		return err
+	}
+	rev := resp.Header.Revision
+	wctx, cancel := context.WithCancel(context.Background())
+	ws, err := c.reg.kv.Watch(wctx, &mvcc.WatchRequest{Key: []byte(c.prefix), RangeEnd: prefixEnd([]byte(c.prefix)), StartRevision: rev + 1})
+	if err != nil {
+		cancel()
+		return err
+	}
+	c.ws, c.wsCancel = ws, cancel
+	c.pending = nil
+	c.wake() // the loop waits on the new watch
+	c.cache.mu.Lock()
+	c.cache.replaceLocked(resp.Kvs, rev)
+	old := c.watchers
+	c.watchers = nil
+	c.cache.mu.Unlock()
+	for _, w := range old {
+		w.end()
+	}
+	return nil
+}
+
+// loop takes the store's responses in as they come, and dispatches
+// bookmarks when they are due.
+func (c *cacher) loop(ctx context.Context) {
+	defer close(c.stopped)
+	var lag, bookmark timerAt
+	defer lag.stop()
+	defer bookmark.stop()
+	for {
+		c.proc.Lock()
+		if err := c.takeLocked(ctx); err != nil {
+			c.proc.Unlock()
+			c.shutdown()
+			return
+		}
+		due := c.dueLocked()
+		ready := c.ws.Ready()
+		c.proc.Unlock()
+		c.cache.mu.RLock()
+		next := c.nextBookmark
+		c.cache.mu.RUnlock()
+		lagC := lag.at(c.reg.clock, due)
+		bookmarkC := bookmark.at(c.reg.clock, next)
+		select {
+		case <-ready:
+		case <-lagC:
+			lag.fired()
+		case <-bookmarkC:
+			bookmark.fired()
+			c.bookmarkTick()
+		case <-c.kick:
+		case <-ctx.Done():
+			c.shutdown()
+			return
+		}
+	}
+}
+
+// shutdown ends the store watch and every watcher.
+func (c *cacher) shutdown() {
+	c.proc.Lock()
+	if c.wsCancel != nil {
+		c.wsCancel()
+	}
+	c.proc.Unlock()
+	c.cache.mu.Lock()
+	old := c.watchers
+	c.watchers = nil
+	c.cache.mu.Unlock()
+	for _, w := range old {
+		w.end()
+	}
+}
+
+// close stops the cacher and waits for its loop to end.
+func (c *cacher) close() {
+	c.stop()
+	<-c.stopped
+}
+
+func (c *cacher) wake() {
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// sync takes in, and dispatches, every response the store has published
+// and the lag lets through: a read served after it sees every write
+// acknowledged before it (unless the cache lags on purpose).
+func (c *cacher) sync(ctx context.Context) {
+	c.proc.Lock()
+	defer c.proc.Unlock()
+	_ = c.takeLocked(ctx)
+}
+
+// takeLocked takes the store's responses as far as there are any, and
+// applies those the lag lets through (the caller holds proc). It returns
+// an error only when the store watch cannot go on (the store closed).
+func (c *cacher) takeLocked(ctx context.Context) error {
+	delay := c.reg.WatchCacheDelay()
+	for {
+		resp, ok, err := c.ws.TryNext(ctx)
+		if !ok {
+			if err != nil {
+				return err // ctx ended
+			}
+			break
+		}
+		if resp.CompactRevision != 0 {
+			// The store watch fell behind past a compaction: list again.
+			if err := c.listLocked(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err // the store watch ended: the store closed
+		}
+		c.pending = append(c.pending, pendingResponse{resp: resp, at: c.reg.clock.Now()})
+	}
+	now := c.reg.clock.Now()
+	n := 0
+	for n < len(c.pending) && !c.pending[n].at.Add(delay).After(now) {
+		c.applyLocked(c.pending[n].resp, c.pending[n].at)
+		c.pending[n] = pendingResponse{}
+		n++
+	}
+	if n > 0 {
+		c.pending = append(c.pending[:0], c.pending[n:]...)
+	}
+	if c.bookmarkDue && (len(c.pending) == 0 || n > 0) {
+		c.bookmarkDue = false
+		c.dispatchBookmarksLocked()
+	}
+	return nil
+}
+
+// dueLocked is when the oldest response held back by the lag is due (zero
+// when none is).
+func (c *cacher) dueLocked() time.Time {
+	if len(c.pending) == 0 {
+		return time.Time{}
+	}
+	return c.pending[0].at.Add(c.reg.WatchCacheDelay())
+}
+
+// applyLocked takes one response into the cache and dispatches its events
+// to the watchers that were there when the cache took it (a watcher that
+// joins later finds it in its initial state or window).
+func (c *cacher) applyLocked(resp mvcc.WatchResponse, at time.Time) {
+	c.cache.mu.Lock()
+	var evs []*cacheEvent
+	rev := resp.Header.Revision
+	for _, ev := range resp.Events {
+		if ce := c.cache.applyLocked(ev, at); ce != nil {
+			evs = append(evs, ce)
+		}
+		rev = max(rev, ev.Kv.ModRevision)
+	}
+	c.cache.moveLocked(rev)
+	ws := append(c.dispatchBuf[:0], c.watchers...)
+	limit := c.cache.bufferLocked()
+	c.cache.mu.Unlock()
+	c.dispatchBuf = ws
+	for _, ev := range evs {
+		c.dispatchLocked(ev, ws, limit)
+	}
+	clear(ws)
+}
+
+// dispatchLocked offers ev to the watchers that want it; those whose
+// buffer is full get what is left of the time budget to make room, one
+// after the other, and are closed if they do not.
+func (c *cacher) dispatchLocked(ev *cacheEvent, ws []*cacheWatcher, limit int) {
+	blocked := c.blockedBuf[:0]
+	for _, w := range ws {
+		typ, ok := w.wants(ev)
+		if !ok {
+			continue
+		}
+		q := queued{ev: ev, typ: typ}
+		if !w.offer(q, limit) {
+			blocked = append(blocked, blockedWatcher{w, q})
+		}
+	}
+	if len(blocked) > 0 {
+		c.waitForRoom(blocked, limit)
+	}
+	clear(blocked)
+	c.blockedBuf = blocked[:0]
+}
+
+func (c *cacher) waitForRoom(blocked []blockedWatcher, limit int) {
+	clock := c.reg.clock
+	start := clock.Now()
+	budget := c.budget.take(start)
+	var timer Timer
+	var expired <-chan time.Time
+	if budget > 0 {
+		timer = clock.NewTimer(budget)
+		expired = timer.C()
+	}
+	for _, b := range blocked {
+		if expired != nil && b.w.waitForRoom(b.q, limit, expired) {
+			continue
+		}
+		// The budget is spent: the others get no more wait.
+		expired = nil
+		c.closeSlow(b.w)
+	}
+	if timer != nil {
+		timer.Stop()
+	}
+	c.budget.giveBack(budget - clock.Now().Sub(start))
+}
+
+// closeSlow closes a watcher that did not keep up.
+func (c *cacher) closeSlow(w *cacheWatcher) {
+	c.remove(w)
+	w.end()
+	if c.reg.onSlowWatcher != nil {
+		c.reg.onSlowWatcher()
+	}
+}
+
+// remove takes w out of the watchers, if it is there.
+func (c *cacher) remove(w *cacheWatcher) {
+	c.cache.mu.Lock()
+	defer c.cache.mu.Unlock()
+	i := w.slot
+	if i < 0 || i >= len(c.watchers) || c.watchers[i] != w {
+		return
+	}
+	last := len(c.watchers) - 1
+	c.watchers[i] = c.watchers[last]
+	c.watchers[i].slot = i
+	c.watchers[last] = nil
+	c.watchers = c.watchers[:last]
+	w.slot = -1
+}
+
+// addLocked makes w one of the watchers (the caller holds cache.mu).
+func (c *cacher) addLocked(w *cacheWatcher) {
+	w.slot = len(c.watchers)
+	c.watchers = append(c.watchers, w)
+	if w.bookmarks && !w.bookmarkAt.IsZero() {
+		if c.nextBookmark.IsZero() || w.bookmarkAt.Before(c.nextBookmark) {
+			c.nextBookmark = w.bookmarkAt
+			c.wake()
+		}
+	}
+}
+
+// bookmarkTick is the bookmark timer: the cache asks its store watch for
+// a progress notification first, so that the bookmarks carry the store's
+// revision (as etcd's progress notifications keep kube's cache at the
+// store's revision between its resource's writes), and dispatches them
+// once it has taken that in.
+func (c *cacher) bookmarkTick() {
+	c.proc.Lock()
+	defer c.proc.Unlock()
+	c.cache.mu.Lock()
+	c.nextBookmark = time.Time{} // until they are dispatched
+	c.cache.mu.Unlock()
+	c.bookmarkDue = true
+	if !c.ws.RequestProgress() && len(c.pending) == 0 {
+		c.bookmarkDue = false
+		c.dispatchBookmarksLocked()
+	}
+}
+
+// dispatchBookmarksLocked gives every watcher whose bookmark is due one at
+// the cache's revision, if it has room (kube never waits for a bookmark),
+// and schedules its next one (the caller holds proc).
+func (c *cacher) dispatchBookmarksLocked() {
+	now := c.reg.clock.Now()
+	interval := c.reg.BookmarkInterval()
+	c.cache.mu.Lock()
+	rev := c.cache.rev
+	limit := c.cache.bufferLocked()
+	var next time.Time
+	for _, w := range c.watchers {
+		if !w.bookmarks || w.bookmarkAt.IsZero() {
+			continue
+		}
+		if !w.bookmarkAt.After(now) {
+			w.offerBookmark(rev, limit)
+			w.bookmarkAt = w.nextBookmarkAfter(now, interval)
+			if w.bookmarkAt.IsZero() {
+				continue
+			}
+		}
+		if next.IsZero() || w.bookmarkAt.Before(next) {
+			next = w.bookmarkAt
+		}
+	}
+	c.nextBookmark = next
+	c.cache.mu.Unlock()
+}
+
+// requestProgress asks the store watch for a progress notification, so
+// that the cache moves to the store's revision even when nothing of its
+// resource changed (kube's ConditionalProgressRequester does this while a
+// consistent read waits).
+func (c *cacher) requestProgress() {
+	c.proc.Lock()
+	c.ws.RequestProgress()
+	c.proc.Unlock()
+}
+
+// fresh is the revision the cache has reached, and a channel closed when
+// it moves.
+func (c *cacher) fresh() (int64, <-chan struct{}) {
+	c.cache.mu.RLock()
+	defer c.cache.mu.RUnlock()
+	return c.cache.rev, c.cache.fresh
+}
+
+// catchUp brings the cache to rev if the store's responses already allow
+// it (no lag, rev reached): it takes in what the store published, and asks
+// for a progress notification if that was not enough.
+func (c *cacher) catchUp(ctx context.Context, rev int64) bool {
+	if cur, _ := c.fresh(); cur >= rev {
+		return true
+	}
+	c.sync(ctx)
+	if cur, _ := c.fresh(); cur >= rev {
+		return true
+	}
+	c.requestProgress()
+	c.sync(ctx)
+	cur, _ := c.fresh()
+	return cur >= rev
+}
+
+// waitFresh waits, at most blockTimeout, for the cache to reach rev
+// (kube's waitUntilFreshLocked); past it the answer is kube's 504 "Too
+// large resource version" with a Retry-After of 1 s.
+func (c *cacher) waitFresh(ctx context.Context, rev int64) error {
+	if rev == 0 {
+		c.sync(ctx) // "any" revision: what the cache has, lag and all
+		return nil
+	}
+	if c.catchUp(ctx, rev) {
+		return nil
+	}
+	timer := c.reg.clock.NewTimer(blockTimeout)
+	defer timer.Stop()
+	for {
+		cur, moved := c.fresh()
+		if cur >= rev {
+			return nil
+		}
+		c.requestProgress()
+		select {
+		case <-moved:
+		case <-timer.C():
+			cur, _ := c.fresh()
+			if cur >= rev {
+				return nil
+			}
+			return NewTooLargeResourceVersion(rev, cur, tooHighRetrySeconds)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// --- time --------------------------------------------------------------------
+
+// timerAt keeps one timer of a clock armed for a time, re-arming it only
+// when the time changes (a fake clock's tests count the timers made).
+type timerAt struct {
+	t    Timer
+	when time.Time
+}
+
+func (ta *timerAt) at(clock Clock, when time.Time) <-chan time.Time {
+	if when.IsZero() {
+		ta.stop()
+		return nil
+	}
+	if ta.t != nil && ta.when.Equal(when) {
+		return ta.t.C()
+	}
+	ta.stop()
+	ta.t, ta.when = clock.NewTimer(when.Sub(clock.Now())), when
+	return ta.t.C()
+}
+
+func (ta *timerAt) fired() { ta.t, ta.when = nil, time.Time{} }
+
+func (ta *timerAt) stop() {
+	if ta.t != nil {
+		ta.t.Stop()
+		ta.t, ta.when = nil, time.Time{}
+	}
+}
+
+// timeBudget is kube's cacher time budget: the time a dispatch may wait
+// for watchers whose buffer is full, 50 ms earned per second, at most
+// 100 ms (time_budget.go).
+type timeBudget struct {
+	budget time.Duration
+	last   time.Time
+}
+
+const (
+	budgetPerSecond = 50 * time.Millisecond
+	maxBudget       = 100 * time.Millisecond
+)
+
+func (b *timeBudget) take(now time.Time) time.Duration {
+	if earned := now.Sub(b.last); earned > 0 {
+		b.budget += time.Duration(earned.Seconds() * float64(budgetPerSecond))
+	}
+	b.budget = min(b.budget, maxBudget)
+	b.last = now
+	out := b.budget
+	b.budget = 0
+	return out
+}
+
+func (b *timeBudget) giveBack(unused time.Duration) {
+	if unused > 0 {
+		b.budget = min(b.budget+unused, maxBudget)
+	}
+}
+
+// --- the registry's caches ---------------------------------------------------
+
+// cacherFor is r's cacher, started if it was not, or nil when the session
+// runs without the watch cache.
+func (reg *Registry) cacherFor(r *Resource) *cacher {
+	if reg.cacheOff.Load() {
+		return nil
+	}
+	reg.cachersMu.Lock()
+	defer reg.cachersMu.Unlock()
+	if reg.cacheOff.Load() {
+		return nil
+	}
+	if c := reg.cachers[r.Prefix("")]; c != nil {
+		return c
+	}
+	c, err := newCacher(reg, r)
+	if err != nil {
+		return nil // the store is closing: the etcd path answers
+	}
+	if reg.cachers == nil {
+		reg.cachers = map[string]*cacher{}
+	}
+	reg.cachers[r.Prefix("")] = c
+	return c
+}
+
+// startCaches starts the cache of every served resource, as kube-apiserver
+// does when it starts (so that their windows begin then).
+func (reg *Registry) startCaches() {
+	for _, r := range Resources {
+		if r.watchable() {
+			reg.cacherFor(r)
+		}
+	}
+}
+
+// SetWatchCache turns the watch cache on (kube-apiserver's default,
+// --watch-cache=true) or off: every watch and read then goes to the store,
+// as kube-apiserver's --watch-cache=false makes them. Turning it off
+// closes the watches the caches served; their clients watch again.
+func (reg *Registry) SetWatchCache(on bool) {
+	reg.cachersMu.Lock()
+	was := !reg.cacheOff.Swap(!on)
+	var old []*cacher
+	if was && !on {
+		for _, c := range reg.cachers {
+			old = append(old, c)
+		}
+		reg.cachers = nil
+	}
+	reg.cachersMu.Unlock()
+	for _, c := range old {
+		c.close()
+	}
+	if on && !was && reg.booted.Load() {
+		reg.startCaches()
+	}
+}
+
+// WatchCache reports whether the watch cache is on.
+func (reg *Registry) WatchCache() bool { return !reg.cacheOff.Load() }
+
+// SetWatchCacheDelay makes the watch cache lag d behind the store.
+func (reg *Registry) SetWatchCacheDelay(d time.Duration) {
+	if d < 0 {
+		d = 0
+	}
+	reg.cacheDelay.Store(int64(d))
+	reg.cachersMu.Lock()
+	for _, c := range reg.cachers {
+		c.wake()
+	}
+	reg.cachersMu.Unlock()
+}
+
+// closeCaches stops every cache (Close).
+func (reg *Registry) closeCaches() {
+	reg.cachersMu.Lock()
+	old := reg.cachers
+	reg.cachers = nil
+	reg.cacheOff.Store(true)
+	reg.cachersMu.Unlock()
+	for _, c := range old {
+		c.close()
+	}
+}
