@@ -39,16 +39,17 @@ type cacheWatcher struct {
 	deadline   time.Time
 
 	// The consumer's own.
-	start   func(ctx context.Context) error // a start that waits for the cache
-	pre     [][]byte                  // lines before everything else (an ERROR)
-	fatal   bool                      // the stream ends after pre
-	initial []*cachedObject
-	endMark int64 // the initial-events-end bookmark's revision (0: none)
-	window  []*cacheEvent
-	sent    int64 // the newest revision sent
-	timeout Timer
-	done    bool
-	release func() // gives the session's watcher slot back
+	start      func(ctx context.Context) error // a start that waits for the cache
+	startTimer Timer                           // its blockTimeout
+	pre        [][]byte                        // lines before everything else (an ERROR)
+	fatal      bool                            // the stream ends after pre
+	initial    []*cachedObject
+	endMark    int64 // the initial-events-end bookmark's revision (0: none)
+	window     []*cacheEvent
+	sent       int64 // the newest revision sent
+	timeout    Timer
+	done       bool
+	release    func() // gives the session's watcher slot back
 }
 
 // queued is one entry of a watcher's buffer: an event and how this
@@ -89,10 +90,12 @@ func (c *cacher) watch(ctx context.Context, ns string, m *matcher, lo ListOption
 		required = c.reg.kv.Rev()
 	}
 	if initial && !c.catchUp(ctx, required) {
-		// A watch-list waits (blockTimeout) for the cache to reach the
-		// revision before its state is taken; the stream is open meanwhile.
+		// A watch-list waits (blockTimeout from now) for the cache to
+		// reach the revision before its state is taken; the stream is
+		// open meanwhile, and the wait is its client's, in next.
+		w.startTimer = c.reg.clock.NewTimer(blockTimeout)
 		w.start = func(ctx context.Context) error {
-			if err := c.waitFresh(ctx, required); err != nil {
+			if err := c.waitFreshUntil(ctx, required, w.startTimer); err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
@@ -103,6 +106,13 @@ func (c *cacher) watch(ctx context.Context, ns string, m *matcher, lo ListOption
 			return nil
 		}
 		return w
+	}
+	if !initial {
+		// The window as of every write acknowledged before the watch
+		// (lag aside): whether it still reaches back to the revision is
+		// decided on what the store has published, not on when the
+		// cache's loop last ran.
+		c.sync(ctx)
 	}
 	w.join(initial, required)
 	return w
@@ -287,6 +297,7 @@ func (w *cacheWatcher) next(ctx context.Context) ([]byte, error) {
 			return nil, err
 		}
 		w.start = nil
+		w.startTimer.Stop()
 	}
 	for {
 		switch {
@@ -373,6 +384,9 @@ func (w *cacheWatcher) finish() {
 	w.done = true
 	w.c.remove(w)
 	w.timeout.Stop()
+	if w.startTimer != nil {
+		w.startTimer.Stop()
+	}
 	if w.release != nil {
 		w.release()
 		w.release = nil

@@ -37,15 +37,21 @@ type cacher struct {
 	prefix string
 	cache  *watchCache
 
-	// proc is held while responses are taken in and dispatched (by the
+	// proc is held while responses are applied and dispatched (by the
 	// loop or a reader's sync), and while bookmarks are dispatched.
-	proc        sync.Mutex
+	proc sync.Mutex
+	// intake guards the store watch and the responses taken from it: a
+	// writer takes its write's response in (Registry.wrote) without
+	// waiting for a dispatch, so that each response is stamped with the
+	// time it was published, whenever the loop gets to apply it.
+	intake      sync.Mutex
 	ws          WatchStream
 	wsCancel    context.CancelFunc
-	pending     []pendingResponse // taken from the store, not yet due (the lag)
+	pending     []pendingResponse // taken from the store, not yet applied (due after the lag)
 	budget      timeBudget
 	bookmarkDue bool // the bookmark timer fired: dispatch once the cache is fresh
 	dispatchBuf []*cacheWatcher
+	dueBuf      []pendingResponse
 	blockedBuf  []blockedWatcher
 
 	// watchers is guarded by cache.mu: a watcher joins under the same lock
@@ -100,6 +106,8 @@ func newCacher(reg *Registry, r *Resource) (*cacher, error) {
 // clients watch again, and those whose resourceVersion is older than the
 // new list get "too old resource version".
 func (c *cacher) listLocked() error {
+	c.intake.Lock()
+	defer c.intake.Unlock()
 	if c.wsCancel != nil {
 		c.wsCancel()
 	}
@@ -108,7 +116,9 @@ func (c *cacher) listLocked() error {
 		return err
 	}
 	rev := resp.Header.Revision
-	wctx, cancel := context.WithCancel(context.Background())
+	// The cache's watch is the server's, not a client's: the watchers it
+	// serves take the session's slots (admitWatcher), it takes none.
+	wctx, cancel := context.WithCancel(mvcc.Uncapped(context.Background()))
 	ws, err := c.reg.kv.Watch(wctx, &mvcc.WatchRequest{Key: []byte(c.prefix), RangeEnd: prefixEnd([]byte(c.prefix)), StartRevision: rev + 1})
 	if err != nil {
 		cancel()
@@ -142,8 +152,10 @@ func (c *cacher) loop(ctx context.Context) {
 			c.shutdown()
 			return
 		}
+		c.intake.Lock()
 		due := c.dueLocked()
 		ready := c.ws.Ready()
+		c.intake.Unlock()
 		c.proc.Unlock()
 		c.cache.mu.RLock()
 		next := c.nextBookmark
@@ -168,9 +180,11 @@ func (c *cacher) loop(ctx context.Context) {
 // shutdown ends the store watch and every watcher.
 func (c *cacher) shutdown() {
 	c.proc.Lock()
+	c.intake.Lock()
 	if c.wsCancel != nil {
 		c.wsCancel()
 	}
+	c.intake.Unlock()
 	c.proc.Unlock()
 	c.cache.mu.Lock()
 	old := c.watchers
@@ -203,50 +217,68 @@ func (c *cacher) sync(ctx context.Context) {
 	_ = c.takeLocked(ctx)
 }
 
-// takeLocked takes the store's responses as far as there are any, and
+// takeLocked takes the store's responses in as far as there are any, and
 // applies those the lag lets through (the caller holds proc). It returns
 // an error only when the store watch cannot go on (the store closed).
 func (c *cacher) takeLocked(ctx context.Context) error {
+	c.intake.Lock()
+	err := c.intakeLocked(ctx)
 	delay := c.reg.WatchCacheDelay()
-	for {
-		resp, ok, err := c.ws.TryNext(ctx)
-		if !ok {
-			if err != nil {
-				return err // ctx ended
-			}
-			break
-		}
-		if resp.CompactRevision != 0 {
-			// The store watch fell behind past a compaction: list again.
-			if err := c.listLocked(); err != nil {
-				return err
-			}
-			continue
-		}
-		if err != nil {
-			return err // the store watch ended: the store closed
-		}
-		c.pending = append(c.pending, pendingResponse{resp: resp, at: c.reg.clock.Now()})
-	}
 	now := c.reg.clock.Now()
 	n := 0
 	for n < len(c.pending) && !c.pending[n].at.Add(delay).After(now) {
-		c.applyLocked(c.pending[n].resp, c.pending[n].at)
-		c.pending[n] = pendingResponse{}
 		n++
 	}
-	if n > 0 {
-		c.pending = append(c.pending[:0], c.pending[n:]...)
+	due := append(c.dueBuf[:0], c.pending[:n]...)
+	clear(c.pending[:n])
+	c.pending = append(c.pending[:0], c.pending[n:]...)
+	left := len(c.pending)
+	c.intake.Unlock()
+	c.dueBuf = due
+	defer clear(due)
+	for i, p := range due {
+		if p.resp.CompactRevision != 0 {
+			// The store watch fell behind past a compaction: list again
+			// (what was taken after it is dropped with the old watch).
+			if err := c.listLocked(); err != nil {
+				return err
+			}
+			return c.takeLocked(ctx)
+		}
+		c.applyLocked(due[i].resp, p.at)
 	}
-	if c.bookmarkDue && (len(c.pending) == 0 || n > 0) {
+	if err != nil {
+		return err
+	}
+	if c.bookmarkDue && (left == 0 || n > 0) {
 		c.bookmarkDue = false
 		c.dispatchBookmarksLocked()
 	}
 	return nil
 }
 
+// intakeLocked takes the responses the store has published into pending,
+// stamped with the time they are taken (the caller holds intake). It
+// returns an error once the store watch has ended for another reason than
+// a compaction (the store closed, ctx ended).
+func (c *cacher) intakeLocked(ctx context.Context) error {
+	for {
+		resp, ok, err := c.ws.TryNext(ctx)
+		if !ok {
+			return err // nil: nothing more now
+		}
+		if resp.CompactRevision == 0 && err != nil {
+			return err // the store watch ended: the store closed
+		}
+		c.pending = append(c.pending, pendingResponse{resp: resp, at: c.reg.clock.Now()})
+		if resp.CompactRevision != 0 {
+			return nil // the watch has ended; the applier lists again
+		}
+	}
+}
+
 // dueLocked is when the oldest response held back by the lag is due (zero
-// when none is).
+// when none is; the caller holds intake).
 func (c *cacher) dueLocked() time.Time {
 	if len(c.pending) == 0 {
 		return time.Time{}
@@ -373,7 +405,11 @@ func (c *cacher) bookmarkTick() {
 	c.nextBookmark = time.Time{} // until they are dispatched
 	c.cache.mu.Unlock()
 	c.bookmarkDue = true
-	if !c.ws.RequestProgress() && len(c.pending) == 0 {
+	c.intake.Lock()
+	asked := c.ws.RequestProgress()
+	waiting := len(c.pending) > 0
+	c.intake.Unlock()
+	if !asked && !waiting {
 		c.bookmarkDue = false
 		c.dispatchBookmarksLocked()
 	}
@@ -413,9 +449,9 @@ func (c *cacher) dispatchBookmarksLocked() {
 // resource changed (kube's ConditionalProgressRequester does this while a
 // consistent read waits).
 func (c *cacher) requestProgress() {
-	c.proc.Lock()
+	c.intake.Lock()
 	c.ws.RequestProgress()
-	c.proc.Unlock()
+	c.intake.Unlock()
 }
 
 // fresh is the revision the cache has reached, and a channel closed when
@@ -456,6 +492,12 @@ func (c *cacher) waitFresh(ctx context.Context, rev int64) error {
 	}
 	timer := c.reg.clock.NewTimer(blockTimeout)
 	defer timer.Stop()
+	return c.waitFreshUntil(ctx, rev, timer)
+}
+
+// waitFreshUntil waits for the cache to reach rev until timer fires, then
+// answers 504 "Too large resource version".
+func (c *cacher) waitFreshUntil(ctx context.Context, rev int64, timer Timer) error {
 	for {
 		cur, moved := c.fresh()
 		if cur >= rev {
@@ -611,6 +653,26 @@ func (reg *Registry) SetWatchCacheDelay(d time.Duration) {
 		c.wake()
 	}
 	reg.cachersMu.Unlock()
+}
+
+// wrote tells r's cache of a write the registry made. The cache stamps
+// each response of the store with the time it takes it in, the time its
+// window (and its lag) count from; taken here, before the write returns,
+// the stamp is the write's time, not the time the cache's loop happened
+// to run (a fake clock's tests and lessons move time right after a
+// write). The loop applies and dispatches it: the writer never waits for
+// watchers.
+func (reg *Registry) wrote(r *Resource) {
+	reg.cachersMu.Lock()
+	c := reg.cachers[r.Prefix("")]
+	reg.cachersMu.Unlock()
+	if c == nil {
+		return
+	}
+	c.intake.Lock()
+	_ = c.intakeLocked(context.Background()) // the loop reports the end of the store watch
+	c.intake.Unlock()
+	c.wake()
 }
 
 // closeCaches stops every cache (Close).

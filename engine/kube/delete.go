@@ -159,6 +159,7 @@ func (reg *Registry) Delete(ctx context.Context, r *Resource, ns, name string, o
 			continue
 		}
 		meta(cur)["resourceVersion"] = formatRV(resp.Header.Revision)
+		reg.wrote(r)
 		return reg.deleteAnswer(r, cur), nil
 	}
 }

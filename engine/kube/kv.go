@@ -111,6 +111,10 @@ func (s soloWatch) RequestProgress() bool  { return s.w.RequestProgress() }
 // StoreKV adapts an *mvcc.Store to KV.
 func StoreKV(s *mvcc.Store) KV { return storeKV{s} }
 
+// AdmitWatcher takes one of the store's watcher slots for a Kubernetes
+// watch the watch cache serves (mvcc.Store.AdmitWatcher).
+func (k storeKV) AdmitWatcher() (func(), error) { return k.s.AdmitWatcher() }
+
 type storeKV struct{ s *mvcc.Store }
 
 func (k storeKV) Range(ctx context.Context, r *mvcc.RangeRequest) (*mvcc.RangeResponse, error) {

@@ -25,7 +25,9 @@ func newFixture(t testing.TB) *fixture { return newFixtureWith(t, Options{}) }
 
 // newStoreFixture is a registry with the watch cache off: every watch and
 // read goes to the store (--watch-cache=false).
-func newStoreFixture(t testing.TB) *fixture { return newFixtureWith(t, Options{DisableWatchCache: true}) }
+func newStoreFixture(t testing.TB) *fixture {
+	return newFixtureWith(t, Options{DisableWatchCache: true})
+}
 
 func newFixtureWith(t testing.TB, o Options) *fixture {
 	t.Helper()

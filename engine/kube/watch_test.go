@@ -167,8 +167,11 @@ func TestWatchSelectorTransitions(t *testing.T) {
 	}
 }
 
+// With the watch cache off, a watch from a compacted revision is the
+// store's: etcd3's watcher ends with kube's 410 message for a watch. (The
+// cache's own window and message: cache_test.go.)
 func TestWatchFromCompactedRevisionIsExpiredErrorEvent(t *testing.T) {
-	f := newFixture(t)
+	f := newStoreFixture(t)
 	a := f.create(t, configmaps, "default", cm("a", nil))
 	f.create(t, configmaps, "default", cm("b", nil))
 	if _, err := f.store.Compact(f.ctx, &mvcc.CompactionRequest{Revision: f.store.Rev(), Physical: true}); err != nil {

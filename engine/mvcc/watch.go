@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"sync"
 )
 
 // Watch delivery follows etcd's watchable store, without a goroutine per
@@ -50,6 +51,9 @@ type hub struct {
 	// WebAssembly). Each watcher knows its index, so removal is a swap.
 	watchers []*Watcher
 	closed   bool
+	// capped counts the watchers that count against Options.MaxWatchers
+	// (all but Uncapped ones), admitted the slots AdmitWatcher holds.
+	capped, admitted int
 
 	catchUp     *CatchUpLimiter
 	catchUpPage PageLimit
@@ -80,7 +84,47 @@ func (h *hub) publish(rev int64, events []*Event) {
 // remove takes w out of the watchers, if it is still there (the caller
 // holds mu).
 func (h *hub) remove(w *Watcher) {
+	if w.slot >= 0 && w.capped {
+		h.capped--
+	}
 	h.watchers = removeWatcher(h.watchers, w, func(w *Watcher) *int { return &w.slot })
+}
+
+type uncappedKey struct{}
+
+// Uncapped marks a watch as the server's own, not a client's: its watcher
+// does not count against Options.MaxWatchers. kube's watch cache watches
+// each resource once to serve every Kubernetes watch of it, and takes a
+// slot for each of those with AdmitWatcher instead.
+func Uncapped(ctx context.Context) context.Context {
+	return context.WithValue(ctx, uncappedKey{}, true)
+}
+
+func isUncapped(ctx context.Context) bool { return ctx.Value(uncappedKey{}) != nil }
+
+// AdmitWatcher takes one of the store's watcher slots (Options.MaxWatchers)
+// for a watcher served from an Uncapped one, or answers ErrTooManyRequests
+// when they are all taken, as Watch does; release gives the slot back
+// (once, however often it is called).
+func (s *Store) AdmitWatcher() (release func(), err error) {
+	h := &s.hub
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, ErrStopped
+	}
+	if max := s.opts.MaxWatchers; max > 0 && h.capped+h.admitted >= max {
+		return nil, ErrTooManyRequests
+	}
+	h.admitted++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			h.mu.Lock()
+			h.admitted--
+			h.mu.Unlock()
+		})
+	}, nil
 }
 
 // compacted makes every lagging watcher ready, so that its consumer learns
@@ -127,7 +171,8 @@ type Watcher struct {
 
 	key, end []byte // end: nil for one key, empty for every key >= key
 
-	slot int // index in the hub's watchers, -1 once out (guarded by the hub's mu)
+	slot   int  // index in the hub's watchers, -1 once out (guarded by the hub's mu)
+	capped bool // counts against Options.MaxWatchers
 
 	// Guarded by st.mu.
 	nextRev int64 // with lagging: the first revision not yet delivered
@@ -264,9 +309,13 @@ func (st *WatchStream) watch(ctx context.Context, r *WatchRequest, w *Watcher) e
 		h.mu.Unlock()
 		return ErrStopped
 	}
-	if max := s.opts.MaxWatchers; max > 0 && len(h.watchers) >= max {
+	w.capped = !isUncapped(ctx)
+	if max := s.opts.MaxWatchers; w.capped && max > 0 && h.capped+h.admitted >= max {
 		h.mu.Unlock()
 		return ErrTooManyRequests
+	}
+	if w.capped {
+		h.capped++
 	}
 	cur := s.visibleRev.Load()
 	st.mu.Lock()
