@@ -114,8 +114,10 @@ func run() error {
 		"a session's initial bookmark interval (kube-apiserver: about 1m); GET and PATCH /s/<session>/rvplay/v1/settings change it")
 	flag.DurationVar(&settings.CompactionInterval, "compaction-interval", settings.CompactionInterval,
 		"a session's initial automatic compaction interval, as kube-apiserver's --etcd-compaction-interval (5m there); 0: off")
+	flag.BoolVar(&settings.WatchCache, "watch-cache", settings.WatchCache,
+		"serve a session's Kubernetes watches and the reads kube-apiserver serves from its watch cache (resourceVersion=0, NotOlderThan) from one watch cache per resource, as kube-apiserver's --watch-cache (on there); off: the store serves each, etcd-level answers")
 	flag.DurationVar(&settings.WatchCacheDelay, "watch-cache-delay", settings.WatchCacheDelay,
-		"a session's initial lag of resourceVersion=0 reads behind the store (a stale watch cache)")
+		"a session's initial lag of the watch cache behind the store (its watches, bookmarks and resourceVersion=0 reads)")
 	recordSize := flag.Int("exchange-record-size", session.DefaultRecordSize,
 		"how many exchanges each session keeps in its record (GET /s/<session>/rvplay/v1/exchanges)")
 	if err := parseFlags(flag.CommandLine, os.Args[1:], osEnv); err != nil {

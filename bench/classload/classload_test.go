@@ -3,6 +3,7 @@ package classload
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -23,6 +24,7 @@ var (
 	rate     = flag.Float64("classload.rate", 5, "writes a second of each writer")
 	duration = flag.Duration("classload.duration", 60*time.Second, "how long the writers write")
 	idle     = flag.Int("classload.idle", 1000, "idle sessions on one server")
+	cache    = flag.Bool("classload.watch-cache", true, "run the class's session with the watch cache (the server's --watch-cache): one store watch per resource serves every student's watch")
 
 	profile = flag.String("classload.cpuprofile", "", "write the server's CPU profile of 20 s in the middle of the steady load to this file")
 
@@ -46,7 +48,7 @@ func BenchmarkClassLoad(b *testing.B) {
 		// more than it works: the delivery is recorded, not held to its
 		// bound.
 		load := loadAverage1()
-		rep := run(b, cfg)
+		rep := run(b, cfg, watchCacheFlag())
 		switch {
 		case load > float64(runtime.NumCPU()):
 			b.Logf("p99 delivery %v not held to %v: load average %.1f on %d cores", rep.Delivery.P99, *maxP99, load, runtime.NumCPU())
@@ -58,7 +60,7 @@ func BenchmarkClassLoad(b *testing.B) {
 		}
 	})
 	b.Run("crash", func(b *testing.B) {
-		rep := run(b, cfg.WithCrash())
+		rep := run(b, cfg.WithCrash(), watchCacheFlag())
 		if rep.Crash.Relisted == 0 {
 			b.Error("no watcher listed again after a 410")
 		}
@@ -83,6 +85,8 @@ func BenchmarkClassLoad(b *testing.B) {
 	})
 	b.Logf("load average after: %s", loadAverage())
 }
+
+func watchCacheFlag() string { return fmt.Sprintf("--watch-cache=%t", *cache) }
 
 // run puts cfg's load on a fresh server, prints the report and fails on
 // its problems.

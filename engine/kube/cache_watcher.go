@@ -46,10 +46,14 @@ type cacheWatcher struct {
 	initial    []*cachedObject
 	endMark    int64 // the initial-events-end bookmark's revision (0: none)
 	window     []*cacheEvent
-	sent       int64 // the newest revision sent
-	timeout    Timer
-	done       bool
-	release    func() // gives the session's watcher slot back
+	// from is the resourceVersion the watch started from (kube's
+	// process(resourceVersion)): a bookmark is sent if it is newer, or
+	// the first time it equals it.
+	from         int64
+	bookmarkSent bool
+	timeout      Timer
+	done         bool
+	release      func() // gives the session's watcher slot back
 }
 
 // queued is one entry of a watcher's buffer: an event and how this
@@ -137,11 +141,11 @@ func (w *cacheWatcher) join(initial bool, required int64) {
 			w.endMark = c.cache.rev
 		}
 		w.after = max(c.cache.rev, required)
-		w.sent = w.after
+		w.from = w.after
 	case required == 0:
 		// sendInitialEvents=false from "0": from the cache's revision.
 		w.after = c.cache.rev
-		w.sent = w.after
+		w.from = w.after
 	default:
 		evs, err := c.cache.sinceLocked(required)
 		if err != nil {
@@ -150,7 +154,7 @@ func (w *cacheWatcher) join(initial bool, required int64) {
 		}
 		w.window = evs
 		w.after = max(required, c.cache.rev)
-		w.sent = required
+		w.from = required
 	}
 	if w.bookmarks {
 		w.bookmarkAt = w.nextBookmarkAfter(c.reg.clock.Now(), c.reg.BookmarkInterval())
@@ -328,7 +332,6 @@ func (w *cacheWatcher) next(ctx context.Context) ([]byte, error) {
 			w.window = w.window[1:]
 			if typ, ok := w.match(ev); ok {
 				if l := ev.line(w.r, typ); l != nil {
-					w.sent = ev.rev
 					return l, nil
 				}
 			}
@@ -347,14 +350,13 @@ func (w *cacheWatcher) next(ctx context.Context) ([]byte, error) {
 				signal(w.room)
 			}
 			if q.ev == nil {
-				if q.rev <= w.sent {
+				if q.rev < w.from || q.rev == w.from && w.bookmarkSent {
 					continue
 				}
-				w.sent = q.rev
+				w.bookmarkSent = true
 				return bookmarkLine(w.r, q.rev, false), nil
 			}
 			if l := q.ev.line(w.r, q.typ); l != nil {
-				w.sent = q.ev.rev
 				return l, nil
 			}
 			continue

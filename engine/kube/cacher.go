@@ -648,6 +648,9 @@ func (reg *Registry) SetWatchCacheDelay(d time.Duration) {
 		d = 0
 	}
 	reg.cacheDelay.Store(int64(d))
+	if d > 0 {
+		reg.startRevisionLog()
+	}
 	reg.cachersMu.Lock()
 	for _, c := range reg.cachers {
 		c.wake()
@@ -662,7 +665,8 @@ func (reg *Registry) SetWatchCacheDelay(d time.Duration) {
 // to run (a fake clock's tests and lessons move time right after a
 // write). The loop applies and dispatches it: the writer never waits for
 // watchers.
-func (reg *Registry) wrote(r *Resource) {
+func (reg *Registry) wrote(r *Resource, rev int64) {
+	reg.noteRevision(rev)
 	reg.cachersMu.Lock()
 	c := reg.cachers[r.Prefix("")]
 	reg.cachersMu.Unlock()

@@ -140,7 +140,7 @@ func (reg *Registry) createOnce(ctx context.Context, r *Resource, obj Object, o 
 		return Written{}, NewAlreadyExists(r.Group, r.Resource, name)
 	}
 	m["resourceVersion"] = formatRV(resp.Header.Revision)
-	reg.wrote(r)
+	reg.wrote(r, resp.Header.Revision)
 	return stored(obj, data, resp.Header.Revision), nil
 }
 

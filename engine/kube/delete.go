@@ -159,7 +159,7 @@ func (reg *Registry) Delete(ctx context.Context, r *Resource, ns, name string, o
 			continue
 		}
 		meta(cur)["resourceVersion"] = formatRV(resp.Header.Revision)
-		reg.wrote(r)
+		reg.wrote(r, resp.Header.Revision)
 		return reg.deleteAnswer(r, cur), nil
 	}
 }

@@ -35,7 +35,14 @@ func (reg *Registry) getKV(ctx context.Context, r *Resource, ns, name, rv string
 			return nil, err
 		}
 	} else {
-		kv, cur, err = reg.get(ctx, r.Key(ns, name), 0)
+		readRev := int64(0)
+		if rv == "0" {
+			readRev = reg.anyRev()
+		}
+		kv, cur, err = reg.get(ctx, r.Key(ns, name), readRev)
+		if err != nil && readRev != 0 && isCompacted(err) {
+			kv, cur, err = reg.get(ctx, r.Key(ns, name), 0)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -301,8 +301,13 @@ func (reg *Registry) List(ctx context.Context, r *Resource, ns string, lo ListOp
 			return l, err
 		}
 	}
-	if single {
+	if single && !q.any {
 		return reg.listOne(ctx, r, ns, name, m, q)
+	}
+	readRev, limit := q.withRev, q.limit
+	if q.any {
+		// The cache off: "0" is still read whole, lagging (anyread.go).
+		readRev, limit = reg.anyRev(), 0
 	}
 	cur := reg.kv.Rev()
 	if q.withRev > cur {
@@ -311,7 +316,10 @@ func (reg *Registry) List(ctx context.Context, r *Resource, ns string, lo ListOp
 	if q.minRV > cur {
 		return nil, NewTooLargeResourceVersion(q.minRV, cur, 0)
 	}
-	items, rev, next, remaining, err := reg.rangeList(ctx, r, m, prefix, q.startKey, q.withRev, q.limit)
+	items, rev, next, remaining, err := reg.rangeList(ctx, r, m, prefix, q.startKey, readRev, limit)
+	if err != nil && q.any && isCompacted(err) {
+		items, rev, next, remaining, err = reg.rangeList(ctx, r, m, prefix, q.startKey, 0, 0)
+	}
 	if err != nil {
 		if isCompacted(err) {
 			if lo.Continue != "" {

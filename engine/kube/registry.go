@@ -23,11 +23,13 @@ type Options struct {
 	// Patcher applies json, merge and strategic patches (default:
 	// SchemaPatcher).
 	Patcher Patcher
-	// DisableWatchCache serves every watch and read from the store, as
-	// kube-apiserver's --watch-cache=false does; by default the watch
-	// cache serves watches and the reads kube-apiserver serves from it
-	// (cacher.go).
-	DisableWatchCache bool
+	// WatchCache serves watches, and the reads kube-apiserver serves from
+	// its watch cache, from one cache per resource (cacher.go), as
+	// kube-apiserver's --watch-cache (its default) does. Without it every
+	// watch and read goes to the store, as --watch-cache=false makes them:
+	// the etcd-level behaviour, a session's default (its watchCache
+	// setting turns the cache on; SetWatchCache).
+	WatchCache bool
 	// WatchCacheDelay makes the watch cache lag this far behind the store:
 	// its watches, bookmarks and reads see each write that much later.
 	// 0: no lag.
@@ -74,6 +76,11 @@ type Registry struct {
 	// onSlowWatcher, if set, is told when a cache closes a watcher that
 	// did not keep up.
 	onSlowWatcher func()
+
+	// The lag of resourceVersion "0" reads with the cache off (anyread.go).
+	revMu   sync.Mutex
+	revLog  *revisionLog
+	revStop func()
 }
 
 // New returns a Registry over kv.
@@ -81,7 +88,7 @@ func New(kv KV, o Options) *Registry {
 	s := &Registry{kv: kv, clock: o.Clock, newUID: o.NewUID, fm: o.FieldManager,
 		applier: o.Applier, patcher: o.Patcher, minTimeout: o.MinRequestTimeout, systemNS: o.SystemNamespaces,
 		cacheBytes: o.WatchCacheBytes}
-	s.cacheOff.Store(o.DisableWatchCache)
+	s.cacheOff.Store(!o.WatchCache)
 	if s.clock == nil {
 		s.clock = RealClock{}
 	}
@@ -112,8 +119,12 @@ func New(kv KV, o Options) *Registry {
 	return s
 }
 
-// Close stops the registry's watch caches; the watches they served end.
-func (reg *Registry) Close() { reg.closeCaches() }
+// Close stops the registry's watch caches (the watches they served end)
+// and its other background work.
+func (reg *Registry) Close() {
+	reg.closeCaches()
+	reg.stopRevisionLog()
+}
 
 // OnSlowWatcher tells f whenever a watch cache closes a watcher that did
 // not keep up (the server's metrics count them).

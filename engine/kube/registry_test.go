@@ -21,12 +21,12 @@ type fixture struct {
 
 // newFixture is a registry with the watch cache on, kube-apiserver's
 // default.
-func newFixture(t testing.TB) *fixture { return newFixtureWith(t, Options{}) }
+func newFixture(t testing.TB) *fixture { return newFixtureWith(t, Options{WatchCache: true}) }
 
 // newStoreFixture is a registry with the watch cache off: every watch and
 // read goes to the store (--watch-cache=false).
 func newStoreFixture(t testing.TB) *fixture {
-	return newFixtureWith(t, Options{DisableWatchCache: true})
+	return newFixtureWith(t, Options{})
 }
 
 func newFixtureWith(t testing.TB, o Options) *fixture {

@@ -112,7 +112,7 @@ func (reg *Registry) guaranteedUpdate(ctx context.Context, r *Resource, ns, name
 			continue
 		}
 		meta(nobj)["resourceVersion"] = formatRV(resp.Header.Revision)
-		reg.wrote(r)
+		reg.wrote(r, resp.Header.Revision)
 		if finalized {
 			return Written{Object: nobj}, nil
 		}

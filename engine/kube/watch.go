@@ -158,7 +158,10 @@ func errorLine(se *StatusError) []byte { return eventLine(Error, se.JSON()) }
 
 // storeWatch is kube-apiserver's etcd3 watcher: a store watch of its own
 // with the previous values (prev_kv), the initial state read from the
-// store, no bookmarks but the one ending a watch-list's initial events.
+// store. With allowWatchBookmarks it gets a BOOKMARK every bookmark
+// interval, made of a progress notification of its store watch (rvplay's
+// behaviour before the watch cache, which lessons on bookmarks rely on:
+// kube-apiserver with --watch-cache=false sends none).
 type storeWatch struct {
 	reg     *Registry
 	r       *Resource
@@ -168,11 +171,15 @@ type storeWatch struct {
 	queue   [][]byte
 	done    bool
 	timeout Timer
+
+	bookmarks     bool
+	bookmarkTimer Timer
+	lastRev       int64 // the newest revision the watch has passed
 }
 
 // watchStore starts a watch the store serves (kube's etcd3 watcher).
 func (reg *Registry) watchStore(ctx context.Context, r *Resource, ns string, m *matcher, lo ListOptions, rv int64, timeout time.Duration) (*Watch, error) {
-	w := &storeWatch{reg: reg, r: r, m: m}
+	w := &storeWatch{reg: reg, r: r, m: m, bookmarks: lo.AllowWatchBookmarks}
 	initial := lo.SendInitialEvents != nil && *lo.SendInitialEvents
 	prefix := r.Prefix(ns)
 	var start int64
@@ -184,8 +191,16 @@ func (reg *Registry) watchStore(ctx context.Context, r *Resource, ns string, m *
 		w.done = true
 		return &Watch{w}, nil
 	case initial:
-		// the state is read at the latest revision (etcd3's sync)
-		items, rev, _, _, err := reg.rangeList(ctx, r, m, prefix, prefix, 0, 0)
+		// the state is read at the latest revision (etcd3's sync), or for
+		// "0" where the lag lets through (anyread.go)
+		readRev := int64(0)
+		if lo.ResourceVersion == "0" {
+			readRev = reg.anyRev()
+		}
+		items, rev, _, _, err := reg.rangeList(ctx, r, m, prefix, prefix, readRev, 0)
+		if err != nil && readRev != 0 && isCompacted(err) {
+			items, rev, _, _, err = reg.rangeList(ctx, r, m, prefix, prefix, 0, 0)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -197,8 +212,12 @@ func (reg *Registry) watchStore(ctx context.Context, r *Resource, ns string, m *
 		}
 		start = rev + 1
 	case rv == 0:
-		// sendInitialEvents=false from "" or "0": from now
+		// sendInitialEvents=false: from now (""), or where the lag lets
+		// through ("0")
 		start = reg.kv.Rev() + 1
+		if lo.ResourceVersion == "0" {
+			start = reg.anyRev() + 1
+		}
 	default:
 		start = rv + 1
 	}
@@ -210,7 +229,11 @@ func (reg *Registry) watchStore(ctx context.Context, r *Resource, ns string, m *
 		return nil, refusedWatch(err)
 	}
 	w.ws, w.cancel = ws, cancel
+	w.lastRev = start - 1
 	w.timeout = reg.clock.NewTimer(timeout)
+	if w.bookmarks {
+		w.bookmarkTimer = reg.clock.NewTimer(reg.BookmarkInterval())
+	}
 	return &Watch{w}, nil
 }
 
@@ -255,11 +278,18 @@ func (w *storeWatch) next(ctx context.Context) ([]byte, error) {
 			w.done = true // the watcher ended (the store closed)
 			continue
 		}
+		var bookmarkC <-chan time.Time
+		if w.bookmarkTimer != nil {
+			bookmarkC = w.bookmarkTimer.C()
+		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-w.timeout.C():
 			w.done = true
+		case <-bookmarkC:
+			w.ws.RequestProgress()
+			w.bookmarkTimer = w.reg.clock.NewTimer(w.reg.BookmarkInterval())
 		case <-w.ws.Ready():
 		}
 	}
@@ -271,7 +301,15 @@ func (w *storeWatch) handle(resp mvcc.WatchResponse) {
 		w.done = true
 		return
 	}
+	if len(resp.Events) == 0 {
+		w.lastRev = max(w.lastRev, resp.Header.Revision)
+		if w.bookmarks && resp.ProgressNotify {
+			w.queue = append(w.queue, bookmarkLine(w.r, w.lastRev, false))
+		}
+		return
+	}
 	for _, ev := range resp.Events {
+		w.lastRev = ev.Kv.ModRevision
 		if !ev.IsCreate() && ev.PrevKv == nil {
 			// etcd3's parseEvent: the previous value was compacted.
 			w.queue = append(w.queue, errorLine(NewInternalError(fmt.Errorf("etcd event received with PrevKv=nil (key=%q, modRevision=%d, type=%s)",
@@ -330,6 +368,9 @@ func (w *storeWatch) close() {
 	}
 	if w.timeout != nil {
 		w.timeout.Stop()
+	}
+	if w.bookmarkTimer != nil {
+		w.bookmarkTimer.Stop()
 	}
 	if w.cancel != nil {
 		w.cancel()

@@ -180,7 +180,9 @@ func (s *Session) Settings() Settings {
 // UpdateSettings changes the settings to what change makes of the current
 // ones, if they are valid, and puts them into effect: a new bookmark
 // interval from each watch's next bookmark, a new compaction interval one
-// interval from now, a new watch-cache lag at once.
+// interval from now, a new watch-cache lag at once, the watch cache on or
+// off at once (off closes the watches it served: their clients watch
+// again, from the store).
 func (s *Session) UpdateSettings(change func(Settings) (Settings, error)) (Settings, error) {
 	s.settingsMu.Lock()
 	defer s.settingsMu.Unlock()
@@ -205,6 +207,7 @@ func (s *Session) applyLocked(st Settings) {
 	if s.registry != nil {
 		s.registry.SetBookmarkInterval(st.BookmarkInterval)
 		s.registry.SetWatchCacheDelay(st.WatchCacheDelay)
+		s.registry.SetWatchCache(st.WatchCache)
 	}
 	if st.CompactionInterval != s.settings.CompactionInterval || s.settings == (Settings{}) {
 		s.compactor.setInterval(s.ctx, st.CompactionInterval)

@@ -25,9 +25,20 @@ type Settings struct {
 	// time travel and reads at old revisions, until a lesson that teaches
 	// 410 Gone turns it on (or someone compacts by hand).
 	CompactionInterval time.Duration
-	// WatchCacheDelay makes resourceVersion "0" reads (served from
-	// kube-apiserver's watch cache) see the store as it was this long ago,
-	// the stale read a lagging cache gives. Default: 0.
+	// WatchCache serves Kubernetes watches, and the reads kube-apiserver
+	// serves from it (resourceVersion "0", NotOlderThan, consistent lists
+	// once it has caught up, the revisions it still holds), from one watch
+	// cache per resource with kube-apiserver's window, messages ("too old
+	// resource version: N (M)") and bookmarks (JSON "watchCache": "on" or
+	// "off"). kube-apiserver: on (--watch-cache). Default here: off, the
+	// etcd-level behaviour (a compaction gives watches and reads their 410
+	// at once) that the lessons on compaction teach; a class's session
+	// turns it on for its many watchers (one store watch per resource
+	// whatever their number).
+	WatchCache bool
+	// WatchCacheDelay makes the watch cache lag this far behind the store:
+	// its watches, bookmarks and resourceVersion "0" reads see each write
+	// that much later (a stale cache). Default: 0.
 	WatchCacheDelay time.Duration
 	// ControllersPaused stops the session's controllers (JSON
 	// "controllers": "running", the default, or "paused"): deployments
@@ -49,10 +60,12 @@ const (
 	MaxSettingDuration    = 24 * time.Hour
 )
 
-// The values of "controllers".
+// The values of "controllers" and "watchCache".
 const (
 	ControllersRunning = "running"
 	ControllersPaused  = "paused"
+	WatchCacheOn       = "on"
+	WatchCacheOff      = "off"
 )
 
 // MarshalJSON renders durations as Go writes them ("10s", "1m30s").
@@ -61,8 +74,12 @@ func (s Settings) MarshalJSON() ([]byte, error) {
 	if s.ControllersPaused {
 		controllers = ControllersPaused
 	}
+	watchCache := WatchCacheOff
+	if s.WatchCache {
+		watchCache = WatchCacheOn
+	}
 	return []byte(`{"bookmarkInterval":"` + s.BookmarkInterval.String() + `","compactionInterval":"` + s.CompactionInterval.String() +
-		`","watchCacheDelay":"` + s.WatchCacheDelay.String() + `","controllers":"` + controllers + `"}`), nil
+		`","watchCacheDelay":"` + s.WatchCacheDelay.String() + `","controllers":"` + controllers + `","watchCache":"` + watchCache + `"}`), nil
 }
 
 // Validate checks every bound and names the first setting that breaks one.
@@ -98,22 +115,26 @@ type settingsPatch struct {
 	CompactionInterval json.RawMessage `json:"compactionInterval"`
 	WatchCacheDelay    json.RawMessage `json:"watchCacheDelay"`
 	Controllers        *string         `json:"controllers"`
+	WatchCache         *string         `json:"watchCache"`
 }
 
 // Merge applies a JSON merge patch of settings ({"bookmarkInterval":"5s"})
 // to s: members present are set, members absent keep their value. A
 // duration is Go's syntax ("5s", "1m", "250ms") or a number of seconds;
-// controllers is "running" or "paused".
+// controllers is "running" or "paused", watchCache "on" or "off".
 func (s Settings) Merge(patch []byte) (Settings, error) {
 	var p settingsPatch
 	dec := json.NewDecoder(bytes.NewReader(patch))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
 		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			return s, errors.New("unknown setting " + f + ": the settings are bookmarkInterval, compactionInterval, watchCacheDelay and controllers")
+			return s, errors.New("unknown setting " + f + ": the settings are bookmarkInterval, compactionInterval, watchCacheDelay, controllers and watchCache")
 		}
 		if p.Controllers == nil && strings.Contains(err.Error(), "Go struct field settingsPatch.controllers") {
 			return s, errors.New(`controllers: neither "running" nor "paused"`)
+		}
+		if strings.Contains(err.Error(), "Go struct field settingsPatch.watchCache") {
+			return s, errors.New(`watchCache: neither "on" nor "off"`)
 		}
 		return s, errors.New(`settings must be a JSON object such as {"bookmarkInterval":"5s"}`)
 	}
@@ -141,6 +162,14 @@ func (s Settings) Merge(patch []byte) (Settings, error) {
 			s.ControllersPaused = *p.Controllers == ControllersPaused
 		default:
 			return s, errors.New(`controllers: ` + strconv.Quote(*p.Controllers) + ` is neither "running" nor "paused"`)
+		}
+	}
+	if p.WatchCache != nil {
+		switch *p.WatchCache {
+		case WatchCacheOn, WatchCacheOff:
+			s.WatchCache = *p.WatchCache == WatchCacheOn
+		default:
+			return s, errors.New(`watchCache: ` + strconv.Quote(*p.WatchCache) + ` is neither "on" nor "off"`)
 		}
 	}
 	return s, s.Validate()

@@ -3,6 +3,9 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -35,12 +38,12 @@ func serveAs(ctx context.Context, s *Session, method, path, body string, header 
 func TestSettingsAreReadAndPatchedAsJSONDurations(t *testing.T) {
 	s := open(t, "t", Options{})
 	r := serve(s, "GET", "/rvplay/v1/settings", "")
-	if r.Status != 200 || strings.TrimSpace(string(r.Body)) != `{"bookmarkInterval":"10s","compactionInterval":"0s","watchCacheDelay":"0s","controllers":"running"}` {
+	if r.Status != 200 || strings.TrimSpace(string(r.Body)) != `{"bookmarkInterval":"10s","compactionInterval":"0s","watchCacheDelay":"0s","controllers":"running","watchCache":"off"}` {
 		t.Fatalf("defaults: %d %s", r.Status, r.Body)
 	}
 	r = serveAs(context.Background(), s, "PATCH", "/rvplay/v1/settings", `{"compactionInterval":"30s","watchCacheDelay":2}`,
 		"Content-Type", "application/merge-patch+json")
-	if r.Status != 200 || strings.TrimSpace(string(r.Body)) != `{"bookmarkInterval":"10s","compactionInterval":"30s","watchCacheDelay":"2s","controllers":"running"}` {
+	if r.Status != 200 || strings.TrimSpace(string(r.Body)) != `{"bookmarkInterval":"10s","compactionInterval":"30s","watchCacheDelay":"2s","controllers":"running","watchCache":"off"}` {
 		t.Fatalf("patch: %d %s", r.Status, r.Body)
 	}
 	if got := s.Settings(); got.CompactionInterval != 30*time.Second || got.WatchCacheDelay != 2*time.Second {
@@ -60,6 +63,8 @@ func TestSettingsAreReadAndPatchedAsJSONDurations(t *testing.T) {
 		`{"bookmarkInterval":true}`:      "bookmarkInterval: true is not a duration",
 		`{"compactionInterval":"500ms"}`: "compactionInterval: must be at least 1s (or 0s: off)",
 		`{"controllers":"stopped"}`:      `controllers: "stopped" is neither "running" nor "paused"`,
+		`{"watchCache":true}`:            `watchCache: neither "on" nor "off"`,
+		`{"watchCache":"yes"}`:           `watchCache: "yes" is neither "on" nor "off"`,
 	} {
 		r := serve(s, "PATCH", "/rvplay/v1/settings", body)
 		var st struct {
@@ -196,4 +201,63 @@ func getKey(t *testing.T, s *Session, key string) *mvcc.KeyValue {
 func parseQuery(q string) map[string][]string {
 	v, _ := url.ParseQuery(q)
 	return v
+}
+
+// The watch cache is a session setting, off by default: the store serves
+// each watch, and a start at a compacted revision is etcd's 410. Turned
+// on, the cache lists the store then and its window starts there: an
+// older start is "too old resource version: N (M)", a start in it is
+// served; turned off again, the watches it served end (their clients
+// watch again, from the store).
+func TestTheWatchCacheSettingChoosesWhoServesWatches(t *testing.T) {
+	clock := kube.NewFakeClock(epoch)
+	s := open(t, "t", Options{Clock: clock, NoControllers: true})
+	serve(s, "POST", cmPath, `{"metadata":{"name":"a"}}`)
+	a, _ := strconv.ParseInt(last(t, s).RV, 10, 64)
+	serve(s, "POST", cmPath, `{"metadata":{"name":"b"}}`)
+	if _, err := s.Store.Compact(context.Background(), &mvcc.CompactionRequest{Revision: s.Store.Rev()}); err != nil {
+		t.Fatal(err)
+	}
+	watch := func(rv int64) *api.Response {
+		t.Helper()
+		w := serveAs(context.Background(), s, "GET", cmPath+"?watch=true&resourceVersion="+strconv.FormatInt(rv, 10), "")
+		if w.Stream == nil {
+			t.Fatalf("watch: %d %s", w.Status, w.Body)
+		}
+		t.Cleanup(w.Stream.Close)
+		return w
+	}
+	nextLine := func(w *api.Response) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		f, err := w.Stream.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(f)
+	}
+	if l := nextLine(watch(a - 1)); !strings.Contains(l, `"code":410`) || !strings.Contains(l, "The resourceVersion for the provided watch is too old.") {
+		t.Fatalf("off: %s", l)
+	}
+
+	if r := serve(s, "PATCH", "/rvplay/v1/settings", `{"watchCache":"on"}`); r.Status != 200 || !strings.Contains(string(r.Body), `"watchCache":"on"`) {
+		t.Fatalf("on: %d %s", r.Status, r.Body)
+	}
+	head := s.Store.Rev()
+	if l := nextLine(watch(a - 1)); !strings.Contains(l, `"code":410`) || !strings.Contains(l, fmt.Sprintf("too old resource version: %d (%d)", a-1, head)) {
+		t.Fatalf("on, before the window: %s", l)
+	}
+	w := watch(head)
+	serve(s, "POST", cmPath, `{"metadata":{"name":"c"}}`)
+	if l := nextLine(w); !strings.HasPrefix(l, `{"type":"ADDED"`) || !strings.Contains(l, `"name":"c"`) {
+		t.Fatalf("on, in the window: %s", l)
+	}
+
+	if r := serve(s, "PATCH", "/rvplay/v1/settings", `{"watchCache":"off"}`); r.Status != 200 {
+		t.Fatalf("off: %d %s", r.Status, r.Body)
+	}
+	if f, err := w.Stream.Next(context.Background()); err != io.EOF {
+		t.Fatalf("a watch the cache served, once it is off: %s %v", f, err)
+	}
 }

@@ -63,15 +63,7 @@ type fixture struct {
 	clock *kube.FakeClock
 }
 
-func newFixture(t testing.TB) *fixture { return newFixtureWith(t, kube.Options{}) }
-
-// newStoreFixture runs with the watch cache off, as the golden exchanges
-// were recorded (kube-apiserver --watch-cache=false).
-func newStoreFixture(t testing.TB) *fixture {
-	return newFixtureWith(t, kube.Options{DisableWatchCache: true})
-}
-
-func newFixtureWith(t testing.TB, o kube.Options) *fixture {
+func newFixture(t testing.TB) *fixture {
 	st, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -79,12 +71,10 @@ func newFixtureWith(t testing.TB, o kube.Options) *fixture {
 	t.Cleanup(func() { st.Close() })
 	c := kube.NewFakeClock(time.Date(2026, 11, 22, 1, 45, 6, 0, time.UTC))
 	n := 0
-	o.Clock = c
-	o.NewUID = func() string {
+	h := New(Options{Store: st, Kube: kube.Options{Clock: c, NewUID: func() string {
 		n++
 		return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
-	}
-	h := New(Options{Store: st, Kube: o})
+	}}})
 	t.Cleanup(h.Registry().Close)
 	return &fixture{h: h, store: st, clock: c}
 }
@@ -231,7 +221,7 @@ func decodeAny(b []byte) (any, error) {
 }
 
 func TestGoldenExchanges(t *testing.T) {
-	f := newStoreFixture(t)
+	f := newFixture(t)
 	exs := loadExchanges(t)
 	gold := &space{uidNames: map[string]string{}, uids: map[string]string{}}
 	ours := &space{uidNames: map[string]string{}, uids: map[string]string{}}

@@ -38,6 +38,44 @@ func init() {
 }
 
 func init() {
+	cases = append(cases, testCase{"AdmittedWatchersCountAgainstTheCapUncappedOnesDoNot", func(h *harness) {
+		// A server's own watch that serves many clients (kube's watch
+		// cache) is Uncapped; each client it serves takes a slot with
+		// AdmitWatcher, refused as a watcher is when none is left.
+		opts := options()
+		opts.MaxWatchers = 2
+		h.reopen(nil, opts)
+		own, err := h.s.Watch(mvcc.Uncapped(ctx), &mvcc.WatchRequest{Key: b("a")})
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		defer own.Cancel()
+		release, err := h.s.AdmitWatcher()
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		w, err := h.s.Watch(ctx, &mvcc.WatchRequest{Key: b("a")})
+		if err != nil {
+			h.t.Fatalf("the second slot: %v", err)
+		}
+		_, err = h.s.AdmitWatcher()
+		h.wantErr("a third client", err, mvcc.ErrTooManyRequests)
+		_, err = h.s.Watch(ctx, &mvcc.WatchRequest{Key: b("a")})
+		h.wantErr("a third watcher", err, mvcc.ErrTooManyRequests)
+		release()
+		release() // once only
+		again, err := h.s.AdmitWatcher()
+		if err != nil {
+			h.t.Fatalf("after a release: %v", err)
+		}
+		_, err = h.s.AdmitWatcher()
+		h.wantErr("both slots taken again", err, mvcc.ErrTooManyRequests)
+		again()
+		w.Cancel()
+	}})
+}
+
+func init() {
 	cases = append(cases, testCase{"WatchersCostNoGoroutineOfTheirOwn", func(h *harness) {
 		// A thousand watchers, synced and catching up, bound to contexts
 		// or not, in streams of their own and in one shared stream: the
