@@ -431,6 +431,39 @@ func kubectlScenario(t *testing.T, bin string) {
 		mustContain(t, "rollout status after set image", k.ok("rollout", "status", "deployment/web", "--timeout=60s"),
 			`deployment "web" successfully rolled out`)
 	})
+	step("replicasets", func(t *testing.T, k *kubectl) {
+		rs := `apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: cache
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: cache
+  template:
+    metadata:
+      labels:
+        app: cache
+    spec:
+      containers:
+      - name: redis
+        image: redis:7
+`
+		f := k.write("rs.yaml", rs)
+		mustContain(t, "create rs", k.ok("create", "-f", f), "replicaset.apps/cache created")
+		mustContain(t, "get rs -o wide", k.ok("get", "rs", "cache", "-o", "wide"),
+			"NAME", "DESIRED", "CURRENT", "READY", "AGE", "CONTAINERS", "IMAGES", "SELECTOR", "cache", "redis:7", "app=cache")
+		mustContain(t, "scale rs", k.ok("scale", "rs", "cache", "--replicas=3"), "replicaset.apps/cache scaled")
+		if got := k.ok("get", "replicaset", "cache", "-o", "jsonpath={.spec.replicas} {.metadata.generation}"); got != "3 2" {
+			t.Fatalf("after scale: %q", got)
+		}
+		// kube's validation: a ReplicaSet's pods always restart.
+		bad := k.write("rs-bad.yaml", strings.Replace(strings.Replace(rs, "name: cache", "name: bad", 1), "      containers:", "      restartPolicy: Never\n      containers:", 1))
+		mustContain(t, "create invalid rs", k.fails("create", "-f", bad),
+			`spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"`)
+		mustContain(t, "delete rs", k.ok("delete", "rs", "cache"), `replicaset.apps "cache" deleted`)
+	})
 	step("describe", func(t *testing.T, k *kubectl) {
 		mustContain(t, "describe deployment", k.ok("describe", "deployment", "web"), "Name:", "web", "Replicas:")
 		mustContain(t, "describe configmap", k.ok("describe", "configmap", "demo"), "Name:", "demo", "color")

@@ -39,6 +39,7 @@ var Resources = []Resource{
 	{"", "v1", "pods", "Pod", true, []string{"status"}},
 	{"", "v1", "secrets", "Secret", true, nil},
 	{"apps", "v1", "deployments", "Deployment", true, []string{"scale", "status"}},
+	{"apps", "v1", "replicasets", "ReplicaSet", true, []string{"scale", "status"}},
 }
 
 func (r Resource) gv() string {
