@@ -75,6 +75,7 @@ func (b *bridge) install(name string) js.Value {
 	ns.Set("watch", b.fn(b.jsWatch))
 	ns.Set("reset", b.fn(b.jsReset))
 	ns.Set("bench", b.fn(b.jsBench))
+	ns.Set("decodeStored", b.fn(jsDecodeStored))
 	b.installClients(ns)
 	ns.Set("version", version)
 	js.Global().Set(name, ns)

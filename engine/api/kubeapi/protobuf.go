@@ -1,11 +1,15 @@
 package kubeapi
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // Since client-go v0.32 typed clients (and so kubectl create configmap,
@@ -229,19 +233,28 @@ func pbEach(b []byte, fn func(num int, wire int, v uint64, data []byte) error) e
 	return nil
 }
 
-func pbMessage(typ string, b []byte, depth int) (map[string]any, error) {
+// pbMessage decodes a message of type typ. Fields the table does not
+// name are skipped, or with raw kept under their field number (pbRaw).
+func pbMessage(typ string, b []byte, depth int, raw bool) (map[string]any, error) {
+	fields, _ := pbFields(typ)
+	return pbFieldsOf(fields, b, depth, raw)
+}
+
+func pbFieldsOf(fields []pbField, b []byte, depth int, raw bool) (map[string]any, error) {
 	if depth > 32 {
 		return nil, errProtobuf
 	}
-	fields, _ := pbFields(typ)
 	out := map[string]any{}
 	err := pbEach(b, func(num, wire int, v uint64, data []byte) error {
 		i := slices.IndexFunc(fields, func(f pbField) bool { return f.num == num })
 		if i < 0 {
+			if raw {
+				pbKeepRaw(out, num, pbRaw(wire, v, data, depth+1))
+			}
 			return nil
 		}
 		f := fields[i]
-		val, keep, err := pbValue(f, wire, v, data, depth)
+		val, keep, err := pbValue(f, wire, v, data, depth, raw)
 		if err != nil || !keep {
 			return err
 		}
@@ -268,7 +281,7 @@ func pbMessage(typ string, b []byte, depth int) (map[string]any, error) {
 // pbValue decodes one field value; keep is false for zero values of
 // fields that are not pointers (Go's protobuf writes them always; JSON
 // omits them).
-func pbValue(f pbField, wire int, v uint64, data []byte, depth int) (any, bool, error) {
+func pbValue(f pbField, wire int, v uint64, data []byte, depth int, raw bool) (any, bool, error) {
 	switch f.kind {
 	case pbString:
 		if wire != 2 {
@@ -291,7 +304,7 @@ func pbValue(f pbField, wire int, v uint64, data []byte, depth int) (any, bool, 
 		if wire != 2 {
 			return nil, false, errProtobuf
 		}
-		m, err := pbMessage(f.msg, data, depth+1)
+		m, err := pbMessage(f.msg, data, depth+1, raw)
 		return m, true, err
 	case pbTime:
 		var secs int64
@@ -359,15 +372,13 @@ func pbValue(f pbField, wire int, v uint64, data []byte, depth int) (any, bool, 
 
 var protobufMagic = []byte{0x6b, 0x38, 0x73, 0x00}
 
-// protobufToJSON converts a kube protobuf body of the given kind to an
-// object. An unknown kind or malformed data is an error.
-func protobufToJSON(body []byte) (map[string]any, error) {
+// protobufEnvelope opens kube's protobuf envelope (runtime.Unknown after
+// the "k8s\x00" magic): the object's apiVersion and kind and its message.
+func protobufEnvelope(body []byte) (apiVersion, kind string, raw []byte, err error) {
 	if len(body) < 4 || string(body[:4]) != string(protobufMagic) {
-		return nil, fmt.Errorf("provided data does not appear to be a protobuf message, expected prefix %v", protobufMagic)
+		return "", "", nil, fmt.Errorf("provided data does not appear to be a protobuf message, expected prefix %v", protobufMagic)
 	}
-	var apiVersion, kind string
-	var raw []byte
-	err := pbEach(body[4:], func(num, wire int, v uint64, data []byte) error {
+	err = pbEach(body[4:], func(num, wire int, v uint64, data []byte) error {
 		switch num {
 		case 1:
 			return pbEach(data, func(n, w int, _ uint64, d []byte) error {
@@ -384,16 +395,108 @@ func protobufToJSON(body []byte) (map[string]any, error) {
 		}
 		return nil
 	})
+	return apiVersion, kind, raw, err
+}
+
+// protobufToJSON converts a kube protobuf body of the given kind to an
+// object. An unknown kind or malformed data is an error.
+func protobufToJSON(body []byte) (map[string]any, error) {
+	apiVersion, kind, raw, err := protobufEnvelope(body)
 	if err != nil {
 		return nil, err
 	}
 	if _, ok := pbFields(kind); !ok || kind == "ObjectMeta" {
 		return nil, fmt.Errorf("no kind %q is registered for the protobuf encoding of version %q", kind, apiVersion)
 	}
-	o, err := pbMessage(kind, raw, 0)
+	o, err := pbMessage(kind, raw, 0, false)
 	if err != nil {
 		return nil, err
 	}
 	o["apiVersion"], o["kind"] = apiVersion, kind
 	return o, nil
+}
+
+// IsStoredProtobuf reports whether an etcd value is an object a
+// kube-apiserver stored in protobuf: the "k8s\x00" envelope.
+func IsStoredProtobuf(value []byte) bool { return bytes.HasPrefix(value, protobufMagic) }
+
+// StoredProtobufJSON shows an object a kube-apiserver stored in etcd in
+// protobuf as JSON, for the lab's etcd view (as it would read had it been
+// stored in JSON): the fields of the
+// kinds the request decoder knows by name (and the metadata of any kind),
+// every other field under its field number, the way
+// `protoc --decode_raw` shows a message it has no schema for. It is for
+// reading only: a field shown by number is a number, or bytes shown as
+// text when printable, else as a nested message when they parse as one,
+// else in base64; the bytes alone cannot say which it was.
+func StoredProtobufJSON(value []byte) ([]byte, error) {
+	apiVersion, kind, raw, err := protobufEnvelope(value)
+	if err != nil {
+		return nil, err
+	}
+	fields, ok := pbFields(kind)
+	if !ok {
+		fields = storedObjectFields
+	}
+	o, err := pbFieldsOf(fields, raw, 0, true)
+	if err != nil {
+		return nil, err
+	}
+	o["apiVersion"], o["kind"] = apiVersion, kind
+	return json.Marshal(o)
+}
+
+// storedObjectFields are what every kind kube stores has in common: its
+// metadata is field 1 (each type's generated.proto).
+var storedObjectFields = []pbField{{num: 1, name: "metadata", kind: pbMsg, msg: "ObjectMeta"}}
+
+// pbKeepRaw adds a field kept by number to a message; a number seen again
+// is a repeated field, a list (pbRaw's values are never lists).
+func pbKeepRaw(out map[string]any, num int, v any) {
+	key := strconv.Itoa(num)
+	switch prev := out[key].(type) {
+	case nil:
+		out[key] = v
+	case []any:
+		out[key] = append(prev, v)
+	default:
+		out[key] = []any{prev, v}
+	}
+}
+
+// pbRaw decodes a field without a schema: a varint is a number; bytes are
+// text when they are printable UTF-8, else a nested message when they
+// parse as one, else base64. Printable bytes that begin with a newline
+// are tried as a message first: that is field 1's tag, and a message
+// whose field 1 is a string of 32 to 126 printable bytes is printable
+// (text seldom starts with a newline).
+func pbRaw(wire int, v uint64, data []byte, depth int) any {
+	if wire == 0 {
+		return v
+	}
+	printable := pbPrintable(data)
+	if printable && (len(data) == 0 || data[0] != '\n') {
+		return string(data)
+	}
+	if depth <= 32 {
+		if m, err := pbMessage("", data, depth, true); err == nil && len(m) > 0 {
+			return m
+		}
+	}
+	if printable {
+		return string(data)
+	}
+	return base64.StdEncoding.EncodeToString(data)
+}
+
+func pbPrintable(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	for _, r := range string(b) {
+		if r < 0x20 && r != '\n' && r != '\t' && r != '\r' || r == 0x7f {
+			return false
+		}
+	}
+	return true
 }

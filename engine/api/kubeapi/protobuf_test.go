@@ -87,3 +87,28 @@ func TestProtobufDeleteOptions(t *testing.T) {
 		t.Fatalf("%d %s", resp.Status, resp.Body)
 	}
 }
+
+// The etcd view's decoding of a stored object: unknown fields by number,
+// repeated ones as a list, bytes that are neither text nor a message in
+// base64; a value that is not the envelope, or is cut short, is an error.
+func TestStoredProtobufJSON(t *testing.T) {
+	obj := cat(pbBytesField(1, pbStr(1, "x")), pbStr(2, "text"), pbVar(3, 7), pbVar(3, 8),
+		pbBytesField(4, []byte{0xff, 0x00}), pbBytesField(5, pbStr(1, "nested")),
+		pbBytesField(6, pbStr(1, "kube-apiserver-k4bnpbywdkrf4q4dm7ihqvc6xa")), pbStr(7, "\ntext"))
+	out, err := StoredProtobufJSON(envelope("example.com/v1", "Thing", obj))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"kind":"Thing"`, `"apiVersion":"example.com/v1"`, `"metadata":{"name":"x"}`, `"2":"text"`,
+		`"3":[7,8]`, `"4":"/wA="`, `"5":{"1":"nested"}`, `"6":{"1":"kube-apiserver-k4bnpbywdkrf4q4dm7ihqvc6xa"}`, `"7":"\ntext"`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("no %s in\n%s", want, out)
+		}
+	}
+	if _, err := StoredProtobufJSON([]byte(`{"kind":"ConfigMap"}`)); err == nil {
+		t.Error("JSON decoded as protobuf")
+	}
+	if _, err := StoredProtobufJSON(envelope("v1", "ConfigMap", obj)[:20]); err == nil {
+		t.Error("a cut value decoded")
+	}
+}

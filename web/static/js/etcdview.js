@@ -124,6 +124,18 @@ export function mountEtcd(lab) {
     }, () => {});
   }
 
+  // shownValue is a value as the history shows it: an object a real
+  // kube-apiserver stored in protobuf (the k8s\0 envelope) decoded by the
+  // engine into the JSON it would have been, under a line that says so;
+  // any other value as text. Both are cut at 400 characters.
+  function shownValue(kv) {
+    const cut = (s) => (s.length > 400 ? s.slice(0, 400) + '…' : s);
+    const d = lab.engine?.decodeStored?.(kv.valueB64);
+    if (d?.json) return `${t('etcd.hist.protobuf')}\n${cut(d.json)}`;
+    if (d?.error) return `${t('etcd.hist.protobuf.error', { error: d.error })}\n${cut(kv.value)}`;
+    return cut(kv.value);
+  }
+
   function renderHistory() {
     $('history-key').textContent = selected || t('etcd.select');
     const items = [];
@@ -139,7 +151,7 @@ export function mountEtcd(lab) {
       el('b', { text: `rev ${h.rev}` }), ` ${label}`,
       h.type === 'PUT' ? ` · ${t('etcd.hist.meta', { create: h.kv.createRevision, version: h.kv.version })}` : '',
       later ? el('span', { class: 'muted', text: ` · ${t('etcd.hist.later')}` }) : null,
-      h.type === 'PUT' ? el('pre', { class: 'body', text: h.kv.value.length > 400 ? h.kv.value.slice(0, 400) + '…' : h.kv.value }) : null));
+      h.type === 'PUT' ? el('pre', { class: 'body', text: shownValue(h.kv) }) : null));
     }
     if (revs.compacted > 1 && selected) items.unshift(el('li', { class: 'muted', text: t('etcd.hist.compacted', { rev: revs.compacted }) }));
     $('key-history').replaceChildren(...items);
