@@ -119,7 +119,9 @@ func run() error {
 	flag.DurationVar(&settings.WatchCacheDelay, "watch-cache-delay", settings.WatchCacheDelay,
 		"a session's initial lag of the watch cache behind the store (its watches, bookmarks and resourceVersion=0 reads)")
 	recordSize := flag.Int("exchange-record-size", session.DefaultRecordSize,
-		"how many exchanges each session keeps in its record (GET /s/<session>/rvplay/v1/exchanges)")
+		"how many exchanges each session keeps in its record's session ring, whoever sent them (GET /s/<session>/rvplay/v1/exchanges)")
+	recordPerStudent := flag.Int("exchange-record-per-student", session.DefaultRecordPerStudent,
+		"how many of their own exchanges each student of a guarded session keeps in a ring of their own, beside the session's ring (their lesson checks, their misconceptions and their watches on the dashboard read it)")
 	if err := parseFlags(flag.CommandLine, os.Args[1:], osEnv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -174,6 +176,7 @@ func run() error {
 	opts.Session.Gateway.ProgressInterval = *progress
 	opts.Session.Settings = &settings
 	opts.Session.RecordSize = *recordSize
+	opts.Session.RecordPerStudent = *recordPerStudent
 	opts.Session.Store.CatchUp = mvcc.NewCatchUpLimiter(*catchUps)
 	opts.Session.Store.MaxWatchers = *perSession
 	opts.Session.Gateway.MaxWatchersPerStream = *perStream

@@ -33,8 +33,10 @@ type Service struct {
 	Store   mvcc.ReadView
 	// Handler is the session: set-up sends its requests there.
 	Handler api.Handler
-	// Exchanges returns the session's record, oldest first.
-	Exchanges func() []Exchange
+	// Exchanges returns the session's record, oldest first: principal's
+	// own exchanges (all that the record keeps of them), or everyone's for
+	// "".
+	Exchanges func(principal string) []Exchange
 	// Now stamps progress (default: the wall clock).
 	Now func() time.Time
 	// Passed, if set, is told of each step a principal passes for the
@@ -76,14 +78,14 @@ func (s *Service) Verify(slug string, n int, since int64, principal string) (*Ve
 	if n < 1 || n > len(l.Steps) {
 		return nil, kube.NewNotFound("rvplay", "steps", slug+"/"+strconv.Itoa(n))
 	}
-	record := s.record()
+	record := s.record(principal)
 	out := &VerifyResponse{Lesson: slug, Step: n, Seq: lastSeq(record)}
 	step := &l.Steps[n-1]
 	if step.Verify == nil {
 		out.Passed = true // a step to read: nothing to achieve
 		return out, nil
 	}
-	st := &State{Store: s.Store, Exchanges: OfPrincipal(record, principal), Since: since}
+	st := &State{Store: s.Store, Exchanges: record, Since: since}
 	res, err := step.Verify.Eval(st)
 	if err != nil {
 		return nil, kube.NewInternalError(err)
@@ -92,11 +94,12 @@ func (s *Service) Verify(slug string, n int, since int64, principal string) (*Ve
 	return out, nil
 }
 
-func (s *Service) record() []Exchange {
+// record is principal's exchanges ("": everyone's), oldest first.
+func (s *Service) record(principal string) []Exchange {
 	if s.Exchanges == nil {
 		return nil
 	}
-	return s.Exchanges()
+	return OfPrincipal(s.Exchanges(principal), principal)
 }
 
 func lastSeq(record []Exchange) int64 {
@@ -188,10 +191,11 @@ type Misconceptions struct {
 // misconceptions runs the detectors over the record: the whole class's for
 // the teacher, a student's own otherwise.
 func (s *Service) misconceptions(p api.Principal) *Misconceptions {
-	record := s.record()
-	if p.Role != api.RoleTeacher {
-		record = OfPrincipal(record, p.ID)
+	who := p.ID
+	if p.Role == api.RoleTeacher {
+		who = ""
 	}
+	record := s.record(who)
 	out := &Misconceptions{Detectors: Detectors, Counts: map[string]int{}, ByPrincipal: map[string]map[string]int{}, Findings: FindAll(record)}
 	for _, d := range Detectors {
 		out.Counts[d.Name] = 0

@@ -26,7 +26,7 @@ func newService(t *testing.T, record []Exchange) *Service {
 	}
 	return &Service{Catalog: c, Store: newStore(t), Handler: api.HandlerFunc(func(context.Context, *api.Request) *api.Response {
 		return &api.Response{Status: 201}
-	}), Exchanges: func() []Exchange { return record }}
+	}), Exchanges: func(string) []Exchange { return record }}
 }
 
 func call(s *Service, ctx context.Context, method, path, body string) (int, map[string]any) {

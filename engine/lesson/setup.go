@@ -73,7 +73,7 @@ func (s *Service) Setup(ctx context.Context, l *Lesson) *SetupResult {
 		out.Settings = s.putSettings(ctx, after, out.Settings)
 	}
 	out.Revision = s.Store.Rev()
-	out.Seq = lastSeq(s.record())
+	out.Seq = lastSeq(s.record(""))
 	return out
 }
 

@@ -2,8 +2,12 @@ package session
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/rvplay/rvplay/engine/api"
@@ -73,4 +77,76 @@ func BenchmarkRecordExchange(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		s.record(context.Background(), req, resp, ProtocolKubernetes, start)
 	}
+}
+
+// BenchmarkClassRecordMemory measures what a class's record holds once
+// every ring is full: 200 students, each with their own ring
+// (DefaultRecordPerStudent) full of what a student's lab sends (a lab
+// client's GET and its PUT of a ConfigMap in their namespace, which
+// conflicts, the etcd panel's
+// compaction probe with a browser's User-Agent, a console's etcdctl get),
+// and the session's ring (DefaultRecordSize). Every request's strings are
+// fresh, as the HTTP server makes them. It reports the heap the record
+// holds per class, per exchange kept, and per student.
+func BenchmarkClassRecordMemory(b *testing.B) {
+	const students = 200
+	browser := "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+	var perClass float64
+	for range b.N {
+		s, err := New("class", mvcc.NewMemoryBackend(), Options{NoControllers: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctxs := make([]context.Context, students)
+		for i := range ctxs {
+			id := fmt.Sprintf("student-%03d-x3k9q", i)
+			ctxs[i] = api.WithPrincipal(context.Background(), api.Principal{ID: id, Name: id, Role: api.RoleStudent})
+			ns := `{"metadata":{"name":"` + id + `"}}`
+			s.Serve(context.Background(), &api.Request{Method: "POST", Path: "/api/v1/namespaces", Body: []byte(ns),
+				Header: api.Header{"Content-Type": {"application/json"}}})
+			cm := `{"metadata":{"name":"a"},"data":{"v":"1"}}`
+			s.Serve(ctxs[i], &api.Request{Method: "POST", Path: "/api/v1/namespaces/" + id + "/configmaps", Body: []byte(cm),
+				Header: api.Header{"Content-Type": {"application/json"}}})
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		kept := 0
+		for n := 0; n < students*DefaultRecordPerStudent; n++ {
+			i := n % students
+			id := api.PrincipalFrom(ctxs[i]).ID
+			var req *api.Request
+			switch n / students % 4 {
+			case 0: // a lab client reads
+				req = &api.Request{Method: "GET", Path: strings.Clone("/api/v1/namespaces/" + id + "/configmaps/a"),
+					Header: api.Header{"Accept": {"application/json"}, "User-Agent": {strings.Clone("B/rvplay-lab")}}}
+			case 1: // and writes with a stale resourceVersion (a 409 keeps the store as it is, so the heap is the record's)
+				body := `{"metadata":{"name":"a","resourceVersion":"2"},"data":{"v":"` + fmt.Sprint(n) + `"}}`
+				req = &api.Request{Method: "PUT", Path: strings.Clone("/api/v1/namespaces/" + id + "/configmaps/a"), Body: []byte(body),
+					Header: api.Header{"Content-Type": {"application/json"}, "User-Agent": {strings.Clone("B/rvplay-lab")}}}
+			case 2: // the etcd panel's compaction probe
+				req = &api.Request{Method: "POST", Path: strings.Clone("/v3/kv/range"), Body: []byte(`{"key":"AA==","range_end":"AA==","revision":"2","count_only":true}`),
+					Header: api.Header{"Content-Type": {"application/json"}, "User-Agent": {strings.Clone(browser)}}}
+			default: // the console
+				key := base64.StdEncoding.EncodeToString([]byte(id + "/k1"))
+				req = &api.Request{Method: "POST", Path: strings.Clone("/v3/kv/range"), Body: []byte(`{"key":"` + key + `"}`),
+					Header: api.Header{"Content-Type": {"application/json"}, "User-Agent": {strings.Clone("etcdctl/rvplay-console")}}}
+			}
+			if q := "timeout=34s"; req.Method == "PUT" {
+				req.Query, _ = url.ParseQuery(q)
+			}
+			s.Serve(ctxs[i], req)
+			kept++
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		held := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+		perClass += held
+		kept += DefaultRecordSize // the session's ring holds copies of the last ones
+		b.ReportMetric(held/float64(kept), "B/exchange")
+		runtime.KeepAlive(s)
+		s.Close()
+	}
+	b.ReportMetric(perClass/float64(b.N)/(1<<20), "MiB/class")
+	b.ReportMetric(perClass/float64(b.N)/students/(1<<10), "KiB/student")
 }

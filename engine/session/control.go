@@ -156,5 +156,5 @@ func (s *Session) serveExchanges(ctx context.Context, req *api.Request) *api.Res
 	if items == nil {
 		items = []Exchange{}
 	}
-	return controlJSON(200, map[string]any{"kind": "ExchangeList", "items": items, "last": last, "oldest": s.Record.Oldest()})
+	return controlJSON(200, map[string]any{"kind": "ExchangeList", "items": items, "last": last, "oldest": s.Record.OldestOf(f.Principal)})
 }

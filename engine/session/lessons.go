@@ -8,9 +8,11 @@ import (
 )
 
 // LessonExchanges is the record in the lesson engine's terms (what its
-// predicates and misconception detectors read), oldest first.
-func (s *Session) LessonExchanges() []lesson.Exchange {
-	all, _ := s.Record.Since(0, Filter{}, 0)
+// predicates and misconception detectors read), oldest first: principal's
+// own exchanges (a student's from their own ring), or the session ring's
+// for "".
+func (s *Session) LessonExchanges(principal string) []lesson.Exchange {
+	all, _ := s.Record.Since(0, Filter{Principal: principal}, 0)
 	out := make([]lesson.Exchange, len(all))
 	for i := range all {
 		out[i] = lessonExchange(&all[i])

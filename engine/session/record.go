@@ -1,7 +1,6 @@
 package session
 
 import (
-	"context"
 	"encoding/json"
 	"net/url"
 	"strconv"
@@ -13,9 +12,6 @@ import (
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/lesson"
 )
-
-// DefaultRecordSize is how many exchanges a session keeps.
-const DefaultRecordSize = 2048
 
 // MaxRecordedKey bounds the etcd key and range end an exchange keeps.
 const MaxRecordedKey = 256
@@ -154,128 +150,6 @@ func (w *WatchRecord) end(by string, at time.Time) {
 		w.ended, w.endedBy, w.endTime = true, by, at
 	}
 	w.mu.Unlock()
-}
-
-// Record is a session's bounded ring of exchanges, oldest first out. It
-// grows as exchanges come, up to its size, so that a quiet session holds
-// little (an exchange is about 350 bytes plus its strings).
-type Record struct {
-	mu   sync.Mutex
-	size int
-	ring []Exchange
-	next uint64 // Seq of the next exchange; the first is 1
-	// changed is closed by the next add; made only while someone waits,
-	// so that recording costs no allocation of its own.
-	changed chan struct{}
-}
-
-// NewRecord returns a record that keeps the last size exchanges.
-func NewRecord(size int) *Record {
-	if size <= 0 {
-		size = DefaultRecordSize
-	}
-	return &Record{size: size, next: 1}
-}
-
-// add stores e with the next sequence number and returns it.
-func (r *Record) add(e *Exchange) uint64 {
-	r.mu.Lock()
-	e.Seq = r.next
-	r.next++
-	if len(r.ring) < r.size {
-		r.ring = append(r.ring, *e) // Seq n sits at n-1 until the ring is full
-	} else {
-		r.ring[(e.Seq-1)%uint64(r.size)] = *e
-	}
-	ch := r.changed
-	r.changed = nil
-	r.mu.Unlock()
-	if ch != nil {
-		close(ch)
-	}
-	return e.Seq
-}
-
-// Filter selects exchanges; the zero Filter selects all.
-type Filter struct {
-	// Principal keeps only the exchanges of the principal with this ID.
-	Principal string
-	// Watches keeps only the streams (Kubernetes and etcd watches).
-	Watches bool
-}
-
-func (f Filter) match(e *Exchange) bool {
-	return (f.Principal == "" || e.Principal.ID == f.Principal) && (!f.Watches || e.Watch != nil)
-}
-
-// Since returns the retained exchanges after seq that match f, oldest
-// first, at most limit (0: all), and the sequence number to ask for next.
-// Exchanges that fell out of the ring are simply missing: Oldest tells.
-func (r *Record) Since(seq uint64, f Filter, limit int) ([]Exchange, uint64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	first := r.oldestLocked()
-	if seq+1 > first {
-		first = seq + 1
-	}
-	var out []Exchange
-	last := seq
-	for s := first; s < r.next; s++ {
-		e := &r.ring[(s-1)%uint64(r.size)]
-		last = s
-		if !f.match(e) {
-			continue
-		}
-		out = append(out, *e)
-		if limit > 0 && len(out) >= limit {
-			break
-		}
-	}
-	return out, last
-}
-
-// Oldest is the sequence number of the oldest exchange still kept (Next
-// when there is none).
-func (r *Record) Oldest() uint64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.oldestLocked()
-}
-
-func (r *Record) oldestLocked() uint64 {
-	if n := uint64(r.size); r.next > n {
-		return r.next - n
-	}
-	return 1
-}
-
-// Last is the sequence number of the newest exchange (0 before the first).
-func (r *Record) Last() uint64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.next - 1
-}
-
-// Wait blocks until an exchange after seq exists or ctx ends, and reports
-// which.
-func (r *Record) Wait(ctx context.Context, seq uint64) bool {
-	for {
-		r.mu.Lock()
-		ok := r.next-1 > seq
-		if !ok && r.changed == nil {
-			r.changed = make(chan struct{})
-		}
-		ch := r.changed
-		r.mu.Unlock()
-		if ok {
-			return true
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return false
-		}
-	}
 }
 
 // MarshalJSON renders an exchange for /rvplay/v1/exchanges.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -195,3 +196,64 @@ func TestTheRecordIsBounded(t *testing.T) {
 		t.Fatalf("%d kept, first %d, last %d", len(all), all[0].Seq, lastSeq)
 	}
 }
+
+// A class shares the session's ring, but each student keeps their own
+// last exchanges in a ring of their own: 199 classmates' requests do not
+// push a student's out, and the student's view, their verify and the
+// dashboard read that ring.
+func TestEachStudentKeepsTheirOwnExchanges(t *testing.T) {
+	s := open(t, "t", Options{RecordSize: 8, RecordPerStudent: 3})
+	ada, bob := student("ada"), student("bob")
+	put := func(ctx context.Context, key string) {
+		serveAs(ctx, s, "POST", "/v3/kv/put", fmt.Sprintf(`{"key":%q,"value":"dg=="}`, b64(key)))
+	}
+	put(ada, "ada/1")
+	put(ada, "ada/2")
+	for i := 0; i < 20; i++ {
+		put(bob, fmt.Sprintf("bob/%d", i))
+	}
+	serve(s, "POST", "/v3/kv/put", `{"key":"dA==","value":"dg=="}`) // the teacher's
+
+	session, _ := s.Record.Since(0, Filter{}, 0)
+	if len(session) != 8 || session[0].Seq != 16 {
+		t.Fatalf("the session's ring keeps the last 8: %d from %d", len(session), session[0].Seq)
+	}
+	own, next := s.Record.Since(0, Filter{Principal: "ada"}, 0)
+	if len(own) != 2 || own[0].Key != "ada/1" || own[1].Key != "ada/2" || next != s.Record.Last() {
+		t.Fatalf("ada's own: %+v, next %d", own, next)
+	}
+	if s.Record.OldestOf("ada") != 1 || s.Record.OldestOf("bob") != 20 || s.Record.Oldest() != 16 {
+		t.Fatalf("oldest: ada %d, bob %d, session %d", s.Record.OldestOf("ada"), s.Record.OldestOf("bob"), s.Record.Oldest())
+	}
+	theirs, _ := s.Record.Since(0, Filter{Principal: "bob"}, 0)
+	if len(theirs) != 3 || theirs[2].Key != "bob/19" {
+		t.Fatalf("bob keeps his last 3: %+v", theirs)
+	}
+	// Paging through one's own ring.
+	page, next := s.Record.Since(0, Filter{Principal: "ada"}, 1)
+	if len(page) != 1 || next != 1 {
+		t.Fatalf("a page of 1: %d, next %d", len(page), next)
+	}
+	page, _ = s.Record.Since(next, Filter{Principal: "ada"}, 1)
+	if len(page) != 1 || page[0].Key != "ada/2" {
+		t.Fatalf("the next page: %+v", page)
+	}
+	// What a student asks of the record is read from their ring.
+	var l struct {
+		Items  []json.RawMessage `json:"items"`
+		Oldest uint64            `json:"oldest"`
+	}
+	r := serveAs(ada, s, "GET", "/rvplay/v1/exchanges?since=0", "")
+	if err := json.Unmarshal(r.Body, &l); err != nil || len(l.Items) != 2 || l.Oldest != 1 {
+		t.Fatalf("ada's /exchanges: %s", r.Body)
+	}
+	if got := s.Record.Students(); strings.Join(got, ",") != "ada,bob" {
+		t.Fatalf("students with a ring: %v", got)
+	}
+	// The lesson engine's view of a student is theirs alone.
+	if le := s.LessonExchanges("ada"); len(le) != 2 || le[0].Principal != "ada" {
+		t.Fatalf("lesson exchanges of ada: %+v", le)
+	}
+}
+
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }

@@ -52,9 +52,11 @@ type Options struct {
 	Clock kube.Clock
 	// Settings are the session's initial settings. Nil: DefaultSettings.
 	Settings *Settings
-	// RecordSize is how many exchanges the record keeps (default
-	// DefaultRecordSize).
-	RecordSize int
+	// RecordSize is how many exchanges the record's session ring keeps
+	// (default DefaultRecordSize); RecordPerStudent how many each
+	// student's own ring keeps (default DefaultRecordPerStudent).
+	RecordSize       int
+	RecordPerStudent int
 	// NoControllers leaves the deployment controller out.
 	NoControllers bool
 }
@@ -140,7 +142,7 @@ func NewWithStore(name string, store mvcc.KV, opts Options) (*Session, error) {
 	}
 	gw := etcdgw.NewWithOptions(store, g)
 	s := &Session{Name: name, Store: store, Etcd: gw, Gateway: gw, Control: newControl(),
-		Record: NewRecord(opts.RecordSize), clock: clock, noCtrl: opts.NoControllers}
+		Record: NewRecord(opts.RecordSize, opts.RecordPerStudent), clock: clock, noCtrl: opts.NoControllers}
 	if opts.Kube == nil {
 		opts.Kube = func(name string, store mvcc.KV) api.Handler {
 			return kubeapi.New(kubeapi.Options{Store: store, Kube: kube.Options{Clock: clock}})

@@ -170,23 +170,27 @@ func (h *Handler) serveClass(w http.ResponseWriter, r *http.Request, info Sessio
 	writeJSON(w, http.StatusOK, out)
 }
 
-// addWatches adds each person's watches, from the session's record.
+// addWatches adds each person's watches, from their own exchanges in the
+// session's record.
 func addWatches(people map[string]*ClassPerson, s *session.Session, rev int64) {
-	record, _ := s.Record.Since(0, session.Filter{Watches: true}, 0)
-	ended := map[string]int{}
-	// Newest first: the open watches and the last few that ended.
+	for id, p := range people {
+		record, _ := s.Record.Since(0, session.Filter{Principal: id, Watches: true}, 0)
+		addWatchesOf(p, record, rev)
+	}
+}
+
+// addWatchesOf adds p's open watches and the last few that ended, newest
+// first, from record (theirs, oldest first).
+func addWatchesOf(p *ClassPerson, record []session.Exchange, rev int64) {
+	ended := 0
 	for i := len(record) - 1; i >= 0; i-- {
 		e := &record[i]
-		p := people[e.Principal.ID]
-		if p == nil {
-			continue
-		}
 		sum := e.Watch.Summary()
-		if sum.Ended && ended[p.ID] >= maxEndedWatches || !sum.Ended && len(p.Watches) >= maxOpenWatches+maxEndedWatches {
+		if sum.Ended && ended >= maxEndedWatches || !sum.Ended && len(p.Watches) >= maxOpenWatches+maxEndedWatches {
 			continue
 		}
 		if sum.Ended {
-			ended[p.ID]++
+			ended++
 		}
 		cw := ClassWatch{Seq: e.Seq, Started: e.Time, Protocol: e.Protocol, Client: clientOf(e.UserAgent), Path: e.Path,
 			From: e.RVSent, LastResourceVersion: sum.LastRV, Events: sum.Events, Bookmarks: sum.Bookmarks,

@@ -10,8 +10,9 @@ import (
 )
 
 // A class's misconceptions, counted: the lesson engine's detectors run
-// over the session's record of exchanges, which is in memory and bounded
-// (--exchange-record-size), so what they find is written to storage as it
+// over each student's exchanges (their own ring of the session's record,
+// --exchange-record-per-student), which are in memory and bounded, so what
+// they find is written to storage as it
 // is found: when the teacher's dashboard asks, when results are
 // exported, and before the session's store is unloaded or reset. Each
 // finding is counted once, under the lesson its person was in when the
@@ -84,17 +85,21 @@ func (r *Registry) tallyFindings(name string, s *session.Session, force bool) {
 			return
 		}
 		defer func() { t.next = time.Now().Add(tallyShare * time.Since(start)) }()
-		record := s.LessonExchanges()
-		found := lesson.FindAll(record)
 		var add []sqlite.Finding
-		for _, f := range found {
-			e := &record[f.Index]
-			exchange := t.epoch + "/" + strconv.FormatInt(e.Seq, 10)
-			if t.stored[f.Detector+"/"+exchange] {
-				continue
+		// Each student's own ring: the detectors look at one client of
+		// one person at a time, and a student's ring holds more of theirs
+		// than the session's ring, which the class shares.
+		for _, student := range s.Record.Students() {
+			record := s.LessonExchanges(student)
+			for _, f := range lesson.FindAll(record) {
+				e := &record[f.Index]
+				exchange := t.epoch + "/" + strconv.FormatInt(e.Seq, 10)
+				if t.stored[f.Detector+"/"+exchange] {
+					continue
+				}
+				add = append(add, sqlite.Finding{Detector: f.Detector, Exchange: exchange, Principal: f.Principal,
+					Lesson: c.lessonAt(f.Principal, e.Time), FoundAt: e.Time})
 			}
-			add = append(add, sqlite.Finding{Detector: f.Detector, Exchange: exchange, Principal: f.Principal,
-				Lesson: c.lessonAt(f.Principal, e.Time), FoundAt: e.Time})
 		}
 		if err := r.store.AddFindings(name, add); err != nil {
 			r.opts.Logger.Error("recording the class's findings failed", "session", name, "err", err)
