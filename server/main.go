@@ -122,6 +122,8 @@ func run() error {
 		"how many exchanges each session keeps in its record's session ring, whoever sent them (GET /s/<session>/rvplay/v1/exchanges)")
 	recordPerStudent := flag.Int("exchange-record-per-student", session.DefaultRecordPerStudent,
 		"how many of their own exchanges each student of a guarded session keeps in a ring of their own, beside the session's ring (their lesson checks, their misconceptions and their watches on the dashboard read it)")
+	recordPerClass := flag.Int("exchange-record-per-class", session.DefaultRecordStudents,
+		"how many exchanges the students' own rings of one session hold together: past it, every student's ring is halved to make room for a new student (a student beyond it has no ring of their own)")
 	if err := parseFlags(flag.CommandLine, os.Args[1:], osEnv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -177,6 +179,7 @@ func run() error {
 	opts.Session.Settings = &settings
 	opts.Session.RecordSize = *recordSize
 	opts.Session.RecordPerStudent = *recordPerStudent
+	opts.Session.RecordStudents = *recordPerClass
 	opts.Session.Store.CatchUp = mvcc.NewCatchUpLimiter(*catchUps)
 	opts.Session.Store.MaxWatchers = *perSession
 	opts.Session.Gateway.MaxWatchersPerStream = *perStream

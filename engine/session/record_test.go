@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/kube"
+	"github.com/rvplay/rvplay/engine/lesson"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
@@ -257,3 +259,98 @@ func TestEachStudentKeepsTheirOwnExchanges(t *testing.T) {
 }
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+// A student who got their 409 keeps it in their own ring while 200
+// classmates send ten times what the session's ring holds: their verify
+// still finds it, though the session's ring lost it long ago.
+func TestAStudentsExchangesSurviveTwoHundredClassmates(t *testing.T) {
+	def := `{"slug":"race","steps":[{"id":"conflict","actions":[{"id":"p","run":"kubectl replace -f cm.yaml"}],"solution":["p"],
+		"verify":{"exchange":{"verb":"update","resource":"configmaps","name":"x","status":409,"reason":"Conflict"}}}]}`
+	c, err := lesson.Load(fstest.MapFS{"01-race/lesson.json": {Data: []byte(def)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, "class", Options{Lessons: c, NoControllers: true})
+	ada := student("ada")
+	serveAs(ada, s, "POST", cmPath, `{"metadata":{"name":"x"},"data":{"v":"1"}}`)
+	stale := last(t, s).RV
+	serveAs(ada, s, "PUT", cmPath+"/x", fmt.Sprintf(`{"metadata":{"name":"x","resourceVersion":%q},"data":{"v":"2"}}`, stale))
+	if r := serveAs(ada, s, "PUT", cmPath+"/x", fmt.Sprintf(`{"metadata":{"name":"x","resourceVersion":%q},"data":{"v":"3"}}`, stale)); r.Status != 409 {
+		t.Fatalf("ada's stale update: %d %s", r.Status, r.Body)
+	}
+	conflict := last(t, s).Seq
+
+	var class []context.Context
+	for i := range 200 {
+		class = append(class, student(fmt.Sprintf("student-%03d", i)))
+	}
+	for range 100 {
+		for _, ctx := range class {
+			serveAs(ctx, s, "GET", cmPath+"/x", "")
+		}
+	}
+	if s.Record.Oldest() <= conflict {
+		t.Fatalf("the session's ring still holds ada's 409 (oldest %d, the 409 %d): the test shows nothing", s.Record.Oldest(), conflict)
+	}
+	verify := func(ctx context.Context) string {
+		return string(serveAs(ctx, s, "POST", "/rvplay/v1/lessons/race/steps/1/verify", `{}`).Body)
+	}
+	if got := verify(ada); !strings.Contains(got, `"passed":true`) {
+		t.Fatalf("ada's verify after 20,000 exchanges of her classmates: %s", got)
+	}
+	if got := verify(class[7]); !strings.Contains(got, `"passed":false`) {
+		t.Fatalf("a classmate who only read passes on ada's 409: %s", got)
+	}
+	if own, _ := s.Record.Since(0, Filter{Principal: "student-007"}, 0); len(own) != 100 {
+		t.Fatalf("a classmate keeps their own 100 reads: %d", len(own))
+	}
+}
+
+// However many come, the record holds no more than its session ring and
+// the students' budget: a student keeps their last perStudent exchanges
+// while the class fits the budget, fewer (halved) as more join, and a
+// student beyond the budget has their exchanges in the session's ring
+// only.
+func TestTheRecordKeepsItsBoundWhateverTheClassSize(t *testing.T) {
+	const size, perStudent, budget = 16, 8, 64
+	r := NewRecord(size, perStudent, budget)
+	send := func(id string, n int) {
+		for range n {
+			r.add(&Exchange{Principal: api.Principal{ID: id, Role: api.RoleStudent}, Key: id})
+			if held := r.held(); held > size+budget {
+				t.Fatalf("after %s's exchange the record has room for %d, more than %d", id, held, size+budget)
+			}
+		}
+	}
+	keeps := func(id string) int {
+		own, _ := r.Since(0, Filter{Principal: id}, 0)
+		return len(own)
+	}
+	for i := range 8 { // the class fits: 8 × 8 = 64
+		send(fmt.Sprintf("s%d", i), 20)
+	}
+	if keeps("s0") != 8 || keeps("s7") != 8 {
+		t.Fatalf("a class that fits keeps %d each", keeps("s0"))
+	}
+	send("s8", 1) // a 9th halves everyone's ring
+	if keeps("s0") != 4 || keeps("s8") != 1 {
+		t.Fatalf("9 students: s0 keeps %d, s8 %d", keeps("s0"), keeps("s8"))
+	}
+	own, _ := r.Since(0, Filter{Principal: "s0"}, 0)
+	if own[3].Seq != 20 {
+		t.Fatalf("s0 keeps their last ones: newest %d", own[3].Seq)
+	}
+	for i := 9; i < 1000; i++ {
+		send(fmt.Sprintf("s%d", i), 3)
+	}
+	if n := len(r.Students()); n != budget {
+		t.Fatalf("%d students have a ring, the budget has room for %d", n, budget)
+	}
+	if keeps("s0") != 1 || keeps("s63") != 1 {
+		t.Fatalf("64 students keep %d and %d each", keeps("s0"), keeps("s63"))
+	}
+	// s999 has no ring: what the session's ring holds of them.
+	if keeps("s999") != 3 || r.OldestOf("s999") != r.Oldest() {
+		t.Fatalf("a student beyond the budget: %d kept, oldest %d", keeps("s999"), r.OldestOf("s999"))
+	}
+}

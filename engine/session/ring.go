@@ -16,22 +16,34 @@ const DefaultRecordSize = 2048
 // of a class keeps: a lesson step's exchanges and the background of a lab
 // (its compaction probe every 3 s) for a quarter of an hour and more, so
 // that a student's verify finds their last exchanges however much the
-// other 199 of a class send. A class of 200 whose every ring is full holds
-// about 45 MB (BENCHMARKS.md).
+// other 199 of a class send.
 const DefaultRecordPerStudent = 512
+
+// DefaultRecordStudents is how many exchanges the students' own rings of
+// one session hold together: a class of 200 with full rings, about 55 MB
+// (BENCHMARKS.md).
+const DefaultRecordStudents = 200 * DefaultRecordPerStudent
 
 // Record is a session's record of exchanges. It keeps them in bounded
 // rings, oldest first out: the session's ring holds the last exchanges of
 // everyone, and each student (api.RoleStudent) has a ring of their own
 // that holds their last ones, so that a class's traffic cannot push a
 // student's own recent exchanges out before their verify or the
-// dashboard reads them. Rings grow as exchanges come, up to their size,
-// so a quiet session holds little (an exchange is about 400 bytes with
-// its strings).
+// dashboard reads them.
+//
+// What the record holds is bounded whoever comes: the students' rings
+// share one budget: each keeps perStudent of their last exchanges while
+// the class fits (k students, k*perStudent <= budget), half of that once
+// the class is up to twice as large, and so on (a new student shrinks
+// the others' rings to make room); a student beyond budget students has
+// no ring (their exchanges are in the session's ring only). Rings grow as
+// exchanges come, up to their size, so a quiet session holds little (an
+// exchange is about 400 bytes with its strings).
 type Record struct {
 	mu         sync.Mutex
 	all        ring
 	perStudent int
+	budget     int // exchanges the students' rings hold together
 	students   map[string]*ring
 	next       uint64 // Seq of the next exchange; the first is 1
 	// changed is closed by the next add; made only while someone waits,
@@ -40,19 +52,25 @@ type Record struct {
 }
 
 // NewRecord returns a record whose session ring keeps the last size
-// exchanges (DefaultRecordSize if size <= 0) and each student's ring
-// their last perStudent (DefaultRecordPerStudent if perStudent <= 0).
-func NewRecord(size, perStudent int) *Record {
+// exchanges (DefaultRecordSize if size <= 0), each student's ring their
+// last perStudent (DefaultRecordPerStudent if perStudent <= 0), and the
+// students' rings together at most students exchanges
+// (DefaultRecordStudents if students <= 0).
+func NewRecord(size, perStudent, students int) *Record {
 	if size <= 0 {
 		size = DefaultRecordSize
 	}
 	if perStudent <= 0 {
 		perStudent = DefaultRecordPerStudent
 	}
-	return &Record{all: ring{size: size}, perStudent: perStudent, next: 1}
+	if students <= 0 {
+		students = DefaultRecordStudents
+	}
+	return &Record{all: ring{size: size}, perStudent: perStudent, budget: students, next: 1}
 }
 
-// ring is a bounded ring of exchanges in Seq order.
+// ring is a bounded ring of exchanges in Seq order. Its buffer never
+// holds more slots than its size: what it holds is what it may hold.
 type ring struct {
 	size  int
 	items []Exchange // grows to size, then wraps
@@ -61,11 +79,29 @@ type ring struct {
 
 func (r *ring) push(e *Exchange) {
 	if len(r.items) < r.size {
+		if len(r.items) == cap(r.items) {
+			grown := make([]Exchange, len(r.items), min(max(2*cap(r.items), 4), r.size))
+			copy(grown, r.items)
+			r.items = grown
+		}
 		r.items = append(r.items, *e)
 		return
 	}
 	r.items[r.head] = *e
 	r.head = (r.head + 1) % r.size
+}
+
+// shrink makes the ring keep only its last size exchanges from now on,
+// in a buffer of that size.
+func (r *ring) shrink(size int) {
+	if size >= r.size {
+		return
+	}
+	kept := make([]Exchange, 0, size)
+	for i := max(r.len()-size, 0); i < r.len(); i++ {
+		kept = append(kept, *r.at(i))
+	}
+	r.size, r.items, r.head = size, kept, 0
 }
 
 func (r *ring) len() int { return len(r.items) }
@@ -85,15 +121,9 @@ func (r *Record) add(e *Exchange) uint64 {
 	r.next++
 	r.all.push(e)
 	if e.Principal.Role == api.RoleStudent {
-		own := r.students[e.Principal.ID]
-		if own == nil {
-			if r.students == nil {
-				r.students = map[string]*ring{}
-			}
-			own = &ring{size: r.perStudent}
-			r.students[e.Principal.ID] = own
+		if own := r.studentRing(e.Principal.ID); own != nil {
+			own.push(e)
 		}
-		own.push(e)
 	}
 	ch := r.changed
 	r.changed = nil
@@ -102,6 +132,45 @@ func (r *Record) add(e *Exchange) uint64 {
 		close(ch)
 	}
 	return e.Seq
+}
+
+// studentRing is id's own ring, made if the class's budget has room for
+// one more. Every student's ring has the same size, perStudent halved
+// until the class fits the budget: a new student who does not fit halves
+// the others' rings, so that shrinking costs O(budget) at most
+// log2(perStudent) times in a session, not at every join.
+func (r *Record) studentRing(id string) *ring {
+	if own := r.students[id]; own != nil {
+		return own
+	}
+	share := r.perStudent
+	for share > 0 && share*(len(r.students)+1) > r.budget {
+		share /= 2
+	}
+	if share == 0 {
+		return nil
+	}
+	if r.students == nil {
+		r.students = map[string]*ring{}
+	}
+	for _, other := range r.students {
+		other.shrink(share)
+	}
+	own := &ring{size: share}
+	r.students[id] = own
+	return own
+}
+
+// held is how many exchanges the record's buffers have room for: what
+// it may hold at most.
+func (r *Record) held() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := cap(r.all.items)
+	for _, own := range r.students {
+		n += cap(own.items)
+	}
+	return n
 }
 
 // Filter selects exchanges; the zero Filter selects all.

@@ -54,9 +54,12 @@ type Options struct {
 	Settings *Settings
 	// RecordSize is how many exchanges the record's session ring keeps
 	// (default DefaultRecordSize); RecordPerStudent how many each
-	// student's own ring keeps (default DefaultRecordPerStudent).
+	// student's own ring keeps (default DefaultRecordPerStudent);
+	// RecordStudents how many the students' rings hold together (default
+	// DefaultRecordStudents).
 	RecordSize       int
 	RecordPerStudent int
+	RecordStudents   int
 	// NoControllers leaves the deployment controller out.
 	NoControllers bool
 }
@@ -142,7 +145,7 @@ func NewWithStore(name string, store mvcc.KV, opts Options) (*Session, error) {
 	}
 	gw := etcdgw.NewWithOptions(store, g)
 	s := &Session{Name: name, Store: store, Etcd: gw, Gateway: gw, Control: newControl(),
-		Record: NewRecord(opts.RecordSize, opts.RecordPerStudent), clock: clock, noCtrl: opts.NoControllers}
+		Record: NewRecord(opts.RecordSize, opts.RecordPerStudent, opts.RecordStudents), clock: clock, noCtrl: opts.NoControllers}
 	if opts.Kube == nil {
 		opts.Kube = func(name string, store mvcc.KV) api.Handler {
 			return kubeapi.New(kubeapi.Options{Store: store, Kube: kube.Options{Clock: clock}})
