@@ -10,7 +10,10 @@ import (
 	"github.com/rvplay/rvplay/internal/etcdtest"
 )
 
-var benchDuration = flag.Duration("gatewayload.duration", 3*time.Second, "how long each workload runs on each system")
+var (
+	benchDuration = flag.Duration("gatewayload.duration", 3*time.Second, "how long each workload runs on each system")
+	benchKine     = flag.Bool("gatewayload.kine", true, "BenchmarkGRPCVsEtcd runs kine too (built the first time: minutes)")
+)
 
 // BenchmarkGatewayVsEtcd drives a real etcd's gateway and rvplay's (server
 // binary, SQLite) with the same workloads and reports, per workload,
@@ -18,24 +21,31 @@ var benchDuration = flag.Duration("gatewayload.duration", 3*time.Second, "how lo
 // sub-benchmark runs for a fixed time whatever b.N is; use -benchtime 1x.
 func BenchmarkGatewayVsEtcd(b *testing.B) {
 	etcdtest.Require(b)
-	compareAll(b, APIGateway)
+	compareAll(b, APIGateway, false)
 }
 
 // BenchmarkGRPCVsEtcd is BenchmarkGatewayVsEtcd through etcd's gRPC API
-// with clientv3, against etcd 3.6 (built from the module proxy the first
-// time, into the reference programs' cache).
+// with clientv3, against etcd 3.6 and kine on SQLite (both built from the
+// module proxy the first time, into the reference programs' cache).
 func BenchmarkGRPCVsEtcd(b *testing.B) {
 	if _, err := DefaultEtcd(APIGRPC); err != nil {
 		b.Skipf("cannot build etcd 3.6 here: %v", err)
 	}
-	compareAll(b, APIGRPC)
+	withKine := *benchKine
+	if withKine {
+		if _, err := KineBinary(); err != nil {
+			b.Logf("without kine, which cannot be built here: %v", err)
+			withKine = false
+		}
+	}
+	compareAll(b, APIGRPC, withKine)
 }
 
-func compareAll(b *testing.B, api API) {
+func compareAll(b *testing.B, api API, withKine bool) {
 	cfg := DefaultConfig()
 	cfg.Duration = *benchDuration
 	ctx := context.Background()
-	s, err := StartSystems(ctx, b.TempDir(), cfg, api, "")
+	s, err := StartSystems(ctx, b.TempDir(), cfg, api, "", withKine)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -43,7 +53,7 @@ func compareAll(b *testing.B, api API) {
 	PrintHeader(os.Stdout)
 	for _, name := range Workloads {
 		b.Run(name, func(b *testing.B) {
-			etcd, rvplay, err := Compare(ctx, os.Stdout, name, s, cfg)
+			etcd, rvplay, kine, err := Compare(ctx, os.Stdout, name, s, cfg)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -56,6 +66,11 @@ func compareAll(b *testing.B, api API) {
 			b.ReportMetric(ms(etcd.Quantile(.99)), "etcd-p99-ms")
 			b.ReportMetric(ms(rvplay.Quantile(.5)), "rvplay-p50-ms")
 			b.ReportMetric(ms(rvplay.Quantile(.99)), "rvplay-p99-ms")
+			if s.Kine != nil {
+				b.ReportMetric(kine.OpsPerSec(), "kine-ops/s")
+				b.ReportMetric(rvplay.OpsPerSec()/kine.OpsPerSec(), "kine-ops-ratio")
+				b.ReportMetric(ms(kine.Quantile(.99)), "kine-p99-ms")
+			}
 		})
 	}
 }

@@ -19,6 +19,10 @@ type GRPC struct {
 	endpoint string
 	c        *clientv3.Client
 	streams  atomic.Int64
+
+	// putsOneByOne: the server takes no txn of several puts (kine serves
+	// only the txn shapes kube-apiserver sends), so PutAll puts each key.
+	putsOneByOne bool
 }
 
 // NewGRPC connects clientv3 to endpoint (host:port).
@@ -65,6 +69,14 @@ func (g *GRPC) PutIfUnchanged(ctx context.Context, key []byte, modRev int64, val
 }
 
 func (g *GRPC) PutAll(ctx context.Context, keys [][]byte, value []byte) error {
+	if g.putsOneByOne {
+		for _, k := range keys {
+			if err := g.Put(ctx, k, value); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	ops := make([]clientv3.Op, len(keys))
 	for i, k := range keys {
 		ops[i] = clientv3.OpPut(string(k), string(value))

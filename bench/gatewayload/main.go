@@ -26,10 +26,12 @@ const (
 	APIGRPC    API = "grpc"    // the gRPC API with clientv3
 )
 
-// Systems are the two systems of one run, reached through one API.
+// Systems are the systems of one run, reached through one API: etcd,
+// rvplay, and through gRPC kine when asked for.
 type Systems struct {
 	API          API
 	Etcd, Rvplay Client
+	Kine         Client // nil unless started
 	EtcdVersion  string
 	stop         func()
 }
@@ -54,11 +56,15 @@ func DefaultEtcd(api API) (string, error) {
 }
 
 // StartSystems starts a fresh etcd (etcdBin; empty: DefaultEtcd) and a
-// fresh rvplay server (SQLite) in dir, builds the server binary if needed,
-// connects to both through api and prefills both.
-func StartSystems(ctx context.Context, dir string, cfg Config, api API, etcdBin string) (*Systems, error) {
+// fresh rvplay server (SQLite) in dir, and with withKine (gRPC only) kine,
+// builds the binaries if needed, connects to each through api and
+// prefills them.
+func StartSystems(ctx context.Context, dir string, cfg Config, api API, etcdBin string, withKine bool) (*Systems, error) {
 	if api != APIGateway && api != APIGRPC {
 		return nil, fmt.Errorf("unknown API %q (gateway or grpc)", api)
+	}
+	if withKine && api != APIGRPC {
+		return nil, errors.New("kine serves etcd's gRPC API only, not its JSON gateway")
 	}
 	var err error
 	if etcdBin == "" {
@@ -110,12 +116,36 @@ func StartSystems(ctx context.Context, dir string, cfg Config, api API, etcdBin 
 			return nil, err
 		}
 	}
+	if withKine {
+		kbin, err := KineBinary()
+		var k *kine
+		if err == nil {
+			k, err = startKine(kbin, filepath.Join(dir, "kine"))
+		}
+		var kc *GRPC
+		if err == nil {
+			if kc, err = NewGRPC("kine", k.Addr); err != nil {
+				k.Stop()
+			}
+		}
+		if err != nil {
+			s.Etcd.Close()
+			s.Rvplay.Close()
+			stopServers()
+			return nil, err
+		}
+		kc.putsOneByOne = true
+		s.Kine = kc
+		prev := stopServers
+		stopServers = func() { k.Stop(); prev() }
+	}
 	s.stop = func() {
-		s.Etcd.Close()
-		s.Rvplay.Close()
+		for _, c := range s.all() {
+			c.Close()
+		}
 		stopServers()
 	}
-	for _, c := range []Client{s.Etcd, s.Rvplay} {
+	for _, c := range s.all() {
 		if err := Prefill(ctx, c, cfg); err != nil {
 			s.Stop()
 			return nil, err
@@ -124,7 +154,15 @@ func StartSystems(ctx context.Context, dir string, cfg Config, api API, etcdBin 
 	return s, nil
 }
 
-// Stop ends both servers.
+// all are the systems started, in the order they run.
+func (s *Systems) all() []Client {
+	if s.Kine != nil {
+		return []Client{s.Etcd, s.Rvplay, s.Kine}
+	}
+	return []Client{s.Etcd, s.Rvplay}
+}
+
+// Stop ends the servers.
 func (s *Systems) Stop() { s.stop() }
 
 // Workload names in the order they run.
@@ -150,25 +188,27 @@ func RunWorkload(ctx context.Context, name string, g Client, cfg Config) (Result
 // both systems alike.
 const rounds = 3
 
-// Compare runs a workload on etcd and on rvplay, alternating in rounds,
-// and prints both and the ratios rvplay/etcd.
-func Compare(ctx context.Context, w io.Writer, name string, s *Systems, cfg Config) (etcd, rvplay Result, err error) {
+// Compare runs a workload on etcd, on rvplay and on kine if started,
+// alternating in rounds, and prints each and the ratios of rvplay to the
+// others.
+func Compare(ctx context.Context, w io.Writer, name string, s *Systems, cfg Config) (etcd, rvplay, kine Result, err error) {
 	part := cfg
 	part.Duration = cfg.Duration / rounds
+	acc := []*Result{&etcd, &rvplay, &kine}
 	for i := 0; i < rounds; i++ {
-		for _, x := range []struct {
-			g   Client
-			acc *Result
-		}{{s.Etcd, &etcd}, {s.Rvplay, &rvplay}} {
-			r, err := RunWorkload(ctx, name, x.g, part)
+		for j, c := range s.all() {
+			r, err := RunWorkload(ctx, name, c, part)
 			if err != nil {
-				return etcd, rvplay, err
+				return etcd, rvplay, kine, fmt.Errorf("%s: %w", c.Name(), err)
 			}
-			x.acc.merge(r)
+			acc[j].merge(r)
 		}
 	}
 	PrintRow(w, name, etcd, rvplay)
-	return etcd, rvplay, nil
+	if s.Kine != nil {
+		PrintKineRow(w, name, kine, rvplay)
+	}
+	return etcd, rvplay, kine, nil
 }
 
 // PrintHeader and PrintRow write the comparison table.
@@ -181,6 +221,13 @@ func PrintRow(w io.Writer, name string, etcd, rvplay Result) {
 	fmt.Fprintf(w, "%-6s %-7s %10.0f %9s %9s %7d |\n", name, "etcd", etcd.OpsPerSec(), ms(etcd.Quantile(.5)), ms(etcd.Quantile(.99)), etcd.Errors)
 	fmt.Fprintf(w, "%-6s %-7s %10.0f %9s %9s %7d | ops/s %.2fx  p50 %.2fx  p99 %.2fx\n", name, "rvplay", rvplay.OpsPerSec(), ms(rvplay.Quantile(.5)), ms(rvplay.Quantile(.99)), rvplay.Errors,
 		rvplay.OpsPerSec()/etcd.OpsPerSec(), ratio(rvplay.Quantile(.5), etcd.Quantile(.5)), ratio(rvplay.Quantile(.99), etcd.Quantile(.99)))
+}
+
+// PrintKineRow writes kine's row and the ratios rvplay/kine.
+func PrintKineRow(w io.Writer, name string, kine, rvplay Result) {
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/1e6) }
+	fmt.Fprintf(w, "%-6s %-7s %10.0f %9s %9s %7d | rvplay/kine: ops/s %.2fx  p50 %.2fx  p99 %.2fx\n", name, "kine", kine.OpsPerSec(), ms(kine.Quantile(.5)), ms(kine.Quantile(.99)), kine.Errors,
+		rvplay.OpsPerSec()/kine.OpsPerSec(), ratio(rvplay.Quantile(.5), kine.Quantile(.5)), ratio(rvplay.Quantile(.99), kine.Quantile(.99)))
 }
 
 func ratio(a, b time.Duration) float64 {
@@ -199,6 +246,7 @@ func main() {
 	flag.IntVar(&cfg.Watchers, "watchers", cfg.Watchers, "watch streams in the watch workload")
 	flag.Float64Var(&cfg.WriteRate, "write-rate", cfg.WriteRate, "writes per second in the watch workload")
 	api := flag.String("api", string(APIGateway), "the etcd API to go through: gateway (JSON over HTTP) or grpc (clientv3)")
+	withKine := flag.Bool("kine", false, "with -api grpc, also run kine on SQLite (k3s's etcd shim, built from the module proxy the first time: minutes)")
 	etcdBin := flag.String("etcd", "", "the etcd binary to compare with (default: Debian's etcd 3.4 for the gateway, etcd 3.6 built from the module proxy for gRPC)")
 	only := flag.String("workloads", strings.Join(Workloads, ","), "comma-separated workloads to run")
 	target := flag.String("target", "", "drive only this running server, no etcd and no comparison, for profiling a server started with --debug-addr: a gateway's URL (http://127.0.0.1:8080/s/demo) or, with -api grpc, a gRPC host:port")
@@ -207,21 +255,21 @@ func main() {
 	if *target != "" {
 		err = runTarget(cfg, API(*api), *target, strings.Split(*only, ","))
 	} else {
-		err = run(cfg, API(*api), *etcdBin, strings.Split(*only, ","))
+		err = run(cfg, API(*api), *etcdBin, *withKine, strings.Split(*only, ","))
 	}
 	if err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(cfg Config, api API, etcdBin string, workloads []string) error {
+func run(cfg Config, api API, etcdBin string, withKine bool, workloads []string) error {
 	dir, err := os.MkdirTemp("", "gatewayload-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
-	s, err := StartSystems(ctx, dir, cfg, api, etcdBin)
+	s, err := StartSystems(ctx, dir, cfg, api, etcdBin, withKine)
 	if err != nil {
 		return err
 	}
@@ -229,9 +277,12 @@ func run(cfg Config, api API, etcdBin string, workloads []string) error {
 	fmt.Printf("gatewayload: %v per workload and system, %d clients, %d keys, %d-byte values, %d watchers at %.0f writes/s\n",
 		cfg.Duration, cfg.Clients, cfg.Keys, cfg.ValueBytes, cfg.Watchers, cfg.WriteRate)
 	fmt.Printf("through %s: rvplay, server binary on SQLite (%s); etcd %s (%s)\n", s.API, s.Rvplay.Endpoint(), s.EtcdVersion, s.Etcd.Endpoint())
+	if s.Kine != nil {
+		fmt.Printf("kine on SQLite (%s)\n", s.Kine.Endpoint())
+	}
 	PrintHeader(os.Stdout)
 	for _, name := range workloads {
-		if _, _, err := Compare(ctx, os.Stdout, strings.TrimSpace(name), s, cfg); err != nil {
+		if _, _, _, err := Compare(ctx, os.Stdout, strings.TrimSpace(name), s, cfg); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/rvplay/rvplay/internal/refbuild"
+	"github.com/rvplay/rvplay/internal/rvplaytest"
+)
+
+// kine is k3s's etcd shim on SQLite (github.com/k3s-io/kine), the gRPC
+// comparison's third system: built from the module proxy by the wrapper
+// module in testdata/kine (cgo, so SQLite is mattn/go-sqlite3 as k3s ships
+// it) into the reference programs' cache, run with its default SQLite
+// datastore (WAL, SQLite's default synchronous=FULL) in a fresh directory.
+type kine struct {
+	Addr string // host:port of its etcd gRPC API
+	cmd  *exec.Cmd
+	log  *os.File
+	done chan struct{}
+}
+
+// KineBinary builds kine once per wrapper module and Go version.
+func KineBinary() (string, error) {
+	root, err := rvplaytest.ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	bin, built, err := refbuild.Binary(filepath.Join(root, "bench/gatewayload/testdata/kine"), "kine")
+	if built > 0 {
+		fmt.Fprintf(os.Stderr, "gatewayload: built kine in %v\n", built.Round(time.Second))
+	}
+	return bin, err
+}
+
+// startKine starts kine on a free loopback port with its data in dir and
+// waits until its gRPC API answers.
+func startKine(bin, dir string) (*kine, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := l.Addr().String()
+	l.Close()
+	log, err := os.Create(filepath.Join(dir, "kine.log"))
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "--listen-address", addr, "--metrics-bind-address", "0")
+	cmd.Dir = dir // its default datastore is ./db/state.db
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return nil, err
+	}
+	k := &kine{Addr: addr, cmd: cmd, log: log, done: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		close(k.done)
+	}()
+	c, err := NewGRPC("kine", addr)
+	if err == nil {
+		defer c.Close()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			_, err = c.Get(ctx, []byte("/ready"))
+			cancel()
+			if err == nil || time.Now().After(deadline) {
+				break
+			}
+			select {
+			case <-k.done:
+				err = errors.New("kine exited at start")
+			case <-time.After(50 * time.Millisecond):
+				continue
+			}
+			break
+		}
+	}
+	if err != nil {
+		k.Stop()
+		out, _ := os.ReadFile(log.Name())
+		return nil, fmt.Errorf("kine: %v\n%s", err, out)
+	}
+	return k, nil
+}
+
+// Stop ends kine.
+func (k *kine) Stop() {
+	k.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-k.done:
+	case <-time.After(10 * time.Second):
+		k.cmd.Process.Kill()
+		<-k.done
+	}
+	k.log.Close()
+}
