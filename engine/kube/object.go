@@ -29,6 +29,8 @@ func DecodeObject(b []byte) (Object, error) {
 }
 
 // meta returns o.metadata, creating it when absent.
+//
+//go:noinline
 func meta(o Object) map[string]any {
 	m, ok := o["metadata"].(map[string]any)
 	if !ok {
@@ -38,6 +40,7 @@ func meta(o Object) map[string]any {
 	return m
 }
 
+//go:noinline
 func str(m map[string]any, k string) string {
 	s, _ := m[k].(string)
 	return s
