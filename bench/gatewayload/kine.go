@@ -10,9 +10,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
-
-	"github.com/rvplay/rvplay/internal/refbuild"
-	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
 
 // kine is k3s's etcd shim on SQLite (github.com/k3s-io/kine), the gRPC
@@ -29,15 +26,7 @@ type kine struct {
 
 // KineBinary builds kine once per wrapper module and Go version.
 func KineBinary() (string, error) {
-	root, err := rvplaytest.ModuleRoot()
-	if err != nil {
-		return "", err
-	}
-	bin, built, err := refbuild.Binary(filepath.Join(root, "bench/gatewayload/testdata/kine"), "kine")
-	if built > 0 {
-		fmt.Fprintf(os.Stderr, "gatewayload: built kine in %v\n", built.Round(time.Second))
-	}
-	return bin, err
+	return referenceBinary("bench/gatewayload/testdata/kine", "kine")
 }
 
 // startKine starts kine on a free loopback port with its data in dir and

@@ -38,19 +38,25 @@ type Systems struct {
 
 // DefaultEtcd is the etcd binary an API is compared with: Debian's etcd
 // 3.4 for the gateway (its figures in BENCHMARKS.md were measured with
-// it), etcd 3.6 built from the module proxy for gRPC (the etcd
-// kube-apiserver 1.34 is tested with, and the differential tests' own).
+// it), etcd 3.6 built from the module proxy for gRPC (the differential
+// tests' own).
 func DefaultEtcd(api API) (string, error) {
 	if api == APIGateway {
 		return etcdtest.Binary()
 	}
+	return referenceBinary("test/kubediff/testdata/etcd36", "etcd36")
+}
+
+// referenceBinary builds (once per inputs) the wrapper module at dir,
+// relative to the repository's root, into the reference programs' cache.
+func referenceBinary(dir, name string) (string, error) {
 	root, err := rvplaytest.ModuleRoot()
 	if err != nil {
 		return "", err
 	}
-	bin, built, err := refbuild.Binary(filepath.Join(root, "test/kubediff/testdata/etcd36"), "etcd36")
+	bin, built, err := refbuild.Binary(filepath.Join(root, dir), name)
 	if built > 0 {
-		fmt.Fprintf(os.Stderr, "gatewayload: built etcd 3.6 in %v\n", built.Round(time.Second))
+		fmt.Fprintf(os.Stderr, "gatewayload: built %s in %v\n", name, built.Round(time.Second))
 	}
 	return bin, err
 }
