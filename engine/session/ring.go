@@ -2,7 +2,7 @@ package session
 
 import (
 	"context"
-	"sort"
+	"slices"
 	"sync"
 
 	"github.com/rvplay/rvplay/engine/api"
@@ -111,7 +111,15 @@ func (r *ring) at(i int) *Exchange { return &r.items[(r.head+i)%len(r.items)] }
 
 // after is the position of the first exchange with a Seq above seq.
 func (r *ring) after(seq uint64) int {
-	return sort.Search(r.len(), func(i int) bool { return r.at(i).Seq > seq })
+	lo, hi := 0, r.len()
+	for lo < hi {
+		if mid := int(uint(lo+hi) >> 1); r.at(mid).Seq > seq {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
 }
 
 // add stores e with the next sequence number and returns it.
@@ -248,7 +256,7 @@ func (r *Record) Students() []string {
 	for id := range r.students {
 		out = append(out, id)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
