@@ -52,7 +52,11 @@ func (reg *Registry) listCached(ctx context.Context, c *cacher, r *Resource, pre
 		if !c.serves(q.withRev) {
 			return nil, false, nil
 		}
-		return c.list(r, m, prefix, q.startKey, q.withRev, q.limit), true, nil
+		limit := q.limit
+		if q.zero {
+			limit = 0 // a continue token with "0": the rest, in one page
+		}
+		return c.list(r, m, prefix, q.startKey, q.withRev, limit), true, nil
 	case q.consistent:
 		if err := c.waitFresh(ctx, reg.kv.Rev()); err != nil {
 			if ctx.Err() != nil {

@@ -133,3 +133,20 @@ func TestWatchCacheOffIsTheStoresBehaviour(t *testing.T) {
 		}
 	})
 }
+
+// A continue token with resourceVersion "0" (tolerated) is served from the
+// cache at the token's revision, and the rest comes in one page: the cache
+// ignores a "0" list's limit there too, as sample-apiserver's does.
+func TestAContinueTokenWithResourceVersionZeroGetsTheRestFromTheCache(t *testing.T) {
+	f := newFixture(t)
+	f.fill(t, 3)
+	first, err := f.s.List(f.ctx, configmaps, "default", ListOptions{Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.create(t, configmaps, "default", cm("later", nil))
+	l, err := f.s.List(f.ctx, configmaps, "default", ListOptions{Limit: 1, Continue: first.Metadata.Continue, ResourceVersion: "0"})
+	if err != nil || names(l) != "cm-01,cm-02" || l.Metadata.Continue != "" || l.Metadata.ResourceVersion != first.Metadata.ResourceVersion {
+		t.Fatalf("%s %+v %v", names(l), l.Metadata, err)
+	}
+}

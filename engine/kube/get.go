@@ -23,13 +23,17 @@ func (reg *Registry) getKV(ctx context.Context, r *Resource, ns, name, rv string
 	if err := reg.bootstrap(ctx); err != nil {
 		return nil, err
 	}
+	c := reg.cacherFor(r)
 	minRV, err := parseRV(rv)
 	if err != nil {
+		if c != nil {
+			return nil, err // kube's cacher parses it first: a plain error, a 500
+		}
 		return nil, NewBadRequest("invalid resource version: " + err.Error())
 	}
 	var kv *mvcc.KeyValue
 	var cur int64
-	if c := reg.cacherFor(r); c != nil && rv != "" {
+	if c != nil && rv != "" {
 		kv, _, err = reg.getFromCache(ctx, c, r.Key(ns, name), minRV)
 		if err != nil {
 			return nil, err

@@ -353,13 +353,16 @@ type listQuery struct {
 	// consistent: no resourceVersion (or a continue token's -1).
 	consistent bool
 	// any: resourceVersion "0".
-	any   bool
+	any bool
+	// zero: resourceVersion "0", with a continue token too (tolerated
+	// there; the cache then still ignores the limit).
+	zero  bool
 	exact bool // resourceVersionMatch=Exact
 	limit int64
 }
 
 func parseListQuery(lo ListOptions, prefix string) (listQuery, error) {
-	q := listQuery{startKey: prefix, limit: max(lo.Limit, 0)}
+	q := listQuery{startKey: prefix, limit: max(lo.Limit, 0), zero: lo.ResourceVersion == "0"}
 	if lo.Continue != "" {
 		key, crv, err := decodeContinue(lo.Continue, prefix)
 		if err != nil {

@@ -18,6 +18,7 @@ var (
 	flagOps    = flag.Int("kubediff.ops", 300, "requests per seed")
 	flagNoKeep = flag.Bool("kubediff.nokeep", false, "leave out the keep label and annotation (objects can lose all their managed fields)")
 	flagTrace  = flag.Bool("kubediff.trace", false, "log every request and the reference's normalised answer")
+	flagModes  = flag.String("kubediff.watch-cache", "both", "the watch cache of both sides: off (the reference's --watch-cache=false, rvplay's default), on (both with it) or both")
 )
 
 // A knownDifference is a way rvplay is known to answer differently from
@@ -138,9 +139,18 @@ func seeds() []uint64 {
 // rvplay server (configmaps) and compares every answer.
 func TestSequencesMatchGenericAPIServer(t *testing.T) {
 	buildAll(t)
-	for _, seed := range seeds() {
-		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
-			runSeed(t, seed, *flagOps)
+	for _, mode := range []string{"off", "on"} {
+		if *flagModes != "both" && *flagModes != mode {
+			continue
+		}
+		t.Run("watch-cache="+mode, func(t *testing.T) {
+			watchCache = mode == "on"
+			defer func() { watchCache = false }()
+			for _, seed := range seeds() {
+				t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+					runSeed(t, seed, *flagOps)
+				})
+			}
 		})
 	}
 }

@@ -202,7 +202,7 @@ current-context: self
 	ex, out = proc(t, "sample-apiserver", sampleBin,
 		"--etcd-servers="+curl, fmt.Sprintf("--secure-port=%d", sport), "--bind-address=127.0.0.1",
 		"--cert-dir="+filepath.Join(dir, "certs"), "--kubeconfig="+kubeconfig,
-		"--enable-priority-and-fairness=false", "--etcd-compaction-interval=0", "--watch-cache=false",
+		"--enable-priority-and-fairness=false", "--etcd-compaction-interval=0", fmt.Sprintf("--watch-cache=%t", watchCache),
 		"--disable-admission-plugins=NamespaceLifecycle,BanFlunder,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy,MutatingAdmissionPolicy")
 	waitReady(t, "sample-apiserver", c, "GET", surl+"/readyz", "", ex, out)
 	return reference{etcdURL: curl, serverURL: surl}
@@ -212,8 +212,14 @@ current-context: self
 // with one session and returns the session's base URL.
 func startRvplay(t *testing.T) string {
 	t.Helper()
-	return rvplaytest.Start(t, "kd").SessionURL
+	return rvplaytest.Start(t, "kd", fmt.Sprintf("--watch-cache=%t", watchCache)).SessionURL
 }
+
+// watchCache runs both sides with their watch cache (sample-apiserver's
+// --watch-cache, rvplay's session setting): kube-apiserver's default read
+// path. Off, the reference answers from etcd, as rvplay's sessions do by
+// default.
+var watchCache bool
 
 func ctxTimeout(d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), d)
