@@ -13,8 +13,9 @@ import (
 
 // CompactRevKey is the etcd key kube-apiserver's compactor keeps its
 // bookkeeping in; it shows in the session's keyspace as it does in a
-// cluster's etcd.
-const CompactRevKey = "compact_rev_key"
+// cluster's etcd, and the watch cache reads it to drop what it holds of
+// compacted revisions (kube.CompactRevKey).
+const CompactRevKey = kube.CompactRevKey
 
 // compactor is kube-apiserver's automatic compaction
 // (k8s.io/apiserver/pkg/storage/etcd3/compact.go) over the session's store:
