@@ -1,0 +1,33 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"os"
+	"testing"
+	"time"
+)
+
+var benchDuration = flag.Duration("kubeload.duration", 6*time.Second, "how long the load runs on each system")
+
+// BenchmarkKubeAPIServerOnRvplayVsEtcd is the command's run: the same
+// kube-apiserver on rvplay and on etcd 3.6, GET+PUT of ConfigMaps. It runs
+// for a fixed time whatever b.N is; use -benchtime 1x.
+func BenchmarkKubeAPIServerOnRvplayVsEtcd(b *testing.B) {
+	cfg := Config{Duration: *benchDuration, Clients: 8}
+	ctx := context.Background()
+	s, err := StartSystems(ctx, b.TempDir(), cfg.Clients)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Stop()
+	onEtcd, onRvplay := Compare(ctx, s, cfg)
+	Print(os.Stdout, onEtcd, onRvplay)
+	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(onEtcd.PerSec(), "etcd-updates/s")
+	b.ReportMetric(onRvplay.PerSec(), "rvplay-updates/s")
+	b.ReportMetric(onRvplay.PerSec()/onEtcd.PerSec(), "ratio")
+	b.ReportMetric(ms(onEtcd.Quantile(.99)), "etcd-p99-ms")
+	b.ReportMetric(ms(onRvplay.Quantile(.99)), "rvplay-p99-ms")
+}

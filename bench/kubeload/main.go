@@ -1,0 +1,444 @@
+// Command kubeload runs a real kube-apiserver (v1.36, built from the module
+// proxy by the wrapper module in testdata/kubeapiserver) twice, once with
+// --etcd-servers at rvplay's etcd gRPC API (the server binary on SQLite,
+// --grpc-addr) and once at a real etcd 3.6, and drives both with the same
+// load: each client updates a ConfigMap of its own by GET then PUT (the
+// read-modify-write of kubectl edit and of controllers). It prints
+// updates/s, p50/p99 and the ratio rvplay/etcd.
+//
+//	go run ./bench/kubeload -duration 5s
+//	go test ./bench/kubeload -run x -bench KubeAPIServer -benchtime 1x -v
+//
+// The first run builds kube-apiserver (minutes on two cores); both builds
+// are cached in test/kubediff/.bin. It is a benchmark tool: product code
+// must not import it.
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rvplay/rvplay/internal/etcdtest"
+	"github.com/rvplay/rvplay/internal/refbuild"
+	"github.com/rvplay/rvplay/internal/rvplaytest"
+)
+
+// Config is one run's load, the same on both systems.
+type Config struct {
+	Duration time.Duration // per system
+	Clients  int
+}
+
+// Result is the load on one system.
+type Result struct {
+	Updates   int
+	Elapsed   time.Duration
+	Latencies []time.Duration // sorted
+	Errors    int
+}
+
+func (r *Result) merge(o Result) {
+	r.Updates += o.Updates
+	r.Elapsed += o.Elapsed
+	r.Errors += o.Errors
+	r.Latencies = append(r.Latencies, o.Latencies...)
+	slices.Sort(r.Latencies)
+}
+
+// PerSec is updates per second.
+func (r Result) PerSec() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Updates) / r.Elapsed.Seconds()
+}
+
+// Quantile is the q-quantile of the update latencies.
+func (r Result) Quantile(q float64) time.Duration {
+	if len(r.Latencies) == 0 {
+		return 0
+	}
+	return r.Latencies[int(q*float64(len(r.Latencies)-1))]
+}
+
+// process is a started program whose output goes to a log file.
+type process struct {
+	cmd  *exec.Cmd
+	log  string
+	done chan struct{}
+}
+
+func start(bin, logPath string, args ...string) (*process, error) {
+	f, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	p := &process{cmd: cmd, log: logPath, done: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		f.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (p *process) stop() {
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(15 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// abacPolicy lets anyone do anything: the benchmark measures storage, not
+// authorization (AlwaysAllow would turn anonymous requests away).
+const abacPolicy = `{"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"group": "system:unauthenticated", "namespace": "*", "resource": "*", "apiGroup": "*", "nonResourcePath": "*"}}
+{"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"group": "system:authenticated", "namespace": "*", "resource": "*", "apiGroup": "*", "nonResourcePath": "*"}}
+`
+
+// writeKeys writes the service-account key pair and the policy file.
+func writeKeys(dir string) error {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return err
+	}
+	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{
+		"sa.key":     pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}),
+		"sa.pub":     pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}),
+		"abac.jsonl": []byte(abacPolicy),
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// kubeAPIServer is a running kube-apiserver.
+type kubeAPIServer struct {
+	URL string
+	p   *process
+}
+
+var insecure = &http.Client{
+	Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, MaxIdleConnsPerHost: 64},
+	Timeout:   30 * time.Second,
+}
+
+// startKubeAPIServer starts bin with its storage at etcdAddr (host:port)
+// and its files in dir, and waits until /readyz answers ok.
+func startKubeAPIServer(bin, dir, etcdAddr string) (*kubeAPIServer, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := writeKeys(dir); err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	p, err := start(bin, filepath.Join(dir, "kube-apiserver.log"),
+		"--etcd-servers=http://"+etcdAddr,
+		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(port), "--advertise-address=127.0.0.1",
+		"--endpoint-reconciler-type=none", "--cert-dir="+filepath.Join(dir, "certs"),
+		"--service-account-issuer=https://kubernetes.default.svc",
+		"--service-account-key-file="+filepath.Join(dir, "sa.pub"),
+		"--service-account-signing-key-file="+filepath.Join(dir, "sa.key"),
+		"--service-cluster-ip-range=10.96.0.0/16", "--enable-priority-and-fairness=false",
+		"--authorization-mode=ABAC", "--authorization-policy-file="+filepath.Join(dir, "abac.jsonl"),
+		"--anonymous-auth=true")
+	if err != nil {
+		return nil, err
+	}
+	k := &kubeAPIServer{URL: fmt.Sprintf("https://127.0.0.1:%d", port), p: p}
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := insecure.Get(k.URL + "/readyz"); err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 && string(body) == "ok" {
+				return k, nil
+			}
+		}
+		select {
+		case <-p.done:
+			out, _ := os.ReadFile(p.log)
+			return nil, fmt.Errorf("kube-apiserver exited at start:\n%s", tail(out))
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	p.stop()
+	out, _ := os.ReadFile(p.log)
+	return nil, fmt.Errorf("kube-apiserver not ready within 90s:\n%s", tail(out))
+}
+
+func tail(b []byte) string {
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
+}
+
+func (k *kubeAPIServer) do(ctx context.Context, method, path string, body []byte) ([]byte, int, error) {
+	req, err := http.NewRequestWithContext(ctx, method, k.URL+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := insecure.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return b, resp.StatusCode, err
+}
+
+const cmPath = "/api/v1/namespaces/default/configmaps"
+
+// prepare creates one ConfigMap per client.
+func (k *kubeAPIServer) prepare(ctx context.Context, clients int) error {
+	for i := 0; i < clients; i++ {
+		body := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"load-%d"},"data":{"n":"0"}}`, i)
+		b, code, err := k.do(ctx, http.MethodPost, cmPath, []byte(body))
+		if err != nil {
+			return err
+		}
+		if code != http.StatusCreated && code != http.StatusConflict {
+			return fmt.Errorf("create configmap: %d %s", code, b)
+		}
+	}
+	return nil
+}
+
+// update is one read-modify-write of client i's ConfigMap.
+func (k *kubeAPIServer) update(ctx context.Context, i, n int) error {
+	path := fmt.Sprintf("%s/load-%d", cmPath, i)
+	b, code, err := k.do(ctx, http.MethodGet, path, nil)
+	if err != nil {
+		return err
+	}
+	if code != http.StatusOK {
+		return fmt.Errorf("get: %d %s", code, b)
+	}
+	var cm map[string]any
+	if err := json.Unmarshal(b, &cm); err != nil {
+		return err
+	}
+	cm["data"] = map[string]any{"n": strconv.Itoa(n)}
+	body, _ := json.Marshal(cm)
+	b, code, err = k.do(ctx, http.MethodPut, path, body)
+	if err != nil {
+		return err
+	}
+	if code != http.StatusOK {
+		return fmt.Errorf("put: %d %s", code, b)
+	}
+	return nil
+}
+
+// load runs cfg.Clients clients updating for d.
+func (k *kubeAPIServer) load(ctx context.Context, clients int, d time.Duration) Result {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	var mu sync.Mutex
+	var res Result
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := 0; i < clients; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var lat []time.Duration
+			errs := 0
+			for n := 1; ctx.Err() == nil; n++ {
+				t0 := time.Now()
+				if err := k.update(ctx, i, n); err != nil {
+					if ctx.Err() == nil {
+						errs++
+						if errs == 1 {
+							fmt.Fprintf(os.Stderr, "  update: %v\n", err)
+						}
+					}
+					continue
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			mu.Lock()
+			res.Latencies = append(res.Latencies, lat...)
+			res.Errors += errs
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	res.Elapsed = time.Since(start)
+	res.Updates = len(res.Latencies)
+	slices.Sort(res.Latencies)
+	return res
+}
+
+// Systems are the two kube-apiservers and what they store in.
+type Systems struct {
+	OnRvplay, OnEtcd *kubeAPIServer
+	stops            []func()
+}
+
+// Stop ends every process, kube-apiservers first.
+func (s *Systems) Stop() {
+	for i := len(s.stops) - 1; i >= 0; i-- {
+		s.stops[i]()
+	}
+}
+
+func referenceBinary(dir, name string) (string, error) {
+	root, err := rvplaytest.ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	bin, built, err := refbuild.Binary(filepath.Join(root, dir), name)
+	if built > 0 {
+		fmt.Fprintf(os.Stderr, "kubeload: built %s in %v\n", name, built.Round(time.Second))
+	}
+	return bin, err
+}
+
+// StartSystems builds what is missing and starts etcd 3.6, rvplay (SQLite,
+// gRPC) and a kube-apiserver on each, in dir.
+func StartSystems(ctx context.Context, dir string, clients int) (s *Systems, err error) {
+	kas, err := referenceBinary("bench/kubeload/testdata/kubeapiserver", "kubeapiserver")
+	if err != nil {
+		return nil, err
+	}
+	etcdBin, err := referenceBinary("test/kubediff/testdata/etcd36", "etcd36")
+	if err != nil {
+		return nil, err
+	}
+	s = &Systems{}
+	defer func() {
+		if err != nil {
+			s.Stop()
+		}
+	}()
+	e, err := etcdtest.StartBinary(etcdBin, etcdtest.Options{DataDir: filepath.Join(dir, "etcd"), Args: []string{"--watch-progress-notify-interval=5s"}})
+	if err != nil {
+		return s, err
+	}
+	s.stops = append(s.stops, func() { e.Stop() })
+	rbin, err := rvplaytest.Build(dir)
+	if err != nil {
+		return s, err
+	}
+	r, err := rvplaytest.StartBinary(rbin, filepath.Join(dir, "rvplay.db"), "kube", "--grpc-addr", "127.0.0.1:0", "--grpc-session", "kube")
+	if err != nil {
+		return s, err
+	}
+	s.stops = append(s.stops, func() { r.Stop() })
+	if r.GRPCAddr == "" {
+		return s, errors.New("rvplay printed no gRPC address")
+	}
+	if s.OnRvplay, err = startKubeAPIServer(kas, filepath.Join(dir, "kas-rvplay"), r.GRPCAddr); err != nil {
+		return s, fmt.Errorf("on rvplay: %w", err)
+	}
+	s.stops = append(s.stops, s.OnRvplay.p.stop)
+	if s.OnEtcd, err = startKubeAPIServer(kas, filepath.Join(dir, "kas-etcd"), strings.TrimPrefix(e.URL, "http://")); err != nil {
+		return s, fmt.Errorf("on etcd: %w", err)
+	}
+	s.stops = append(s.stops, s.OnEtcd.p.stop)
+	for _, k := range []*kubeAPIServer{s.OnRvplay, s.OnEtcd} {
+		if err := k.prepare(ctx, clients); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// rounds alternate the systems so that the machine's background load hits
+// both alike.
+const rounds = 3
+
+// Compare runs the load on both kube-apiservers in alternating rounds.
+func Compare(ctx context.Context, s *Systems, cfg Config) (onEtcd, onRvplay Result) {
+	part := cfg.Duration / rounds
+	for i := 0; i < rounds; i++ {
+		onEtcd.merge(s.OnEtcd.load(ctx, cfg.Clients, part))
+		onRvplay.merge(s.OnRvplay.load(ctx, cfg.Clients, part))
+	}
+	return onEtcd, onRvplay
+}
+
+// Print writes both results and the ratios rvplay/etcd.
+func Print(w io.Writer, onEtcd, onRvplay Result) {
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/1e6) }
+	fmt.Fprintf(w, "%-26s %10s %9s %9s %7s\n", "kube-apiserver storing in", "updates/s", "p50", "p99", "errors")
+	fmt.Fprintf(w, "%-26s %10.0f %9s %9s %7d\n", "etcd 3.6", onEtcd.PerSec(), ms(onEtcd.Quantile(.5)), ms(onEtcd.Quantile(.99)), onEtcd.Errors)
+	fmt.Fprintf(w, "%-26s %10.0f %9s %9s %7d\n", "rvplay (SQLite, gRPC)", onRvplay.PerSec(), ms(onRvplay.Quantile(.5)), ms(onRvplay.Quantile(.99)), onRvplay.Errors)
+	fmt.Fprintf(w, "rvplay/etcd: updates/s %.2fx  p50 %.2fx  p99 %.2fx\n", onRvplay.PerSec()/onEtcd.PerSec(),
+		float64(onRvplay.Quantile(.5))/float64(onEtcd.Quantile(.5)), float64(onRvplay.Quantile(.99))/float64(onEtcd.Quantile(.99)))
+}
+
+func main() {
+	cfg := Config{Duration: 6 * time.Second, Clients: 8}
+	flag.DurationVar(&cfg.Duration, "duration", cfg.Duration, "how long the load runs on each system")
+	flag.IntVar(&cfg.Clients, "clients", cfg.Clients, "concurrent clients, each updating a ConfigMap of its own")
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "kubeload-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	s, err := StartSystems(ctx, dir, cfg.Clients)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Stop()
+	fmt.Printf("kubeload: %v per system, %d clients, GET+PUT of a ConfigMap of each client's own\n", cfg.Duration, cfg.Clients)
+	onEtcd, onRvplay := Compare(ctx, s, cfg)
+	Print(os.Stdout, onEtcd, onRvplay)
+}
