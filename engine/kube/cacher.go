@@ -109,6 +109,8 @@ func (c *cacher) listLocked() error {
 	c.intake.Lock()
 	defer c.intake.Unlock()
 	if c.wsCancel != nil {
+		// The watcher ends now, not in a goroutine of its context's.
+		c.ws.Cancel()
 		c.wsCancel()
 	}
 	resp, err := c.reg.kv.Range(context.Background(), &mvcc.RangeRequest{Key: []byte(c.prefix), RangeEnd: prefixEnd([]byte(c.prefix))})
@@ -182,6 +184,8 @@ func (c *cacher) shutdown() {
 	c.proc.Lock()
 	c.intake.Lock()
 	if c.wsCancel != nil {
+		// The watcher ends now, not in a goroutine of its context's.
+		c.ws.Cancel()
 		c.wsCancel()
 	}
 	c.intake.Unlock()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"net/url"
+	"runtime"
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/kube"
@@ -259,5 +260,34 @@ func TestTheWatchCacheSettingChoosesWhoServesWatches(t *testing.T) {
 	}
 	if f, err := w.Stream.Next(context.Background()); err != io.EOF {
 		t.Fatalf("a watch the cache served, once it is off: %s %v", f, err)
+	}
+}
+
+// The watch cache's goroutines (one loop per cached resource) end with
+// the session: an unloaded session leaves none behind.
+func TestAClosedSessionLeavesNoWatchCacheBehind(t *testing.T) {
+	before := runtime.NumGoroutine()
+	s, err := New("t", mvcc.NewMemoryBackend(), Options{NoControllers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateSettings(func(st Settings) (Settings, error) { st.WatchCache = true; return st, nil }); err != nil {
+		t.Fatal(err)
+	}
+	w := serveAs(context.Background(), s, "GET", cmPath+"?watch=true", "")
+	if w.Stream == nil {
+		t.Fatalf("watch: %d %s", w.Status, w.Body)
+	}
+	if n := runtime.NumGoroutine(); n < before+7 {
+		t.Fatalf("%d goroutines with the cache on, %d before: the caches did not start", n, before)
+	}
+	s.Close()
+	if f, err := w.Stream.Next(context.Background()); err != io.EOF {
+		t.Fatalf("a watch after the session closed: %s %v", f, err)
+	}
+	w.Stream.Close()
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Fatalf("%d goroutines after the session closed, %d before\n%s", n, before, buf[:runtime.Stack(buf, true)])
 	}
 }
