@@ -109,6 +109,22 @@ func FuzzDecodeCompaction(f *testing.F) {
 	fuzzServe(f, "/v3/kv/compaction")
 }
 
+func FuzzDecodeLeaseGrant(f *testing.F) {
+	f.Add([]byte(`{"TTL":"60","ID":"7"}`))
+	fuzzServe(f, "/v3/lease/grant")
+}
+
+// The keep-alive's decoder is the revoke's (one ID).
+func FuzzDecodeLeaseKeepAlive(f *testing.F) {
+	f.Add([]byte(`{"ID":"7"}`))
+	fuzzServe(f, "/v3/lease/keepalive")
+}
+
+func FuzzDecodeLeaseTimeToLive(f *testing.F) {
+	f.Add([]byte(`{"ID":"7","keys":true}`))
+	fuzzServe(f, "/v3/lease/timetolive")
+}
+
 // FuzzDecodeWatch opens a watch stream with the body, takes the frames it
 // answers at once, and closes it: no panic, every frame a JSON result line.
 func FuzzDecodeWatch(f *testing.F) {

@@ -131,11 +131,15 @@ func (g *Gateway) Serve(ctx context.Context, req *api.Request) (resp *api.Respon
 		// etcd answers CORS preflights for every path itself.
 		return &api.Response{Status: 200, Header: corsHeader()}
 	}
-	if !routes[path] {
+	lease := leaseRoutes[path]
+	if !routes[path] && lease == nil {
 		return plainError(404, "Not Found")
 	}
 	if req.Method != "POST" {
 		return plainError(405, "Method Not Allowed")
+	}
+	if lease != nil {
+		return lease(g, ctx, req.Body)
 	}
 	switch path {
 	case "/v3/kv/range":
