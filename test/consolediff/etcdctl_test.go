@@ -133,6 +133,27 @@ e get /registry/deployments/default --prefix -w json --keys-only | jq '.kvs[].ke
 	{line: "etcdctl endpoint status -w fields", normalize: normalizeStatus},
 	{line: "etcdctl version"},
 	{line: "ETCDCTL_API=3 etcdctl get k1"},
+	// leases: a lease's ID is etcd's to choose (the real one's are large,
+	// the session's count from 1), so IDs compare as LEASE.
+	{line: "etcdctl lease grant 60", normalize: leaseIDs},
+	{line: "etcdctl lease grant 600 -w json", normalize: leaseIDs},
+	{line: "etcdctl lease grant 60 -w fields", normalize: leaseIDs},
+	{line: "etcdctl lease list", normalize: leaseIDs},
+	{line: "etcdctl lease list -w json", normalize: leaseIDs},
+	{line: "etcdctl lease list -w fields", normalize: leaseIDs},
+	{line: "etcdctl lease timetolive 63"},
+	{line: "etcdctl lease timetolive 63 --keys -w json"},
+	{line: "etcdctl lease timetolive 63 -w fields"},
+	{line: "etcdctl lease keep-alive --once 63"},
+	{line: "etcdctl lease keep-alive 63"},
+	{line: "etcdctl lease revoke 63"},
+	{line: "etcdctl lease revoke zz"},
+	{line: "etcdctl lease grant"},
+	{line: "etcdctl lease grant x"},
+	{line: "etcdctl lease grant 99999999999"},
+	{line: "etcdctl lease grant 60 -w table"},
+	{line: "etcdctl lease"},
+	{line: "etcdctl lease grant 60 --keys", normalize: withoutDescription},
 	// Flag errors.
 	{line: "etcdctl get k1 --nosuchflag", normalize: withoutCountOnly},
 	{line: "etcdctl get k1 -x", normalize: withoutCountOnly},
@@ -168,6 +189,18 @@ func withoutDescription(s string) string {
 // has etcdctl 3.5's flag, Debian's etcdctl 3.4 does not.
 func withoutCountOnly(s string) string {
 	return regexp.MustCompile(`(?m)^ +--count-only\[=false\]\t+Get only the count\n`).ReplaceAllString(s, "")
+}
+
+var leaseIDPatterns = regexp.MustCompile(`\b[0-9a-f]{16}\b|("(ID|id)" ?: ?)\d+`)
+
+// leaseIDs blanks the lease IDs in an etcdctl output.
+func leaseIDs(s string) string {
+	return leaseIDPatterns.ReplaceAllStringFunc(s, func(m string) string {
+		if i := strings.LastIndexAny(m, ": "); strings.HasPrefix(m, `"`) {
+			return m[:i+1] + "LEASE"
+		}
+		return "LEASE"
+	})
 }
 
 var etcdctlNoise = regexp.MustCompile(`(?m)^\{"level":"warn".*\n`)

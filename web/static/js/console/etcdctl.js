@@ -12,7 +12,7 @@ import { FlagSet, FlagError, tabwriter, withDefaults } from './flags.js';
 import { parseScript } from './shell.js';
 import { readAll, lines } from './streams.js';
 
-const exitError = 1, exitInvalidInput = 3, exitBadFeature = 4, exitInterrupted = 5, exitBadArgs = 128;
+const exitError = 1, exitBadConnection = 2, exitInvalidInput = 3, exitBadFeature = 4, exitInterrupted = 5, exitBadArgs = 128;
 const VERSION = '3.4.23';
 const USER_AGENT = 'etcdctl/v3.4.23 (rvplay console)';
 const connectionNote = 'the console always talks to this lab\'s session: --endpoints, --cert, --key, --cacert and the other connection flags are accepted and have no effect';
@@ -67,6 +67,26 @@ const delFlags = () => [
   { name: 'prev-kv', kind: 'bool', usage: 'return deleted key-value pairs' },
 ];
 
+// leaseFlags are the flags of the lease subcommand on the line: etcdctl
+// knows --keys only after timetolive and --once only after keep-alive.
+function leaseFlags(args = []) {
+  const sub = leaseSubcommand(args)?.[0];
+  if (sub === 'timetolive') return [{ name: 'keys', kind: 'bool', usage: 'Get keys attached to this lease' }];
+  if (sub === 'keep-alive') return [{ name: 'once', kind: 'bool', usage: 'Resets the keep-alive time to its original value and exits immediately' }];
+  return [];
+}
+
+// LEASE_SUBCOMMANDS are etcdctl lease's, as its usage lists them: name,
+// description, use.
+const LEASE_SUBCOMMANDS = [['grant', 'Creates leases', 'grant <ttl>'], ['keep-alive', 'Keeps leases alive (renew)', 'keep-alive [options] <leaseID>'],
+  ['list', 'List all active leases', 'list'], ['revoke', 'Revokes leases', 'revoke <leaseID>'], ['timetolive', 'Get lease information', 'timetolive <leaseID> [options]']];
+
+// leaseSubcommand is the lease subcommand named on the line, if any.
+function leaseSubcommand(args) {
+  const name = args.slice(args.indexOf('lease') + 1).find((a) => !a.startsWith('-'));
+  return LEASE_SUBCOMMANDS.find(([n]) => n === name);
+}
+
 const COMMANDS = [
   { use: 'get [options] <key> [range_end]', short: 'Gets the key or a range of keys', flags: getFlags, run: cmdGet },
   { use: 'put [options] <key> <value> (<value> can also be given from stdin)', short: 'Puts the given key into the store', flags: putFlags, run: cmdPut },
@@ -79,6 +99,7 @@ const COMMANDS = [
       { name: 'rev', kind: 'int', usage: 'Revision to start watching' }, { name: 'prev-kv', kind: 'bool', usage: 'get the previous key-value pair before the event happens' },
       { name: 'progress-notify', kind: 'bool', usage: 'get periodic watch progress notification from server' }],
   },
+  { use: 'lease <subcommand>', short: 'Lease related commands', flags: leaseFlags, run: cmdLease },
   { use: 'endpoint status', short: 'Prints out the status of endpoints specified in `--endpoints` flag', flags: () => [{ name: 'cluster', kind: 'bool', usage: 'use all endpoints from the cluster member list' }], run: cmdEndpoint },
   { use: 'version', short: 'Prints the version of etcdctl', flags: () => [], run: async (e) => { e.stdout.write(`etcdctl version: ${VERSION}\nAPI version: 3.4\n`); return 0; } },
 ];
@@ -93,7 +114,7 @@ export async function etcdctl(p) {
   const fs = new FlagSet('etcdctl', globalFlags());
   let cmd = null;
   for (const a of p.args) if (!a.startsWith('-') && (cmd = findCmd(a))) break;
-  if (cmd) fs.add(...cmd.flags());
+  if (cmd) fs.add(...cmd.flags(p.args));
   let pos;
   try {
     pos = fs.parse(p.args);
@@ -101,7 +122,7 @@ export async function etcdctl(p) {
     // cobra prints the error and the usage (etcdctl's usage goes to stdout,
     // leaving cobra an empty line), then etcdctl's main prints it again.
     p.stderr.write(`Error: ${err.message}\n`);
-    p.stdout.write(cmd ? usage(cmd) : topUsage());
+    p.stdout.write(cmd ? usage(cmd, p.args) : topUsage());
     p.stderr.write(`\nError: ${err.message}\n`);
     return exitError;
   }
@@ -109,7 +130,7 @@ export async function etcdctl(p) {
   if (!pos.length) { p.stdout.write(topUsage()); return 0; }
   if (!cmd) {
     const name = pos[0];
-    if (['lease', 'member', 'snapshot', 'auth', 'user', 'role', 'alarm', 'defrag', 'move-leader', 'lock', 'elect', 'make-mirror', 'check', 'migrate'].includes(name)) {
+    if (['member', 'snapshot', 'auth', 'user', 'role', 'alarm', 'defrag', 'move-leader', 'lock', 'elect', 'make-mirror', 'check', 'migrate'].includes(name)) {
       p.stderr.write(`Error: "etcdctl ${name}" is not available in the lab\n`);
       p.note(`the lab's etcd has no ${name}; the console runs etcdctl ${COMMANDS.map(cmdName).join(', ')}`);
       return exitBadFeature;
@@ -147,10 +168,12 @@ export async function etcdctl(p) {
 // usage is the text etcdctl prints with a flag error (its own template:
 // flags aligned by a tabwriter that pads with tabs), listing the flags the
 // console accepts.
-function usage(cmd) {
-  const name = cmdName(cmd);
-  const local = [...cmd.flags(), { name: 'help', short: 'h', kind: 'bool', def: 'false', usage: 'help for ' + name.split(' ').pop() }];
-  return `NAME:\n\t${name} - ${cmd.short}\n\nUSAGE:\n\tetcdctl ${cmd.use} [flags]\n\nOPTIONS:\n${flagUsage(local)}\nGLOBAL OPTIONS:\n${flagUsage(globalFlags())}\n`;
+function usage(cmd, args = []) {
+  let name = cmdName(cmd), use = cmd.use, short = cmd.short;
+  const sub = cmd === findCmd('lease') && leaseSubcommand(args);
+  if (sub) [name, use, short] = [`lease ${sub[0]}`, `lease ${sub[2]}`, sub[1]];
+  const local = [...cmd.flags(args), { name: 'help', short: 'h', kind: 'bool', def: 'false', usage: 'help for ' + name.split(' ').pop() }];
+  return `NAME:\n\t${name} - ${short}\n\nUSAGE:\n\tetcdctl ${use} [flags]\n\nOPTIONS:\n${flagUsage(local)}\nGLOBAL OPTIONS:\n${flagUsage(globalFlags())}\n`;
 }
 
 function flagUsage(defs) {
@@ -333,6 +356,99 @@ async function cmdEndpoint(e) {
     return e.fail(exitError, err.message);
   }
   return e.print.status([{ ep: e.endpoint(), resp }]);
+}
+
+
+function leaseUsage() {
+  const cmds = tabwriter(LEASE_SUBCOMMANDS.map(([n, d]) => `\t${n}\t${d}\n`).join(''), { padding: 1, padchar: '\t' });
+  const help = flagUsage([{ name: 'help', short: 'h', kind: 'bool', def: 'false', usage: 'help for lease' }]);
+  return `NAME:\n\tlease - Lease related commands\n\nUSAGE:\n\tetcdctl lease <subcommand> [flags]\n\nAPI VERSION:\n\t3.4\n\n\nCOMMANDS:\n${cmds}\nOPTIONS:\n${help}\nGLOBAL OPTIONS:\n${flagUsage(globalFlags())}\n`;
+}
+
+// leaseID is etcdctl's leaseFromArgs: a lease ID in hexadecimal.
+function leaseID(e, arg) {
+  if (!/^[+-]?[0-9a-fA-F]+$/.test(arg)) throw new UsageError(`bad lease ID arg (strconv.ParseInt: parsing ${JSON.stringify(arg)}: invalid syntax), expecting ID in Hex`);
+  const id = BigInt((arg[0] === '-' ? '-0x' : '0x') + arg.replace(/^[+-]/, ''));
+  if (id > 0x7fffffffffffffffn || id < -0x8000000000000000n) throw new UsageError(`bad lease ID arg (strconv.ParseInt: parsing ${JSON.stringify(arg)}: value out of range), expecting ID in Hex`);
+  return id.toString();
+}
+
+async function cmdLease(e) {
+  const [sub, ...args] = e.pos;
+  if (sub === undefined) { e.stdout.write(leaseUsage()); return 0; }
+  const known = LEASE_SUBCOMMANDS.map(([n]) => n);
+  if (!known.includes(sub)) {
+    // cobra runs the parent, which prints its usage, for an unknown subcommand.
+    e.stdout.write(leaseUsage());
+    e.note(`etcdctl lease has ${known.join(', ')}`);
+    return 0;
+  }
+  const rpc = async (path, body, code, wrap = (m) => m) => {
+    try { return { resp: await call(e, path, body) }; } catch (err) {
+      if (err instanceof EtcdError) return { code: e.fail(code, wrap(err.message)) };
+      throw err;
+    }
+  };
+  try {
+    switch (sub) {
+      case 'grant': {
+        if (args.length !== 1) return e.fail(exitBadArgs, 'lease grant command needs TTL argument');
+        if (!/^[+-]?\d+$/.test(args[0])) return e.fail(exitBadArgs, `bad TTL (strconv.ParseInt: parsing ${JSON.stringify(args[0])}: invalid syntax)`);
+        const { resp, code } = await rpc('/v3/lease/grant', { TTL: BigInt(args[0]).toString() }, exitError, (m) => `failed to grant lease (${m})`);
+        return code ?? e.print.lease('grant', resp);
+      }
+      case 'revoke': {
+        if (args.length !== 1) return e.fail(exitBadArgs, 'lease revoke command needs 1 argument');
+        const id = leaseID(e, args[0]);
+        const { resp, code } = await rpc('/v3/lease/revoke', { ID: id }, exitError, (m) => `failed to revoke lease (${m})`);
+        return code ?? e.print.lease('revoke', resp, id);
+      }
+      case 'timetolive': {
+        if (args.length !== 1) return e.fail(exitBadArgs, 'lease timetolive command needs lease ID as argument');
+        const keys = e.fs.bool('keys');
+        const body = { ID: leaseID(e, args[0]) };
+        if (keys) body.keys = true;
+        const { resp, code } = await rpc('/v3/lease/timetolive', body, exitBadConnection);
+        return code ?? e.print.lease('timetolive', resp, keys);
+      }
+      case 'list': {
+        const { resp, code } = await rpc('/v3/lease/leases', {}, exitBadConnection, (m) => `failed to list leases (${m})`);
+        return code ?? e.print.lease('list', resp);
+      }
+      case 'keep-alive': {
+        if (args.length !== 1) return e.fail(exitBadArgs, 'lease keep-alive command needs lease ID as argument');
+        return leaseKeepAlive(e, leaseID(e, args[0]));
+      }
+    }
+  } catch (err) { return usageFail(e, err); }
+  return 0;
+}
+
+// leaseKeepAlive is clientv3's keep-alive loop as etcdctl drives it: renew
+// now, then a third of the TTL later, until the lease is gone (a TTL of 0)
+// or the line is interrupted; --once renews once, and a lease that is gone
+// is then an error.
+async function leaseKeepAlive(e, id) {
+  const once = e.fs.bool('once');
+  if (!once) e.streaming?.();
+  for (;;) {
+    let resp;
+    try { resp = (await call(e, '/v3/lease/keepalive', { ID: id })).result || {}; } catch (err) {
+      if (err instanceof EtcdError) return e.fail(exitBadConnection, err.message);
+      throw err;
+    }
+    const ttl = Number(int(resp.TTL));
+    if (ttl <= 0) {
+      if (once) return e.fail(exitBadConnection, 'etcdserver: requested lease not found');
+      break;
+    }
+    e.print.lease('keepalive', resp);
+    if (once) return 0;
+    try { await e.c.sleep(Math.max(ttl / 3, 0.5) * 1000, e.signal); } catch { return 130; }
+    if (e.signal?.aborted) return 130;
+  }
+  if (e.print.kind === 'simple') e.stdout.write(`lease ${hex16(id)} expired or revoked.\n`);
+  return 0;
 }
 
 // argify splits a txn line as etcdctl's Argify does.
@@ -603,12 +719,29 @@ function jstatus(eps) {
     ['isLearner', s.isLearner ? 'true' : undefined]])}}`).join(',') + ']';
 }
 
+// jlease writes what etcdctl -w json prints for a lease command: clientv3's
+// structs, their header embedded (its fields inline), but revoke's, which
+// is the protobuf message.
+function jlease(what, r) {
+  const h = r.header || {};
+  const hdr = [['cluster_id', jnum(h.cluster_id)], ['member_id', jnum(h.member_id)], ['revision', jnum(h.revision)], ['raft_term', jnum(h.raft_term)]];
+  switch (what) {
+    case 'grant': return jsonObj([...hdr, ['ID', int(r.ID), true], ['TTL', int(r.TTL), true], ['Error', '""', true]]);
+    case 'keepalive': return jsonObj([...hdr, ['ID', int(r.ID), true], ['TTL', int(r.TTL), true]]);
+    case 'timetolive': return jsonObj([...hdr, ['id', int(r.ID), true], ['ttl', int(r.TTL), true], ['granted-ttl', int(r.grantedTTL), true],
+      ['keys', r.keys ? JSON.stringify(r.keys) : 'null', true]]);
+    case 'list': return jsonObj([...hdr, ['leases', '[' + (r.leases || []).map((l) => `{"id":${int(l.ID)}}`).join(',') + ']', true]]);
+    default: return jsonObj([['header', jheader(r.header)]]);
+  }
+}
+
 function jsonPrinter(p) {
   const line = (s) => { p.stdout.write(s + '\n'); return 0; };
   return {
     kind: 'json',
     get: (r) => line(jrange(r)), put: (r) => line(jput(r)), del: (r) => line(jdel(r)), txn: (r) => line(jtxn(r)), status: (eps) => line(jstatus(eps)),
     // watch prints clientv3.WatchResponse: exported Go names, no omitempty.
+    lease: (what, r) => line(jlease(what, r)),
     watch: (r) => line(`{"Header":${jheader(r.header || {})},"Events":${r.events?.length ? '[' + r.events.map(jevent).join(',') + ']' : 'null'},"CompactRevision":${int(r.compact_revision)},"Canceled":${!!r.canceled},"Created":${!!r.created}}`),
   };
 }
@@ -677,6 +810,16 @@ function fieldsPrinter(p) {
         kv('', ev.kv);
       }
     },
+    lease(what, r) {
+      hdr(r.header);
+      if (what === 'list') for (const l of r.leases || []) w(`"ID" : ${int(l.ID)}`);
+      if (what === 'grant' || what === 'keepalive' || what === 'timetolive') { w(`"ID" : ${int(r.ID)}`); w(`"TTL" : ${int(r.TTL)}`); }
+      if (what === 'timetolive') {
+        w(`"GrantedTTL" : ${int(r.grantedTTL)}`);
+        for (const k of r.keys || []) w(`"Key" : ${goQuote(unb64(k))}`);
+      }
+      return 0;
+    },
     status(eps) {
       for (const { ep, resp: s } of eps) {
         hdr(s.header);
@@ -729,9 +872,29 @@ function simplePrinter(p, hex) {
       }
     },
     status(eps) { for (const row of statusRows(eps)) p.stdout.write(row.join(', ') + '\n'); return 0; },
+    lease(what, r, arg) {
+      const out = (s) => p.stdout.write(s + '\n');
+      switch (what) {
+        case 'grant': out(`lease ${hex16(r.ID)} granted with TTL(${int(r.TTL)}s)`); break;
+        case 'revoke': out(`lease ${hex16(arg)} revoked`); break;
+        case 'keepalive': out(`lease ${hex16(r.ID)} keepalived with TTL(${int(r.TTL)})`); break;
+        case 'list': out(`found ${(r.leases || []).length} leases`); for (const l of r.leases || []) out(hex16(l.ID)); break;
+        case 'timetolive': {
+          if (!nonzero(r.grantedTTL) && int(r.TTL) === '-1') { out(`lease ${hex16(r.ID)} already expired`); break; }
+          let txt = `lease ${hex16(r.ID)} granted with TTL(${int(r.grantedTTL)}s), remaining(${int(r.TTL)}s)`;
+          if (arg) txt += `, attached keys([${(r.keys || []).map((k) => bytesStr(unb64(k))).join(' ')}])`;
+          out(txt);
+          break;
+        }
+      }
+      return 0;
+    },
   };
   return pr;
 }
+
+// hex16 is Go's %016x of a lease ID.
+const hex16 = (id) => BigInt(int(id)).toString(16).padStart(16, '0');
 
 const STATUS_HEADER = ['endpoint', 'ID', 'version', 'db size', 'is leader', 'is learner', 'raft term', 'raft index', 'raft applied index', 'errors'];
 
@@ -755,7 +918,7 @@ function humanizeBytes(s) {
 function tablePrinter(p) {
   const unsupported = () => { p.stderr.write('Error: table not supported as output format\n'); return exitBadFeature; };
   return {
-    kind: 'table', get: unsupported, put: unsupported, del: unsupported, txn: unsupported, watch: unsupported,
+    kind: 'table', get: unsupported, put: unsupported, del: unsupported, txn: unsupported, watch: unsupported, lease: unsupported,
     status(eps) { p.stdout.write(borderedTable(STATUS_HEADER.map((h) => h.toUpperCase()), statusRows(eps))); return 0; },
   };
 }
