@@ -137,12 +137,44 @@ func TestInformerRelistsAfterItsWatchRevisionWasCompacted(t *testing.T) {
 		name      string
 		watchList bool
 	}{{"list+watch", false}, {"watch-list", true}} {
-		t.Run(mode.name, func(t *testing.T) { relistScenario(t, mode.watchList) })
+		t.Run(mode.name, func(t *testing.T) { relistScenario(t, mode.watchList, false) })
 	}
 }
 
-func relistScenario(t *testing.T, watchList bool) {
+// With the session's watch cache on, a compaction by hand does not end a
+// watch (the cache still holds the events); a watch from before the
+// cache's window does: "too old resource version", 410, and client-go
+// relists. The window starts again when the cache is turned off and on.
+func TestInformerRelistsWhenItsRevisionLeftTheWatchCachesWindow(t *testing.T) {
+	for _, mode := range []struct {
+		name      string
+		watchList bool
+	}{{"list+watch", false}, {"watch-list", true}} {
+		t.Run(mode.name, func(t *testing.T) { relistScenario(t, mode.watchList, true) })
+	}
+}
+
+// setWatchCache turns the session's watch cache on or off.
+func setWatchCache(t *testing.T, base, to string) {
+	t.Helper()
+	req, _ := http.NewRequest("PATCH", base+"/rvplay/v1/settings", strings.NewReader(`{"watchCache":"`+to+`"}`))
+	req.Header.Set("Content-Type", "application/merge-patch+json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"watchCache":"`+to+`"`) {
+		t.Fatalf("watchCache %s: %d %s", to, resp.StatusCode, body)
+	}
+}
+
+func relistScenario(t *testing.T, watchList, cached bool) {
 	base := startServer(t)
+	if cached {
+		setWatchCache(t, base, "on")
+	}
 	ctl := &watchControl{}
 	cfg := restConfig(base)
 	cfg.WrapTransport = ctl.wrap
@@ -211,12 +243,18 @@ func relistScenario(t *testing.T, watchList bool) {
 	}
 	create("c")
 	d := create("d")
-	compact(t, base, d.ResourceVersion)
+	if cached {
+		// The cache starts again at d: b's revision is before its window.
+		setWatchCache(t, base, "off")
+		setWatchCache(t, base, "on")
+	} else {
+		compact(t, base, d.ResourceVersion)
+	}
 	before := len(ctl.requests())
 	close(release)
 
-	// The re-watch starts at a compacted revision: 200 + ERROR 410
-	// Expired. client-go then gets a new complete state, which brings
+	// The re-watch starts at a compacted revision (or one before the
+	// cache's window): 200 + ERROR 410 Expired. client-go then gets a new complete state, which brings
 	// the objects it missed.
 	await("c")
 	await("d")
