@@ -1,9 +1,12 @@
 package etcdgw
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
@@ -56,4 +59,49 @@ func TestLeasesThroughTheGatewayAnswerAsEtcds(t *testing.T) {
 
 func h1(rev string) string {
 	return `"header":{"cluster_id":"5","member_id":"7","revision":"` + rev + `","raft_term":"2"}`
+}
+
+// In a guarded session a student may grant leases and use them outside
+// /registry/, but may neither revoke nor put with a lease that holds a key
+// under /registry/ (etcd checks that the caller may write every key the
+// lease holds); the teacher may. Through the JSON paths as through gRPC.
+func TestAStudentMayNotRevokeALeaseThatHoldsRegistryKeys(t *testing.T) {
+	s, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{Clock: stoppedClock{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	g := NewWithOptions(s, Options{})
+	student := api.WithPrincipal(context.Background(), api.Principal{ID: "ada-x1", Name: "Ada", Role: api.RoleStudent})
+	teacher := api.WithPrincipal(context.Background(), api.Principal{ID: "teacher", Role: api.RoleTeacher})
+	serve := func(ctx context.Context, path, body string) (int, string) {
+		r := g.Serve(ctx, &api.Request{Method: "POST", Path: path, Body: []byte(body)})
+		return r.Status, string(r.Body)
+	}
+	for _, lease := range []string{"1", "2"} {
+		if code, body := serve(student, "/v3/lease/grant", `{"TTL":60,"ID":`+lease+`}`); code != 200 {
+			t.Fatalf("a student's grant: %d %s", code, body)
+		}
+	}
+	if code, body := serve(teacher, "/v3/kv/put", `{"key":"`+b64("/registry/leases/x")+`","lease":"1"}`); code != 200 {
+		t.Fatalf("the teacher's put with lease 1: %d %s", code, body)
+	}
+	if code, body := serve(student, "/v3/kv/put", `{"key":"`+b64("/mine/a")+`","lease":"2"}`); code != 200 {
+		t.Fatalf("a student's put with lease 2 outside /registry/: %d %s", code, body)
+	}
+	if code, body := serve(student, "/v3/kv/put", `{"key":"`+b64("/mine/b")+`","lease":"1"}`); code != 403 || body != denied {
+		t.Fatalf("a student's put with the lease that holds /registry/leases/x: %d %s", code, body)
+	}
+	if code, body := serve(student, "/v3/lease/revoke", `{"ID":1}`); code != 403 || body != denied {
+		t.Fatalf("a student's revoke of the lease that holds /registry/leases/x: %d %s", code, body)
+	}
+	if code, body := serve(student, "/v3/lease/revoke", `{"ID":2}`); code != 200 {
+		t.Fatalf("a student's revoke of their own lease: %d %s", code, body)
+	}
+	if code, body := serve(teacher, "/v3/lease/revoke", `{"ID":1}`); code != 200 {
+		t.Fatalf("the teacher's revoke: %d %s", code, body)
+	}
+	if _, body := serve(teacher, "/v3/kv/range", `{"key":"`+b64("/")+`","range_end":"`+b64("0")+`","count_only":true}`); strings.Contains(body, `"count"`) {
+		t.Fatalf("the leases' keys are gone: %s", body)
+	}
 }
