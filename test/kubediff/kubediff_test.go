@@ -35,10 +35,10 @@ type knownDifference struct {
 var knownDifferences = []knownDifference{
 	{
 		id: "list-rv0-limit-ignored",
-		reason: "a list with resourceVersion=0 and a limit: the reference runs with --watch-cache=false (so that " +
-			"compaction gives etcd-level 410s) and pages such a list from etcd; rvplay models kube-apiserver's " +
-			"default watch cache, which serves resourceVersion=0 from the cache and ignores the limit (one full page, " +
-			"no continue, spec/kube.md §1.3). Continue tokens are reset on both sides afterwards",
+		reason: "a list with resourceVersion=0 and a limit, watch cache off: the reference pages such a list from " +
+			"etcd; a session with its watch cache off keeps rvplay's resourceVersion=0 model from before the cache " +
+			"(kube-apiserver's default cache ignores the limit: one full page, no continue, spec/kube.md §1.3), which " +
+			"its lessons rely on. With the watch cache on both ignore it. Continue tokens are reset on both sides afterwards",
 		match: func(o op, ref, rv map[string]any) bool {
 			if o.Verb != "list" || o.RV != "0" || o.Limit == 0 || ref["code"] != 200 || rv["code"] != 200 {
 				return false
@@ -51,10 +51,10 @@ var knownDifferences = []knownDifference{
 	},
 	{
 		id: "watchlist-too-large-retry-after",
-		reason: "a watch-list (sendInitialEvents=true) from a resourceVersion ahead of the store: both wait, then end the " +
-			"stream with a 504 Timeout ERROR event \"Too large resource version\"; the reference (watch cache off) reports " +
-			"the time its etcd path waited as details.retryAfterSeconds (3), while kube-apiserver's default watch cache, " +
-			"which rvplay models, reports resourceVersionTooHighRetrySeconds (1)",
+		reason: "a watch-list (sendInitialEvents=true) from a resourceVersion ahead of the store, watch cache off: both " +
+			"end the stream at once with a 504 Timeout ERROR event \"Too large resource version\" whose " +
+			"details.retryAfterSeconds etcd3's watcher draws at random between 1 and 3 on each side (with the watch " +
+			"cache on, both wait 3 s and say 1)",
 		match: func(o op, ref, rv map[string]any) bool {
 			if o.Verb != "watch" || !o.SendInitial {
 				return false
@@ -98,8 +98,8 @@ var knownDifferences = []knownDifference{
 		id: "watch-prevkv-compacted",
 		reason: "a watch from a revision at or after the last compaction whose events include an update of a key whose " +
 			"previous version was compacted: the reference (watch cache off) reads etcd's watch with prev_kv, gets " +
-			"PrevKv=nil and ends the stream with a 500 InternalError ERROR event; kube-apiserver with its default " +
-			"watch cache, which rvplay models, streams the events",
+			"PrevKv=nil and ends the stream with a 500 InternalError ERROR event; rvplay's store still gives the " +
+			"previous value and its watch streams the events (with the watch cache on, both stream them)",
 		match: func(o op, ref, rv map[string]any) bool {
 			evs, _ := ref["events"].([]any)
 			if o.Verb != "watch" || len(evs) == 0 || rv["code"] != 200 {
