@@ -17,30 +17,23 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/rvplay/rvplay/internal/etcdtest"
+	"github.com/rvplay/rvplay/internal/kubeapiservertest"
 	"github.com/rvplay/rvplay/internal/refbuild"
 	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
@@ -83,147 +76,8 @@ func (r Result) Quantile(q float64) time.Duration {
 	return r.Latencies[int(q*float64(len(r.Latencies)-1))]
 }
 
-// process is a started program whose output goes to a log file.
-type process struct {
-	cmd  *exec.Cmd
-	log  string
-	done chan struct{}
-}
-
-func start(bin, logPath string, args ...string) (*process, error) {
-	f, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		f.Close()
-		return nil, err
-	}
-	p := &process{cmd: cmd, log: logPath, done: make(chan struct{})}
-	go func() {
-		cmd.Wait()
-		f.Close()
-		close(p.done)
-	}()
-	return p, nil
-}
-
-func (p *process) stop() {
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(15 * time.Second):
-		p.cmd.Process.Kill()
-		<-p.done
-	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// abacPolicy lets anyone do anything: the benchmark measures storage, not
-// authorization (AlwaysAllow would turn anonymous requests away).
-const abacPolicy = `{"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"group": "system:unauthenticated", "namespace": "*", "resource": "*", "apiGroup": "*", "nonResourcePath": "*"}}
-{"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"group": "system:authenticated", "namespace": "*", "resource": "*", "apiGroup": "*", "nonResourcePath": "*"}}
-`
-
-// writeKeys writes the service-account key pair and the policy file.
-func writeKeys(dir string) error {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		return err
-	}
-	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
-	if err != nil {
-		return err
-	}
-	files := map[string][]byte{
-		"sa.key":     pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}),
-		"sa.pub":     pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}),
-		"abac.jsonl": []byte(abacPolicy),
-	}
-	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// kubeAPIServer is a running kube-apiserver.
-type kubeAPIServer struct {
-	URL string
-	p   *process
-}
-
-var insecure = &http.Client{
-	Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, MaxIdleConnsPerHost: 64},
-	Timeout:   30 * time.Second,
-}
-
-// startKubeAPIServer starts bin with its storage at etcdAddr (host:port)
-// and its files in dir, and waits until /readyz answers ok.
-func startKubeAPIServer(bin, dir, etcdAddr string) (*kubeAPIServer, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	if err := writeKeys(dir); err != nil {
-		return nil, err
-	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	p, err := start(bin, filepath.Join(dir, "kube-apiserver.log"),
-		"--etcd-servers=http://"+etcdAddr,
-		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(port), "--advertise-address=127.0.0.1",
-		"--endpoint-reconciler-type=none", "--cert-dir="+filepath.Join(dir, "certs"),
-		"--service-account-issuer=https://kubernetes.default.svc",
-		"--service-account-key-file="+filepath.Join(dir, "sa.pub"),
-		"--service-account-signing-key-file="+filepath.Join(dir, "sa.key"),
-		"--service-cluster-ip-range=10.96.0.0/16", "--enable-priority-and-fairness=false",
-		"--authorization-mode=ABAC", "--authorization-policy-file="+filepath.Join(dir, "abac.jsonl"),
-		"--anonymous-auth=true")
-	if err != nil {
-		return nil, err
-	}
-	k := &kubeAPIServer{URL: fmt.Sprintf("https://127.0.0.1:%d", port), p: p}
-	deadline := time.Now().Add(90 * time.Second)
-	for time.Now().Before(deadline) {
-		if resp, err := insecure.Get(k.URL + "/readyz"); err == nil {
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == 200 && string(body) == "ok" {
-				return k, nil
-			}
-		}
-		select {
-		case <-p.done:
-			out, _ := os.ReadFile(p.log)
-			return nil, fmt.Errorf("kube-apiserver exited at start:\n%s", tail(out))
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	p.stop()
-	out, _ := os.ReadFile(p.log)
-	return nil, fmt.Errorf("kube-apiserver not ready within 90s:\n%s", tail(out))
-}
-
-func tail(b []byte) string {
-	if len(b) > 4000 {
-		b = b[len(b)-4000:]
-	}
-	return string(b)
-}
+// kubeAPIServer is a running kube-apiserver under load.
+type kubeAPIServer struct{ *kubeapiservertest.Server }
 
 func (k *kubeAPIServer) do(ctx context.Context, method, path string, body []byte) ([]byte, int, error) {
 	req, err := http.NewRequestWithContext(ctx, method, k.URL+path, bytes.NewReader(body))
@@ -231,7 +85,7 @@ func (k *kubeAPIServer) do(ctx context.Context, method, path string, body []byte
 		return nil, 0, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := insecure.Do(req)
+	resp, err := kubeapiservertest.Client.Do(req)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -351,9 +205,12 @@ func referenceBinary(dir, name string) (string, error) {
 // StartSystems builds what is missing and starts etcd 3.6, rvplay (SQLite,
 // gRPC) and a kube-apiserver on each, in dir.
 func StartSystems(ctx context.Context, dir string, clients int) (s *Systems, err error) {
-	kas, err := referenceBinary("bench/kubeload/testdata/kubeapiserver", "kubeapiserver")
+	kas, built, err := kubeapiservertest.Binary()
 	if err != nil {
 		return nil, err
+	}
+	if built > 0 {
+		fmt.Fprintf(os.Stderr, "kubeload: built kube-apiserver in %v\n", built.Round(time.Second))
 	}
 	etcdBin, err := referenceBinary("test/kubediff/testdata/etcd36", "etcd36")
 	if err != nil {
@@ -382,14 +239,18 @@ func StartSystems(ctx context.Context, dir string, clients int) (s *Systems, err
 	if r.GRPCAddr == "" {
 		return s, errors.New("rvplay printed no gRPC address")
 	}
-	if s.OnRvplay, err = startKubeAPIServer(kas, filepath.Join(dir, "kas-rvplay"), r.GRPCAddr); err != nil {
+	onRvplay, err := kubeapiservertest.Start(kas, filepath.Join(dir, "kas-rvplay"), r.GRPCAddr)
+	if err != nil {
 		return s, fmt.Errorf("on rvplay: %w", err)
 	}
-	s.stops = append(s.stops, s.OnRvplay.p.stop)
-	if s.OnEtcd, err = startKubeAPIServer(kas, filepath.Join(dir, "kas-etcd"), strings.TrimPrefix(e.URL, "http://")); err != nil {
+	s.OnRvplay = &kubeAPIServer{onRvplay}
+	s.stops = append(s.stops, onRvplay.Stop)
+	onEtcd, err := kubeapiservertest.Start(kas, filepath.Join(dir, "kas-etcd"), strings.TrimPrefix(e.URL, "http://"))
+	if err != nil {
 		return s, fmt.Errorf("on etcd: %w", err)
 	}
-	s.stops = append(s.stops, s.OnEtcd.p.stop)
+	s.OnEtcd = &kubeAPIServer{onEtcd}
+	s.stops = append(s.stops, onEtcd.Stop)
 	for _, k := range []*kubeAPIServer{s.OnRvplay, s.OnEtcd} {
 		if err := k.prepare(ctx, clients); err != nil {
 			return s, err

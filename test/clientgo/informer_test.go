@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	clientfeatures "k8s.io/client-go/features"
@@ -42,17 +43,22 @@ func TestInformerSyncsWithWatchList(t *testing.T) { informerScenario(t, true) }
 func TestInformerSyncsWithListAndWatch(t *testing.T) { informerScenario(t, false) }
 
 func informerScenario(t *testing.T, watchList bool) {
-	base := startServer(t)
+	informerScenarioOn(t, restConfig(startServer(t)), "inf", watchList)
+}
+
+// informerScenarioOn runs the scenario in namespace ns through cfg: an
+// rvplay session, or a kube-apiserver storing in rvplay
+// (kubeapiserver_test.go).
+func informerScenarioOn(t *testing.T, cfg *rest.Config, ns string, watchList bool) {
 	reqs := &requestLog{}
-	cfg := restConfig(base)
 	cfg.WrapTransport = reqs.wrap
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := testContext(t)
-	ensureNamespace(t, cs, "inf")
-	cms := cs.CoreV1().ConfigMaps("inf")
+	ensureNamespace(t, cs, ns)
+	cms := cs.CoreV1().ConfigMaps(ns)
 	for _, name := range []string{"a", "b"} {
 		if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"v": "0"}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -60,7 +66,7 @@ func informerScenario(t *testing.T, watchList bool) {
 	}
 
 	setWatchListClient(t, watchList)
-	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace("inf"))
+	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
 	inf := factory.Core().V1().ConfigMaps().Informer()
 	events := make(chan string, 100)
 	_, err = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -123,7 +129,7 @@ func informerScenario(t *testing.T, watchList bool) {
 	}
 	expect("delete b")
 
-	lister := factory.Core().V1().ConfigMaps().Lister().ConfigMaps("inf")
+	lister := factory.Core().V1().ConfigMaps().Lister().ConfigMaps(ns)
 	if got, err := lister.Get("a"); err != nil || got.Data["v"] != "1" {
 		t.Fatalf("lister a: %v %v", got, err)
 	}
@@ -134,7 +140,7 @@ func informerScenario(t *testing.T, watchList bool) {
 	// Which path did the reflector take?
 	var sawWatchList, sawList bool
 	for _, r := range reqs.all() {
-		if !strings.Contains(r, "/namespaces/inf/configmaps?") {
+		if !strings.Contains(r, "/namespaces/"+ns+"/configmaps?") {
 			continue
 		}
 		switch {

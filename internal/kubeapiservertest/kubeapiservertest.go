@@ -1,0 +1,190 @@
+// Package kubeapiservertest runs a real kube-apiserver (v1.36.3, built from
+// the module proxy by the wrapper module bench/kubeload/testdata/kubeapiserver
+// into the reference programs' cache) on a store given by its etcd
+// address: rvplay's etcd gRPC API or a real etcd. Anonymous requests may do
+// anything (an ABAC policy: AlwaysAllow would turn them away). It is test
+// and benchmark tooling: product code must not import it.
+package kubeapiservertest
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/rvplay/rvplay/internal/refbuild"
+	"github.com/rvplay/rvplay/internal/rvplaytest"
+)
+
+// Binary builds kube-apiserver once per wrapper module and Go version and
+// returns its path and how long the build took (0: cached).
+func Binary() (string, time.Duration, error) {
+	root, err := rvplaytest.ModuleRoot()
+	if err != nil {
+		return "", 0, err
+	}
+	return refbuild.Binary(filepath.Join(root, "bench/kubeload/testdata/kubeapiserver"), "kubeapiserver")
+}
+
+// process is a started program whose output goes to a log file.
+type process struct {
+	cmd  *exec.Cmd
+	log  string
+	done chan struct{}
+}
+
+func start(bin, logPath string, args ...string) (*process, error) {
+	f, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	p := &process{cmd: cmd, log: logPath, done: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		f.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (p *process) stop() {
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(15 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// abacPolicy lets anyone do anything: the benchmark measures storage, not
+// authorization (AlwaysAllow would turn anonymous requests away).
+const abacPolicy = `{"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"group": "system:unauthenticated", "namespace": "*", "resource": "*", "apiGroup": "*", "nonResourcePath": "*"}}
+{"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"group": "system:authenticated", "namespace": "*", "resource": "*", "apiGroup": "*", "nonResourcePath": "*"}}
+`
+
+// writeKeys writes the service-account key pair and the policy file.
+func writeKeys(dir string) error {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return err
+	}
+	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{
+		"sa.key":     pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}),
+		"sa.pub":     pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}),
+		"abac.jsonl": []byte(abacPolicy),
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Server is a running kube-apiserver.
+type Server struct {
+	URL string // https://127.0.0.1:PORT, a self-signed certificate
+	// Log is the file its output goes to.
+	Log string
+	p   *process
+}
+
+// Stop ends it (SIGTERM, then SIGKILL after 15 s).
+func (s *Server) Stop() { s.p.stop() }
+
+// Client is an HTTPS client that accepts the server's self-signed
+// certificate.
+var Client = &http.Client{
+	Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, MaxIdleConnsPerHost: 64},
+	Timeout:   30 * time.Second,
+}
+
+// Start starts bin with its storage at etcdAddr (host:port), its files in
+// dir and flags added to its command line, and waits until /readyz
+// answers ok.
+func Start(bin, dir, etcdAddr string, flags ...string) (*Server, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := writeKeys(dir); err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"--etcd-servers=http://" + etcdAddr,
+		"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(port), "--advertise-address=127.0.0.1",
+		"--endpoint-reconciler-type=none", "--cert-dir=" + filepath.Join(dir, "certs"),
+		"--service-account-issuer=https://kubernetes.default.svc",
+		"--service-account-key-file=" + filepath.Join(dir, "sa.pub"),
+		"--service-account-signing-key-file=" + filepath.Join(dir, "sa.key"),
+		"--service-cluster-ip-range=10.96.0.0/16", "--enable-priority-and-fairness=false",
+		"--authorization-mode=ABAC", "--authorization-policy-file=" + filepath.Join(dir, "abac.jsonl"),
+		"--anonymous-auth=true"}
+	args = append(args, flags...)
+	logPath := filepath.Join(dir, "kube-apiserver.log")
+	p, err := start(bin, logPath, args...)
+	if err != nil {
+		return nil, err
+	}
+	k := &Server{URL: fmt.Sprintf("https://127.0.0.1:%d", port), Log: logPath, p: p}
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := Client.Get(k.URL + "/readyz"); err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 && string(body) == "ok" {
+				return k, nil
+			}
+		}
+		select {
+		case <-p.done:
+			out, _ := os.ReadFile(p.log)
+			return nil, fmt.Errorf("kube-apiserver exited at start:\n%s", tail(out))
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	p.stop()
+	out, _ := os.ReadFile(p.log)
+	return nil, fmt.Errorf("kube-apiserver not ready within 90s:\n%s", tail(out))
+}
+
+func tail(b []byte) string {
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
+}
