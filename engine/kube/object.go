@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
+
+	"github.com/rvplay/rvplay/engine/kube/schema"
 )
 
 // Object is a Kubernetes object as decoded JSON. Numbers are json.Number so
@@ -65,23 +67,7 @@ func Labels(o Object) map[string]string {
 }
 
 // DeepCopy copies a decoded JSON value.
-func DeepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		c := make(map[string]any, len(x))
-		for k, e := range x {
-			c[k] = DeepCopy(e)
-		}
-		return c
-	case []any:
-		c := make([]any, len(x))
-		for i, e := range x {
-			c[i] = DeepCopy(e)
-		}
-		return c
-	}
-	return v
-}
+func DeepCopy(v any) any { return schema.DeepCopy(v) }
 
 func copyObject(o Object) Object { return DeepCopy(o).(map[string]any) }
 

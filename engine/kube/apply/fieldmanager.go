@@ -390,7 +390,7 @@ func validateValue(v any, t schemaType, allowDup bool) []string {
 			for _, k := range keys {
 				p := appendPath(path, "f:"+k)
 				ft, declared := t.field(k)
-				if !declared && t.obj != nil {
+				if !declared && t.obj != nil && !t.obj.PreserveUnknown {
 					add(p, "field not declared in schema")
 					return
 				}

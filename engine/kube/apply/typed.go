@@ -36,6 +36,9 @@ func schemaTypeOf(t *schema.Type) schemaType {
 	case t.Scalar != "":
 		// Time, Quantity, IntOrString: untyped scalars for apply.
 		return schemaType{kind: kindScalar, scalar: "untyped"}
+	case t.Untyped && t.PreserveUnknown:
+		// a custom resource's x-kubernetes-preserve-unknown-fields object
+		return schemaType{kind: kindDeduced}
 	case t.Untyped:
 		return schemaType{kind: kindMap, atomic: true, anyElems: true}
 	}

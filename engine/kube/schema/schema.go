@@ -24,6 +24,10 @@ import (
 //go:embed types.txt
 var typesText string
 
+// moreTypes are described in other files of the build (the native
+// build's CustomResourceDefinition, openapi_definitions.go).
+var moreTypes []string
+
 // Kind is the shape of a value.
 type Kind uint8
 
@@ -65,6 +69,11 @@ type Type struct {
 	Atomic bool
 	// Untyped marks an object with no declared fields (FieldsV1): any content.
 	Untyped bool
+	// PreserveUnknown keeps, beside the declared fields, those the type
+	// does not declare (a custom resource's
+	// x-kubernetes-preserve-unknown-fields): they are neither unknown nor
+	// pruned.
+	PreserveUnknown bool
 
 	index map[string]*Field
 }
@@ -136,7 +145,7 @@ var (
 )
 
 func init() {
-	if err := parse(typesText); err != nil {
+	if err := parse(strings.Join(append([]string{typesText}, moreTypes...), "\n")); err != nil {
 		panic("schema: types.txt: " + err.Error())
 	}
 	addListTypes()

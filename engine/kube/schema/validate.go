@@ -46,7 +46,7 @@ func hasUnknown(t *Type, obj map[string]any) bool {
 	}
 	for k, v := range obj {
 		f := t.Field(k)
-		if f == nil || valueHasUnknown(f.Type, v) {
+		if f == nil && !t.PreserveUnknown || f != nil && valueHasUnknown(f.Type, v) {
 			return true
 		}
 	}
@@ -128,7 +128,7 @@ func walkTokens(dec *json.Decoder, r *TypeRef, path string, out *[]string) error
 			case r.Kind == KindObject && r.Named.IsObject() && !r.Named.Untyped:
 				if f := r.Named.Field(k); f != nil {
 					child = f.Type
-				} else if !seen[k+"\x00unknown"] {
+				} else if !r.Named.PreserveUnknown && !seen[k+"\x00unknown"] {
 					seen[k+"\x00unknown"] = true
 					*out = append(*out, UnknownFieldWarning(p))
 				}
@@ -198,9 +198,11 @@ func walkUnknown(t *Type, obj map[string]any, prefix string, prune bool, out *[]
 		}
 		f := t.Field(k)
 		if f == nil {
-			*out = append(*out, p)
-			if prune {
-				delete(obj, k)
+			if !t.PreserveUnknown {
+				*out = append(*out, p)
+				if prune {
+					delete(obj, k)
+				}
 			}
 			continue
 		}
