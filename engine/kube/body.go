@@ -45,6 +45,14 @@ func (r *Resource) DecodeBody(body []byte, fieldValidation string) (Object, []st
 		bv = gv
 	}
 	if bk != kind || bv != gv {
+		if r.Custom() {
+			// custom resources are decoded unstructured: the version must
+			// be the URL's, the kind is then validated
+			if bv != gv {
+				return nil, nil, NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", bv, gv))
+			}
+			return nil, nil, NewInvalid(r.Group, bk, Name(o), []FieldError{{Type: CauseFieldValueInvalid, Field: "kind", Value: bk, Detail: "must be " + kind}})
+		}
 		if !knownKind(bv, bk) {
 			return nil, nil, NewBadRequest(fmt.Sprintf("no kind %q is registered for version %q in scheme \"pkg/api/legacyscheme/scheme.go:30\"", bk, bv))
 		}
@@ -79,8 +87,11 @@ func (r *Resource) DecodeBody(body []byte, fieldValidation string) (Object, []st
 	if t == nil {
 		return o, nil, nil
 	}
-	if msg := schema.TypeError(t, o); msg != "" {
-		return nil, nil, cannot(msg)
+	if !r.Custom() {
+		// a custom resource's types are its schema's to validate
+		if msg := schema.TypeError(t, o); msg != "" {
+			return nil, nil, cannot(msg)
+		}
 	}
 	if fieldValidation == "Strict" {
 		if unknown := schema.UnknownFields(t, o); len(unknown) > 0 {

@@ -28,7 +28,8 @@ func (reg *Registry) Create(ctx context.Context, r *Resource, ns string, obj Obj
 	if err := reg.bootstrap(ctx); err != nil {
 		return Written{}, err
 	}
-	return reg.create(ctx, r, ns, obj, o)
+	w, err := reg.create(ctx, r, ns, obj, o)
+	return reg.written(ctx, r, w, o.DryRun, err)
 }
 
 func (reg *Registry) create(ctx context.Context, r *Resource, ns string, obj Object, o WriteOptions) (Written, error) {
@@ -144,4 +145,5 @@ func (reg *Registry) createOnce(ctx context.Context, r *Resource, obj Object, o 
 	return stored(obj, data, resp.Header.Revision), nil
 }
 
+//go:noinline
 func jsonInt(i int64) any { return jsonNumber(strconv.FormatInt(i, 10)) }

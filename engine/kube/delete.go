@@ -86,6 +86,9 @@ func (reg *Registry) Delete(ctx context.Context, r *Resource, ns, name string, o
 	if err := admitNamespaceDelete(r, name); err != nil {
 		return nil, err
 	}
+	if r == definitions {
+		return reg.deleteDefinition(ctx, name, o)
+	}
 	key := r.Key(ns, name)
 	for {
 		kv, _, err := reg.get(ctx, key, 0)

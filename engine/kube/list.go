@@ -163,6 +163,9 @@ func (l *List) Objects() []Object {
 // Encode renders the list as kube-apiserver does for built-in types:
 // items without kind and apiVersion, never a null items.
 func (l *List) Encode() []byte {
+	if l.Resource != nil && l.Resource.Custom() {
+		return l.encodeUnstructured()
+	}
 	var b bytes.Buffer
 	b.WriteString(`{"kind":`)
 	writeJSON(&b, l.Kind)
@@ -201,6 +204,38 @@ func (l *List) Encode() []byte {
 		}
 	}
 	b.WriteString("]}")
+	return b.Bytes()
+}
+
+// encodeUnstructured renders a list of custom resources as kube's
+// unstructured lists are: keys in sorted order, items with their kind and
+// apiVersion, continue always in the metadata.
+func (l *List) encodeUnstructured() []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"apiVersion":`)
+	writeJSON(&b, l.APIVersion)
+	b.WriteString(`,"items":[`)
+	for i := range max(len(l.raw), len(l.Items)) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if l.raw != nil {
+			b.Write(l.raw[i])
+		} else {
+			b.Write(l.Resource.Encode(l.Items[i]))
+		}
+	}
+	b.WriteString(`],"kind":`)
+	writeJSON(&b, l.Kind)
+	b.WriteString(`,"metadata":{"continue":`)
+	writeJSON(&b, l.Metadata.Continue)
+	if n := l.Metadata.RemainingItemCount; n != nil {
+		b.WriteString(`,"remainingItemCount":`)
+		writeJSON(&b, *n)
+	}
+	b.WriteString(`,"resourceVersion":`)
+	writeJSON(&b, l.Metadata.ResourceVersion)
+	b.WriteString("}}")
 	return b.Bytes()
 }
 
@@ -545,16 +580,20 @@ func listItem(r *Resource, m *matcher, kv *mvcc.KeyValue) ([]byte, bool, error) 
 }
 
 // itemJSON renders a stored object as a list item: no kind and
-// apiVersion, its resourceVersion set.
+// apiVersion (except in the unstructured lists of custom resources), its
+// resourceVersion set.
 func itemJSON(r *Resource, kv *mvcc.KeyValue) ([]byte, error) {
-	if b, ok := spliceRV(kv.Value, formatRV(kv.ModRevision), true); ok {
+	dropTypeMeta := !r.Custom()
+	if b, ok := spliceRV(kv.Value, formatRV(kv.ModRevision), dropTypeMeta); ok {
 		return b, nil
 	}
 	o, err := decodeKV(kv)
 	if err != nil {
 		return nil, err
 	}
-	delete(o, "kind")
-	delete(o, "apiVersion")
+	if dropTypeMeta {
+		delete(o, "kind")
+		delete(o, "apiVersion")
+	}
 	return r.Encode(o), nil
 }

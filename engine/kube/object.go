@@ -191,9 +191,12 @@ func invalidRVError(s string, err error) error {
 	return &rvError{"resourceVersion: Invalid value: " + strconv.Quote(s) + ": " + err.Error()}
 }
 
+//go:noinline
 func formatRV(rev int64) string { return strconv.FormatInt(rev, 10) }
 
 // numberInt reads an integer JSON value.
+//
+//go:noinline
 func numberInt(v any) (int64, bool) {
 	switch x := v.(type) {
 	case json.Number:

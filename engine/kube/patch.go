@@ -30,6 +30,10 @@ func (SchemaPatcher) Patch(r *Resource, patchType string, original, p []byte) ([
 		out, err = patch.MergePatch(original, p)
 	case StrategicPatch:
 		t := r.Schema()
+		if r.Custom() {
+			return nil, newStatusError(415, ReasonUnsupportedMediaType,
+				"the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml", nil)
+		}
 		if t == nil {
 			return nil, NewUnsupportedMediaType()
 		}
@@ -68,12 +72,13 @@ func (reg *Registry) Patch(ctx context.Context, r *Resource, ns, name, sub, patc
 		return Written{}, err
 	}
 	if patchType == ApplyPatch {
-		return reg.apply(ctx, r, ns, name, sub, body, o)
+		w, err := reg.apply(ctx, r, ns, name, sub, body, o)
+		return reg.written(ctx, r, w, o.DryRun, err)
 	}
 	if o.Force != nil {
 		return Written{}, NewInvalid("meta.k8s.io", "PatchOptions", "", []FieldError{{Type: CauseFieldValueForbidden, Field: "force", Detail: "may not be specified for non-apply patch"}})
 	}
-	return reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, true, nil, func(cur Object) (Object, error) {
+	w, err := reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, true, nil, func(cur Object) (Object, error) {
 		patched, err := reg.patcher.Patch(r, patchType, r.Encode(cur), body)
 		if err != nil {
 			return nil, err
@@ -89,6 +94,7 @@ func (reg *Registry) Patch(ctx context.Context, r *Resource, ns, name, sub, patc
 		}
 		return reg.preparePatched(r, cur, nobj, ns, name, sub, o.FieldManager, byPatch)
 	})
+	return reg.written(ctx, r, w, o.DryRun, err)
 }
 
 // preparePatched checks a patched object like an update body: identity

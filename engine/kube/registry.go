@@ -81,6 +81,8 @@ type Registry struct {
 	revMu   sync.Mutex
 	revLog  *revisionLog
 	revStop func()
+
+	custom customResources
 }
 
 // New returns a Registry over kv.

@@ -23,6 +23,9 @@ const (
 	// SpecAnnotationsGeneration: as SpecGeneration, and annotations count
 	// as spec (deployments).
 	SpecAnnotationsGeneration
+	// ContentGeneration: 1 on create, +1 when anything but metadata (and
+	// status, with a status subresource) changes (custom resources).
+	ContentGeneration
 )
 
 // Resource describes one served resource: its names, its discovery entry
@@ -37,6 +40,9 @@ type Resource struct {
 	Categories         []string
 	Verbs              []string
 	StorageVersionHash string
+	// Storage is the etcd key segment after /registry/ (default: the
+	// plural; a custom resource's is <group>/<plural>).
+	Storage string
 	// Status and Scale name the subresources the type has.
 	Status, Scale bool
 	// AllowUnconditionalUpdate lets a PUT without resourceVersion through.
@@ -62,18 +68,34 @@ type Resource struct {
 	// strategy keeps from the stored object. Nil: the status subresource
 	// writes only status (metav1.ResetObjectMetaForStatus).
 	StatusKeepsMetadata func(cur, next map[string]any)
+	// ValidateStatus, when set, replaces Validate for writes through the
+	// status subresource.
+	ValidateStatus func(o Object) []FieldError
 	// Columns are what kubectl get prints (server-side Tables); none
 	// means Name and Age.
 	Columns []Column
 
 	schemaOnce sync.Once
 	schemaType *schema.Type
+	// custom is the definition a custom resource is served from.
+	custom *customResource
 }
 
 // Schema is the type's description in package schema (field order,
 // emitted zero values, unknown fields, apply semantics), or nil.
+//
+// (not inlined: its callers are many, and its once-function would be
+// copied into each)
+//
+//go:noinline
 func (r *Resource) Schema() *schema.Type {
-	r.schemaOnce.Do(func() { r.schemaType = schema.ForGVK(r.GroupVersion(), r.Kind) })
+	r.schemaOnce.Do(func() {
+		if r.Custom() {
+			r.schemaType = r.custom.typ
+		} else {
+			r.schemaType = schema.ForGVK(r.GroupVersion(), r.Kind)
+		}
+	})
 	return r.schemaType
 }
 
@@ -102,17 +124,24 @@ func (r *Resource) QualifiedResource() string { return qualifiedResource(r.Group
 // Prefix is the etcd key prefix of the resource in namespace ns ("" = all).
 func (r *Resource) Prefix(ns string) string {
 	if r.Namespaced && ns != "" {
-		return "/registry/" + r.Resource + "/" + ns + "/"
+		return "/registry/" + r.storage() + "/" + ns + "/"
 	}
-	return "/registry/" + r.Resource + "/"
+	return "/registry/" + r.storage() + "/"
 }
 
 // Key is the etcd key of one object.
 func (r *Resource) Key(ns, name string) string {
 	if r.Namespaced {
-		return "/registry/" + r.Resource + "/" + ns + "/" + name
+		return "/registry/" + r.storage() + "/" + ns + "/" + name
 	}
-	return "/registry/" + r.Resource + "/" + name
+	return "/registry/" + r.storage() + "/" + name
+}
+
+func (r *Resource) storage() string {
+	if r.Storage != "" {
+		return r.Storage
+	}
+	return r.Resource
 }
 
 func (r *Resource) validateName(name string) []string {
@@ -225,6 +254,8 @@ var Resources = []*Resource{
 	},
 }
 
+var objectMetaType = schema.ByName("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+
 // Lookup finds a resource by group, version and plural name.
 func Lookup(group, version, resource string) *Resource {
 	for _, r := range Resources {
@@ -235,6 +266,7 @@ func Lookup(group, version, resource string) *Resource {
 	return nil
 }
 
+//go:noinline
 func pathValue(o Object, path ...string) any {
 	var v any = o
 	for _, p := range path {
@@ -254,6 +286,7 @@ func pathString(path ...string) func(Object) string {
 	}
 }
 
+//go:noinline
 func setDefault(m map[string]any, k string, v any) {
 	if _, ok := m[k]; !ok {
 		m[k] = v
@@ -551,6 +584,11 @@ func stringMap(m map[string]any) map[string]string {
 // Encode renders an object as kube-apiserver does: kind and apiVersion
 // first, then the fields in the order of kube's Go types.
 func (r *Resource) Encode(o Object) []byte {
+	if r.Custom() {
+		// a custom resource is unstructured JSON: keys in sorted order
+		b, _ := json.Marshal(o)
+		return b
+	}
 	if t := r.Schema(); t != nil {
 		if b, err := schema.Marshal(t, o); err == nil {
 			return b
@@ -571,6 +609,15 @@ func (r *Resource) Zero() Object {
 // fields dropped, empty optional maps and lists and zero optional scalars
 // omitted, always-written fields filled in.
 func (r *Resource) normalize(o Object) {
+	if r.Custom() {
+		// a custom resource keeps what its schema declares as it was
+		// given; only its metadata makes kube's typed round trip
+		schema.PruneUnknownFields(r.custom.typ, o)
+		if m, ok := o["metadata"].(map[string]any); ok {
+			schema.Normalize(objectMetaType, m)
+		}
+		return
+	}
 	if t := r.Schema(); t != nil {
 		schema.Normalize(t, o)
 	}

@@ -14,10 +14,12 @@ func (reg *Registry) GetScale(ctx context.Context, r *Resource, ns, name string)
 	if err != nil {
 		return nil, err
 	}
-	return scaleOf(o), nil
+	return scaleOf(r, o), nil
 }
 
-func scaleOf(o Object) Object {
+// scaleOf is the Scale of o: a custom resource's replicas and selector
+// are where its definition's scale subresource says.
+func scaleOf(r *Resource, o Object) Object {
 	m := meta(o)
 	sm := map[string]any{}
 	for _, k := range []string{"name", "namespace", "uid", "resourceVersion", "creationTimestamp"} {
@@ -26,18 +28,29 @@ func scaleOf(o Object) Object {
 		}
 	}
 	replicas := pathValue(o, "spec", "replicas")
+	statusReplicas := pathValue(o, "status", "replicas")
+	var selector string
+	if sc := r.customScale(); sc != nil {
+		replicas, _ = nestedField(o, sc.specReplicas)
+		statusReplicas, _ = nestedField(o, sc.statusReplicas)
+		if sc.labelSelector != "" {
+			v, _ := nestedField(o, sc.labelSelector)
+			selector, _ = v.(string)
+		}
+	} else if sel, ok := pathValue(o, "spec", "selector").(map[string]any); ok {
+		if ls, err := selectorFromLabelSelector(sel); err == nil {
+			selector = ls.String()
+		}
+	}
 	if replicas == nil {
 		replicas = jsonInt(0)
 	}
-	statusReplicas := pathValue(o, "status", "replicas")
 	if statusReplicas == nil {
 		statusReplicas = jsonInt(0)
 	}
 	st := map[string]any{"replicas": statusReplicas}
-	if sel, ok := pathValue(o, "spec", "selector").(map[string]any); ok {
-		if ls, err := selectorFromLabelSelector(sel); err == nil {
-			st["selector"] = ls.String()
-		}
+	if selector != "" {
+		st["selector"] = selector
 	}
 	return Object{"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": sm,
 		"spec": map[string]any{"replicas": replicas}, "status": st}
@@ -69,15 +82,27 @@ func (reg *Registry) UpdateScale(ctx context.Context, r *Resource, ns, name stri
 			return nil, NewConflict(r.Group, r.Resource, name, OptimisticLockErrorMsg)
 		}
 		nobj := copyObject(cur)
-		spec, _ := nobj["spec"].(map[string]any)
-		if spec == nil {
-			spec = map[string]any{}
-			nobj["spec"] = spec
-		}
-		spec["replicas"] = jsonInt(replicas)
-		if !schema.JSONEqual(cur["spec"], nobj["spec"]) {
-			g, _ := numberInt(meta(cur)["generation"])
-			meta(nobj)["generation"] = jsonInt(g + 1)
+		if sc := r.customScale(); sc != nil {
+			// the custom resource's own update, validated by its schema
+			setNestedField(nobj, sc.specReplicas, jsonInt(replicas))
+			if contentChanged(cur, nobj, r.Status) {
+				g, _ := numberInt(meta(cur)["generation"])
+				meta(nobj)["generation"] = jsonInt(g + 1)
+			}
+			if errs := r.Validate(nobj); len(errs) > 0 {
+				return nil, NewInvalid(r.Group, r.Kind, name, errs)
+			}
+		} else {
+			spec, _ := nobj["spec"].(map[string]any)
+			if spec == nil {
+				spec = map[string]any{}
+				nobj["spec"] = spec
+			}
+			spec["replicas"] = jsonInt(replicas)
+			if !schema.JSONEqual(cur["spec"], nobj["spec"]) {
+				g, _ := numberInt(meta(cur)["generation"])
+				meta(nobj)["generation"] = jsonInt(g + 1)
+			}
 		}
 		if err := reg.fm.Update(r, cur, nobj, o.FieldManager, "scale", reg.now()); err != nil {
 			return nil, err
@@ -87,7 +112,7 @@ func (reg *Registry) UpdateScale(ctx context.Context, r *Resource, ns, name stri
 	if err != nil {
 		return nil, err
 	}
-	return scaleOf(w.Object), nil
+	return scaleOf(r, w.Object), nil
 }
 
 // PatchScale patches the scale subresource.

@@ -567,7 +567,7 @@ func (r *Resource) checkFieldSelector(sel FieldSelector) error {
 		if _, ok := r.FieldSelectors[t.Field]; ok {
 			continue
 		}
-		if len(r.FieldSelectors) == 0 {
+		if len(r.FieldSelectors) == 0 && !r.Custom() {
 			return fmt.Errorf("%q is not a known field selector: only %q, %q", t.Field, "metadata.name", "metadata.namespace")
 		}
 		return fmt.Errorf("field label not supported: %s", t.Field)

@@ -168,6 +168,21 @@ func spliceRV(v []byte, rv string, dropTypeMeta bool) ([]byte, bool) {
 }
 
 func spliceMeta(out *[]byte, m []byte, rv string) bool {
+	// a custom resource's metadata is unstructured JSON, its keys sorted;
+	// kube's ObjectMeta order never is (name comes first, and
+	// creationTimestamp, which every stored object has, after it)
+	prev, sorted := "", customServed
+	if sorted {
+		members(m, func(key string, _, _ []byte) bool {
+			sorted = sorted && key > prev
+			prev = key
+			return sorted
+		})
+	}
+	after := func(key string) bool { return metaIndex(key) > rvMetaIndex }
+	if sorted {
+		after = func(key string) bool { return key > "resourceVersion" }
+	}
 	*out = append(*out, '{')
 	n, inserted := 0, false
 	insert := func() {
@@ -184,7 +199,7 @@ func spliceMeta(out *[]byte, m []byte, rv string) bool {
 		if key == "resourceVersion" {
 			return false
 		}
-		if !inserted && metaIndex(key) > rvMetaIndex {
+		if !inserted && after(key) {
 			insert()
 		}
 		if n > 0 {

@@ -72,6 +72,8 @@ const (
 	CauseFieldValueNotSupported  = "FieldValueNotSupported"
 	CauseFieldValueDuplicate     = "FieldValueDuplicate"
 	CauseFieldValueTooLong       = "FieldValueTooLong"
+	CauseFieldValueTypeInvalid   = "FieldValueTypeInvalid"
+	CauseFieldValueTooMany       = "FieldValueTooMany"
 	CauseFieldManagerConflict    = "FieldManagerConflict"
 	CauseResourceVersionTooLarge = "ResourceVersionTooLarge"
 )
@@ -143,6 +145,8 @@ func NewConflict(group, resource, name, cause string) *StatusError {
 }
 
 // NewBadRequest is errors.NewBadRequest.
+//
+//go:noinline
 func NewBadRequest(msg string) *StatusError {
 	return newStatusError(400, ReasonBadRequest, msg, nil)
 }
@@ -249,18 +253,30 @@ type FieldError struct {
 // noValue marks a field error without a value.
 type noValueT struct{}
 
-var fieldErrorTypes = map[string]string{
-	CauseFieldValueInvalid:      "Invalid value",
-	CauseFieldValueRequired:     "Required value",
-	CauseFieldValueForbidden:    "Forbidden",
-	CauseFieldValueNotSupported: "Unsupported value",
-	CauseFieldValueDuplicate:    "Duplicate value",
-	CauseFieldValueTooLong:      "Too long",
+// fieldErrorType is field.ErrorType's String().
+func fieldErrorType(t string) string {
+	switch t {
+	case CauseFieldValueRequired:
+		return "Required value"
+	case CauseFieldValueForbidden:
+		return "Forbidden"
+	case CauseFieldValueNotSupported:
+		return "Unsupported value"
+	case CauseFieldValueDuplicate:
+		return "Duplicate value"
+	case CauseFieldValueTooLong:
+		return "Too long"
+	case CauseFieldValueTooMany:
+		return "Too many"
+	case CauseFieldValueInvalid, CauseFieldValueTypeInvalid:
+		return "Invalid value"
+	}
+	return ""
 }
 
 // body is field.Error.ErrorBody: "<Type>[: <value>][: <detail>]".
 func (e FieldError) body() string {
-	s := fieldErrorTypes[e.Type]
+	s := fieldErrorType(e.Type)
 	switch e.Type {
 	case CauseFieldValueRequired, CauseFieldValueForbidden, CauseFieldValueTooLong:
 		// these carry no value

@@ -142,7 +142,7 @@ func (reg *Registry) Update(ctx context.Context, r *Resource, ns, name, sub stri
 		return Written{}, err
 	}
 	bodyUID := str(m, "uid")
-	return reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, nil, func(cur Object) (Object, error) {
+	w, err := reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, nil, func(cur Object) (Object, error) {
 		if err := reg.checkUpdatePreconditions(r, cur, name, bodyUID, clientRV); err != nil {
 			return nil, err
 		}
@@ -159,6 +159,7 @@ func (reg *Registry) Update(ctx context.Context, r *Resource, ns, name, sub stri
 		}
 		return reg.prepareUpdate(r, cur, nobj, sub, o.FieldManager, byUpdate)
 	})
+	return reg.written(ctx, r, w, o.DryRun, err)
 }
 
 // checkUpdatePreconditions is the storage UID precondition and the
@@ -230,13 +231,16 @@ func (reg *Registry) prepareUpdate(r *Resource, cur, nobj Object, sub, manager s
 	r.normalize(nobj)
 	if sub == "" && r.Generation != NoGeneration {
 		g, _ := numberInt(cm["generation"])
-		if !schema.JSONEqual(cur["spec"], nobj["spec"]) ||
+		if r.Generation == ContentGeneration && r.Custom() && contentChanged(cur, nobj, r.Status) ||
+			r.Generation != ContentGeneration && !schema.JSONEqual(cur["spec"], nobj["spec"]) ||
 			r.Generation == SpecAnnotationsGeneration && !schema.JSONEqual(cm["annotations"], nm["annotations"]) {
 			nm["generation"] = jsonInt(g + 1)
 		}
 	}
 	errs := validateObjectMeta(nobj, r.validateName)
-	if r.Validate != nil {
+	if sub == "status" && r.ValidateStatus != nil {
+		errs = append(errs, r.ValidateStatus(nobj)...)
+	} else if r.Validate != nil {
 		errs = append(errs, r.Validate(nobj)...)
 	}
 	if len(errs) > 0 {
@@ -267,4 +271,21 @@ func keepMetaField(cm, nm map[string]any, k string) {
 	} else {
 		delete(nm, k)
 	}
+}
+
+// contentChanged reports whether anything but metadata (and status, when
+// the status subresource writes it) differs: what moves a custom
+// resource's generation.
+func contentChanged(cur, nobj Object, status bool) bool {
+	for k, v := range nobj {
+		if k != "metadata" && !(status && k == "status") && !schema.JSONEqual(cur[k], v) {
+			return true
+		}
+	}
+	for k := range cur {
+		if _, ok := nobj[k]; !ok && k != "metadata" && !(status && k == "status") {
+			return true
+		}
+	}
+	return false
 }

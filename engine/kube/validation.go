@@ -189,3 +189,22 @@ func validateObjectMeta(o Object, nameFn func(string) []string) []FieldError {
 	}
 	return errs
 }
+
+// IsDNS1035Label is validation.IsDNS1035Label (a custom resource's plural,
+// singular and short names, a version's name).
+func IsDNS1035Label(v string) []string {
+	var errs []string
+	if len(v) > 63 {
+		errs = append(errs, maxLenError(63))
+	}
+	ok := v != "" && v[0] >= 'a' && v[0] <= 'z'
+	for i := 0; i < len(v) && ok; i++ {
+		c := v[i]
+		ok = c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' && i < len(v)-1
+	}
+	if !ok {
+		errs = append(errs, regexError("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+			"[a-z]([-a-z0-9]*[a-z0-9])?", "my-name", "abc-123"))
+	}
+	return errs
+}

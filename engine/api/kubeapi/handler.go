@@ -39,6 +39,8 @@ type Handler struct {
 	reg            *kube.Registry
 	maxBody        int
 	requestTimeout time.Duration
+
+	docs openAPIDocs
 }
 
 // New returns the Handler of a session.
@@ -152,10 +154,15 @@ func (h *Handler) Serve(ctx context.Context, req *api.Request) (resp *api.Respon
 	if err := h.reg.Bootstrap(ctx); err != nil {
 		return statusResponse(err)
 	}
-	if r, ok := h.serveDiscovery(req, p); ok {
+	if r, ok := h.serveDiscovery(ctx, req, p); ok {
 		return r
 	}
-	rq, ok := route(req, p)
+	rq, ok, err := route(req, p, func(group, version, resource string) (*kube.Resource, error) {
+		return h.reg.Lookup(ctx, group, version, resource)
+	})
+	if err != nil {
+		return statusResponse(err)
+	}
 	if !ok {
 		return notFoundPage()
 	}
@@ -198,8 +205,9 @@ func prettyPrint(req *api.Request, resp *api.Response) *api.Response {
 	return resp
 }
 
-// route parses /api/v1/… and /apis/<group>/<version>/… paths.
-func route(req *api.Request, p string) (*request, bool) {
+// route parses /api/v1/… and /apis/<group>/<version>/… paths; lookup
+// finds the resources the session serves.
+func route(req *api.Request, p string, lookup func(group, version, resource string) (*kube.Resource, error)) (*request, bool, error) {
 	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	var group, version string
 	switch {
@@ -208,7 +216,7 @@ func route(req *api.Request, p string) (*request, bool) {
 	case len(parts) >= 4 && parts[0] == "apis":
 		group, version, parts = parts[1], parts[2], parts[3:]
 	default:
-		return nil, false
+		return nil, false, nil
 	}
 	rq := &request{Request: req}
 	if parts[0] == "watch" {
@@ -216,12 +224,12 @@ func route(req *api.Request, p string) (*request, bool) {
 		rq.watchPath = true
 		parts = parts[1:]
 		if len(parts) == 0 {
-			return nil, false
+			return nil, false, nil
 		}
 	}
 	for _, s := range parts {
 		if s == "" {
-			return nil, false
+			return nil, false, nil
 		}
 	}
 	nsRes := kube.Lookup(group, version, "namespaces")
@@ -230,7 +238,7 @@ func route(req *api.Request, p string) (*request, bool) {
 		// is a subresource of the namespace itself
 		if len(parts) == 3 && parts[2] == "status" {
 			rq.res, rq.name, rq.sub = nsRes, parts[1], parts[2]
-			return rq, true
+			return rq, true, nil
 		}
 		rq.ns = parts[1]
 		parts = parts[2:]
@@ -238,12 +246,16 @@ func route(req *api.Request, p string) (*request, bool) {
 		rq.ns = parts[1]
 		parts = parts[2:]
 	}
-	rq.res = kube.Lookup(group, version, parts[0])
+	res, err := lookup(group, version, parts[0])
+	if err != nil {
+		return nil, false, err
+	}
+	rq.res = res
 	if rq.res == nil {
-		return nil, false
+		return nil, false, nil
 	}
 	if rq.ns != "" && !rq.res.Namespaced {
-		return nil, false
+		return nil, false, nil
 	}
 	switch len(parts) {
 	case 1:
@@ -253,12 +265,12 @@ func route(req *api.Request, p string) (*request, bool) {
 	case 3:
 		rq.name, rq.sub = parts[1], parts[2]
 		if !(rq.sub == "status" && rq.res.Status || rq.sub == "scale" && rq.res.Scale) {
-			return nil, false
+			return nil, false, nil
 		}
 	default:
-		return nil, false
+		return nil, false, nil
 	}
-	return rq, true
+	return rq, true, nil
 }
 
 func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response {

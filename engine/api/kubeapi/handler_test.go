@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,8 @@ func TestDiscoveryMatchesKubeApiserver(t *testing.T) {
 		"/api/v1":       "api_v1.json",
 		"/apis":         "apis.json",
 		"/apis/apps/v1": "apis_apps_v1.json",
+		// recorded with the custom resource exchanges (crd_exchanges.jsonl)
+		"/apis/apiextensions.k8s.io/v1": "apis_apiextensions_v1.json",
 	} {
 		want, err := os.ReadFile("testdata/discovery/" + file)
 		if err != nil {
@@ -29,6 +32,16 @@ func TestDiscoveryMatchesKubeApiserver(t *testing.T) {
 		var g, w any
 		json.Unmarshal(resp.Body, &g)
 		json.Unmarshal(want, &w)
+		if runtime.GOOS == "js" {
+			// the browser build serves no CustomResourceDefinitions
+			if path == "/apis/apiextensions.k8s.io/v1" {
+				continue
+			}
+			if path == "/apis" {
+				groups := w.(map[string]any)["groups"].([]any)
+				w.(map[string]any)["groups"] = groups[:len(groups)-1]
+			}
+		}
 		if path == "/api" {
 			// the server address is the request's host
 			w.(map[string]any)["serverAddressByClientCIDRs"] = g.(map[string]any)["serverAddressByClientCIDRs"]

@@ -28,18 +28,33 @@ type Resource struct {
 	Kind           string
 	Namespaced     bool
 	Subresources   []string // "status", "scale"
+	// Custom is a custom resource's published schema; nil for the
+	// built-in types, which types.txt describes.
+	Custom *CustomSchema
+}
+
+// customDefinitions are the definitions of a custom resource and its
+// list (openapi_custom.go); nil where none are served.
+var customDefinitions func(r Resource, v3 bool) (object, list map[string]any)
+
+// CustomSchema is what the OpenAPI documents publish of a custom
+// resource: its definition name (com.example.stable.v1.CronTab) and the
+// version's openAPIV3Schema as written (nil: none).
+type CustomSchema struct {
+	Name   string
+	Schema map[string]any
 }
 
 // Resources are the resources rvplay serves (the REST layer's table should
 // agree; discovery is the REST layer's).
 var Resources = []Resource{
-	{"", "v1", "configmaps", "ConfigMap", true, nil},
-	{"", "v1", "events", "Event", true, nil},
-	{"", "v1", "namespaces", "Namespace", false, []string{"status"}},
-	{"", "v1", "pods", "Pod", true, []string{"status"}},
-	{"", "v1", "secrets", "Secret", true, nil},
-	{"apps", "v1", "deployments", "Deployment", true, []string{"scale", "status"}},
-	{"apps", "v1", "replicasets", "ReplicaSet", true, []string{"scale", "status"}},
+	{"", "v1", "configmaps", "ConfigMap", true, nil, nil},
+	{"", "v1", "events", "Event", true, nil, nil},
+	{"", "v1", "namespaces", "Namespace", false, []string{"status"}, nil},
+	{"", "v1", "pods", "Pod", true, []string{"status"}, nil},
+	{"", "v1", "secrets", "Secret", true, nil, nil},
+	{"apps", "v1", "deployments", "Deployment", true, []string{"scale", "status"}, nil},
+	{"apps", "v1", "replicasets", "ReplicaSet", true, []string{"scale", "status"}, nil},
 }
 
 func (r Resource) gv() string {
@@ -98,7 +113,8 @@ var (
 		{name: "orphanDependents", in: "query", typ: "boolean", desc: "Deprecated: use propagationPolicy.", unique: true},
 		{name: "propagationPolicy", in: "query", typ: "string", desc: "Orphan, Background or Foreground garbage collection.", unique: true},
 	}
-	patchTypes = []string{"application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json", "application/apply-patch+yaml"}
+	patchTypes       = []string{"application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json", "application/apply-patch+yaml"}
+	customPatchTypes = []string{"application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"}
 )
 
 const (
@@ -112,18 +128,43 @@ const (
 func opPrefix(r Resource) string {
 	g := coreGroupT
 	if r.Group != "" {
-		g = strings.ToUpper(r.Group[:1]) + r.Group[1:]
+		g = upperFirst(groupName(r.Group))
 	}
-	return g + strings.ToUpper(r.Version[:1]) + r.Version[1:]
+	return g + upperFirst(r.Version)
+}
+
+func upperFirst(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+
+// groupName is how operation IDs and tags name a group: without
+// .k8s.io, in camel case (stable.example.com: stableExampleCom).
+func groupName(group string) string {
+	parts := strings.Split(strings.TrimSuffix(group, ".k8s.io"), ".")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] != "" {
+			parts[i] = upperFirst(parts[i])
+		}
+	}
+	return strings.Join(parts, "")
 }
 
 func pathsFor(r Resource) []pathItem {
-	t := ForGVK(gvString(r), r.Kind)
+	var t, lt *Type
+	if r.Custom != nil {
+		t = &Type{Name: r.Custom.Name, Short: r.Kind, GVKs: []GVK{{r.Group, r.Version, r.Kind}}}
+		lt = &Type{Name: r.Custom.Name + "List"}
+	} else {
+		t, lt = ForGVK(gvString(r), r.Kind), ForGVK(gvString(r), r.Kind+"List")
+	}
 	if t == nil {
 		panic("schema: no type for resource " + r.Plural)
 	}
 	gvk := t.GVKs[0]
-	lt := ForGVK(gvString(r), r.Kind+"List")
+	patches := patchTypes
+	if r.Custom != nil {
+		// no strategic merge patch: kubectl's client-side apply reads this
+		// to choose a merge patch for custom resources
+		patches = customPatchTypes
+	}
 	base := "/" + r.gv()
 	ns, scope := "", ""
 	var scopeParams []param
@@ -155,7 +196,7 @@ func pathsFor(r Resource) []pathItem {
 			{method: "get", id: "read" + pre + scope + r.Kind, action: "get", desc: "read the specified " + r.Kind, gvk: &gvk, resp: t.Name},
 			{method: "put", id: "replace" + pre + scope + r.Kind, action: "put", desc: "replace the specified " + r.Kind, gvk: &gvk, params: write, body: t.Name, resp: t.Name, created: true},
 			{method: "delete", id: "delete" + pre + scope + r.Kind, action: "delete", desc: "delete " + article(r.Kind), gvk: &gvk, params: deleteParams, body: defDelete, resp: defStatus},
-			{method: "patch", id: "patch" + pre + scope + r.Kind, action: "patch", desc: "partially update the specified " + r.Kind, gvk: &gvk, params: append(append([]param{}, write...), pForce), body: defPatch, resp: t.Name, created: true, consumes: patchTypes},
+			{method: "patch", id: "patch" + pre + scope + r.Kind, action: "patch", desc: "partially update the specified " + r.Kind, gvk: &gvk, params: append(append([]param{}, write...), pForce), body: defPatch, resp: t.Name, created: true, consumes: patches},
 		},
 	})
 	for _, sub := range r.Subresources {
@@ -173,7 +214,7 @@ func pathsFor(r Resource) []pathItem {
 			ops: []operation{
 				{method: "get", id: "read" + pre + scope + r.Kind + title, action: "get", desc: "read " + sub + " of the specified " + r.Kind, gvk: &sgvk, resp: st.Name},
 				{method: "put", id: "replace" + pre + scope + r.Kind + title, action: "put", desc: "replace " + sub + " of the specified " + r.Kind, gvk: &sgvk, params: write, body: st.Name, resp: st.Name, created: true},
-				{method: "patch", id: "patch" + pre + scope + r.Kind + title, action: "patch", desc: "partially update " + sub + " of the specified " + r.Kind, gvk: &sgvk, params: append(append([]param{}, write...), pForce), body: defPatch, resp: st.Name, created: true, consumes: patchTypes},
+				{method: "patch", id: "patch" + pre + scope + r.Kind + title, action: "patch", desc: "partially update " + sub + " of the specified " + r.Kind, gvk: &sgvk, params: append(append([]param{}, write...), pForce), body: defPatch, resp: st.Name, created: true, consumes: patches},
 			},
 		})
 	}
@@ -208,7 +249,7 @@ func tagOf(p pathItem) string {
 	if seg[0] == "api" {
 		return "core_" + seg[1]
 	}
-	return seg[1] + "_" + seg[2]
+	return groupName(seg[1]) + "_" + seg[2]
 }
 
 // ---- schemas ----
@@ -366,9 +407,9 @@ func paramV2(p param) map[string]any {
 	return m
 }
 
-func buildV2() map[string]any {
+func buildV2(resources []Resource) map[string]any {
 	paths := map[string]any{}
-	for _, r := range Resources {
+	for _, r := range resources {
 		for _, p := range pathsFor(r) {
 			item := map[string]any{}
 			var ps []any
@@ -419,6 +460,11 @@ func buildV2() map[string]any {
 	for _, t := range Types() {
 		defs[t.Name] = schemaJSON(t, false)
 	}
+	for _, r := range resources {
+		if r.Custom != nil {
+			defs[r.Custom.Name], defs[r.Custom.Name+"List"] = customDefinitions(r, false)
+		}
+	}
 	return map[string]any{
 		"swagger":     "2.0",
 		"info":        map[string]any{"title": "Kubernetes", "version": Version},
@@ -440,12 +486,24 @@ func paramV3(p param) map[string]any {
 	return m
 }
 
-func buildV3(gv string) map[string]any {
+func buildV3(resources []Resource, gv string) map[string]any {
 	paths := map[string]any{}
 	seen := map[string]bool{}
-	for _, r := range Resources {
+	custom := map[string]any{}
+	refs := func(name string) {
+		if _, ok := custom[name]; ok {
+			return
+		}
+		refsOf(ByName(name), seen)
+	}
+	for _, r := range resources {
 		if r.gv() != gv {
 			continue
+		}
+		if r.Custom != nil {
+			custom[r.Custom.Name], custom[r.Custom.Name+"List"] = customDefinitions(r, true)
+			refs("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+			refs("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta")
 		}
 		for _, p := range pathsFor(r) {
 			item := map[string]any{}
@@ -472,7 +530,7 @@ func buildV3(gv string) map[string]any {
 					op["parameters"] = params
 				}
 				if o.body != "" {
-					refsOf(ByName(o.body), seen)
+					refs(o.body)
 					ct := o.consumes
 					if ct == nil {
 						ct = []string{"*/*"}
@@ -483,7 +541,7 @@ func buildV3(gv string) map[string]any {
 					}
 					op["requestBody"] = map[string]any{"content": content, "required": o.method != "delete"}
 				}
-				refsOf(ByName(o.resp), seen)
+				refs(o.resp)
 				content := map[string]any{}
 				for _, c := range []string{"application/json", "application/yaml"} {
 					content[c] = map[string]any{"schema": map[string]any{"$ref": refTo(o.resp, true)}}
@@ -505,6 +563,9 @@ func buildV3(gv string) map[string]any {
 	for name := range seen {
 		schemas[name] = schemaJSON(ByName(name), true)
 	}
+	for name, s := range custom {
+		schemas[name] = s
+	}
 	return map[string]any{
 		"openapi":    "3.0.0",
 		"info":       map[string]any{"title": "Kubernetes", "version": Version},
@@ -513,85 +574,107 @@ func buildV3(gv string) map[string]any {
 	}
 }
 
-// ---- cached documents ----
+// ---- documents ----
 
-var (
-	docsOnce  sync.Once
-	v2JSON    []byte
-	v2PB      []byte
-	v3Docs    map[string][]byte
-	v3Index   []byte
-	v3Hashes  map[string]string
-	docsError error
-)
+// Documents are the OpenAPI documents of a set of served resources.
+type Documents struct {
+	v2JSON, v2PB, v3Index []byte
+	v3Docs                map[string][]byte
+	v3Hashes              map[string]string
+}
 
-func buildDocs() {
+// BuildDocuments builds the documents of the built-in resources and the
+// custom ones given (a session's custom resources change them).
+func BuildDocuments(custom []Resource) (*Documents, error) {
+	resources := append(Resources[:len(Resources):len(Resources)], custom...)
+	d := &Documents{v3Docs: map[string][]byte{}, v3Hashes: map[string]string{}}
 	var err error
-	v2 := buildV2()
-	if v2JSON, err = json.Marshal(v2); err != nil {
-		docsError = err
-		return
+	v2 := buildV2(resources)
+	if d.v2JSON, err = json.Marshal(v2); err != nil {
+		return nil, err
 	}
-	v2PB = encodeV2Proto(v2)
-	v3Docs, v3Hashes = map[string][]byte{}, map[string]string{}
+	d.v2PB = encodeV2Proto(v2)
 	index := map[string]any{}
-	for _, r := range Resources {
+	for _, r := range resources {
 		gv := r.gv()
-		if _, done := v3Docs[gv]; done {
+		if _, done := d.v3Docs[gv]; done {
 			continue
 		}
-		b, err := json.Marshal(buildV3(gv))
+		b, err := json.Marshal(buildV3(resources, gv))
 		if err != nil {
-			docsError = err
-			return
+			return nil, err
 		}
-		v3Docs[gv] = b
+		d.v3Docs[gv] = b
 		// kube uses SHA-512; clients treat the hash as opaque, and FNV keeps
 		// crypto out of the WebAssembly build.
 		h := fnv.New128a()
 		h.Write(b)
-		v3Hashes[gv] = fmt.Sprintf("%X", h.Sum(nil))
-		index[gv] = map[string]any{"serverRelativeURL": "/openapi/v3/" + gv + "?hash=" + v3Hashes[gv]}
+		d.v3Hashes[gv] = fmt.Sprintf("%X", h.Sum(nil))
+		index[gv] = map[string]any{"serverRelativeURL": "/openapi/v3/" + gv + "?hash=" + d.v3Hashes[gv]}
 	}
-	v3Index, docsError = json.Marshal(map[string]any{"paths": index})
+	if d.v3Index, err = json.Marshal(map[string]any{"paths": index}); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
-func docs() {
-	docsOnce.Do(buildDocs)
+var (
+	docsOnce   sync.Once
+	staticDocs *Documents
+	docsError  error
+)
+
+// Static are the documents of the built-in resources.
+func Static() *Documents {
+	docsOnce.Do(func() { staticDocs, docsError = BuildDocuments(nil) })
 	if docsError != nil {
 		panic("schema: building OpenAPI documents: " + docsError.Error())
 	}
+	return staticDocs
 }
 
-// OpenAPIV2 is the /openapi/v2 swagger document as JSON (Content-Type
+// V2 is the /openapi/v2 swagger document as JSON (Content-Type
 // application/json).
-func OpenAPIV2() []byte { docs(); return v2JSON }
+func (d *Documents) V2() []byte { return d.v2JSON }
 
-// OpenAPIV2Protobuf is the same document in the gnostic protobuf encoding
+// V2Protobuf is the same document in the gnostic protobuf encoding
 // kubectl and client-go request with Accept:
 // application/com.github.proto-openapi.spec.v2@v1.0+protobuf (answer with
 // Content-Type application/com.github.proto-openapi.spec.v2.v1.0+protobuf).
 // kubectl 1.27–1.29 fail validation without it.
-func OpenAPIV2Protobuf() []byte { docs(); return v2PB }
+func (d *Documents) V2Protobuf() []byte { return d.v2PB }
 
-// OpenAPIV3Index is the /openapi/v3 discovery document:
+// V3Index is the /openapi/v3 discovery document:
 // {"paths":{"api/v1":{"serverRelativeURL":"/openapi/v3/api/v1?hash=…"},…}}.
 // The URLs are relative to the server root; client-go prefixes them with
 // the base path of its server URL, so they work under /s/<session>.
-func OpenAPIV3Index() []byte { docs(); return v3Index }
+func (d *Documents) V3Index() []byte { return d.v3Index }
 
-// OpenAPIV3 returns the document of a group-version path ("api/v1",
+// V3 returns the document of a group-version path ("api/v1",
 // "apis/apps/v1"), as found in the index, or false.
-func OpenAPIV3(groupVersion string) ([]byte, bool) {
-	docs()
-	b, ok := v3Docs[strings.Trim(groupVersion, "/")]
+func (d *Documents) V3(groupVersion string) ([]byte, bool) {
+	b, ok := d.v3Docs[strings.Trim(groupVersion, "/")]
 	return b, ok
 }
 
-// OpenAPIV3Hash is the hash the index puts in the URL of a group-version
+// V3Hash is the hash the index puts in the URL of a group-version
 // document; when a request carries another hash kube answers 301 to the
 // current URL, and with the current one it allows long caching.
-func OpenAPIV3Hash(groupVersion string) string {
-	docs()
-	return v3Hashes[strings.Trim(groupVersion, "/")]
+func (d *Documents) V3Hash(groupVersion string) string {
+	return d.v3Hashes[strings.Trim(groupVersion, "/")]
 }
+
+// OpenAPIV2 is Static().V2().
+func OpenAPIV2() []byte { return Static().V2() }
+
+// OpenAPIV2Protobuf is Static().V2Protobuf().
+func OpenAPIV2Protobuf() []byte { return Static().V2Protobuf() }
+
+// OpenAPIV3Index is Static().V3Index().
+func OpenAPIV3Index() []byte { return Static().V3Index() }
+
+// OpenAPIV3 is Static().V3(groupVersion).
+func OpenAPIV3(groupVersion string) ([]byte, bool) { return Static().V3(groupVersion) }
+
+// OpenAPIV3Hash is Static().V3Hash(groupVersion).
+func OpenAPIV3Hash(groupVersion string) string { return Static().V3Hash(groupVersion) }

@@ -1,0 +1,101 @@
+//go:build !js
+
+package kube
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+// customResources is a registry's view of the CustomResourceDefinitions
+// in its store: the Resources they serve, rebuilt for a definition only
+// when it changes (a Resource caches its schema), as kube-apiserver's
+// crdHandler keeps one storage per definition.
+type customResources struct {
+	mu     sync.Mutex
+	stamp  string
+	byName map[string]*definitionEntry
+	served []*Resource
+}
+
+type definitionEntry struct {
+	modRev    int64
+	crd       Object
+	resources []*Resource // one per served version, when established
+}
+
+// CustomResources returns the resources the established definitions
+// serve (by definition name, then in the order of their versions) and a
+// stamp that changes whenever they do, for caches of what is derived
+// from them (discovery, OpenAPI).
+func (reg *Registry) CustomResources(ctx context.Context) ([]*Resource, string, error) {
+	defs, err := reg.readDefinitions(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	c := &reg.custom
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	stamp := fmt.Sprint(len(defs))
+	for _, kv := range defs {
+		stamp += fmt.Sprintf(",%d", kv.ModRevision)
+	}
+	if stamp == c.stamp {
+		return c.served, c.stamp, nil
+	}
+	byName := map[string]*definitionEntry{}
+	var served []*Resource
+	for _, kv := range defs {
+		name := string(kv.Key[len(definitions.Prefix("")):])
+		e := c.byName[name]
+		if e == nil || e.modRev != kv.ModRevision {
+			crd, err := decodeKV(kv)
+			if err != nil {
+				return nil, "", err
+			}
+			e = &definitionEntry{modRev: kv.ModRevision, crd: crd}
+			if isEstablished(crd) {
+				for _, v := range listOf(pathValue(crd, "spec", "versions")) {
+					if vm, _ := v.(map[string]any); vm["served"] == true {
+						e.resources = append(e.resources, newCustomResource(crd, vm))
+					}
+				}
+			}
+		}
+		byName[name] = e
+		served = append(served, e.resources...)
+	}
+	c.stamp, c.byName, c.served = stamp, byName, served
+	return served, stamp, nil
+}
+
+// readDefinitions reads the stored definitions, in name order.
+func (reg *Registry) readDefinitions(ctx context.Context) ([]*mvcc.KeyValue, error) {
+	p := []byte(definitions.Prefix(""))
+	resp, err := reg.kv.Range(ctx, &mvcc.RangeRequest{Key: p, RangeEnd: prefixEnd(p)})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(resp.Kvs, func(i, j int) bool { return string(resp.Kvs[i].Key) < string(resp.Kvs[j].Key) })
+	return resp.Kvs, nil
+}
+
+func (reg *Registry) definitionObjects(ctx context.Context) ([]Object, error) {
+	kvs, err := reg.readDefinitions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Object, 0, len(kvs))
+	for _, kv := range kvs {
+		o, err := decodeKV(kv)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}

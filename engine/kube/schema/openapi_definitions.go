@@ -1,0 +1,24 @@
+//go:build !js
+
+package schema
+
+import _ "embed"
+
+// CustomResourceDefinitions and custom resources are served natively only
+// (engine/kube's customtypes.go says why): their types, their entry in
+// the OpenAPI documents and how those publish a custom resource's schema.
+
+//go:embed types_definitions.txt
+var definitionTypes string
+
+var _ = func() bool {
+	moreTypes = append(moreTypes, definitionTypes)
+	customDefinitions = func(r Resource, v3 bool) (map[string]any, map[string]any) {
+		return customJSON(r, v3), customListJSON(r, v3)
+	}
+	return true
+}()
+
+func init() {
+	Resources = append(Resources, Resource{"apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false, []string{"status"}, nil})
+}
