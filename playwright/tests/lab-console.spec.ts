@@ -93,6 +93,26 @@ test('a watch streams while other commands run; Ctrl+C and the stop button end i
   await expect(stop).toBeHidden();
 });
 
+test('etcdctl lease in the page\'s engine: a key put with a lease goes with it; keep-alive streams until stopped', async ({ page }) => {
+  await openLab(page);
+  const stop = page.getByTestId('console-stop');
+  await run(page, 'etcdctl lease grant 60');
+  await expect(output(page)).toContainText(/lease [0-9a-f]{16} granted with TTL\(60s\)/);
+  const id = /lease ([0-9a-f]{16}) granted/.exec((await output(page).textContent())!)![1]; // chosen as etcd chooses, from the member's ID
+  await run(page, `etcdctl put leased v --lease=${id}`);
+  await run(page, `etcdctl lease timetolive ${id} --keys`);
+  await expect(output(page)).toContainText(new RegExp(`lease ${id} granted with TTL\\(60s\\), remaining\\(\\d+s\\), attached keys\\(\\[leased\\]\\)`));
+  await run(page, `etcdctl lease keep-alive ${id}`);
+  await expect(output(page)).toContainText(`lease ${id} keepalived with TTL(60)`);
+  await expect(stop).toBeVisible();
+  await stop.click();
+  await expect(stop).toBeHidden();
+  await run(page, `etcdctl lease revoke ${id}`);
+  await expect(output(page)).toContainText(`lease ${id} revoked`);
+  await run(page, 'etcdctl get leased --count-only -w fields');
+  await expect(output(page)).toContainText('"Count" : 0');
+});
+
 test('kubectl edit opens the editor; replace -f - takes the editor\'s object', async ({ page }) => {
   await openLab(page);
   await run(page, 'kubectl create cm paint --from-literal=colour=blue');
