@@ -24,7 +24,7 @@ var t0 = time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)
 // the default one, and a guarded session "class" with a teacher and a
 // student, served over gRPC on a loopback port.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	reg     *classroom.Registry
 	srv     *Server
 	addr    string
@@ -33,7 +33,7 @@ type env struct {
 	student string // Ada's token in "class"
 }
 
-func newEnv(t *testing.T, opts Options) *env {
+func newEnv(t testing.TB, opts Options) *env {
 	t.Helper()
 	e := &env{t: t, clock: kube.NewFakeClock(t0)}
 	db, err := sqlite.OpenWithOptions(filepath.Join(t.TempDir(), "rvplay.db"), sqlite.Options{Synchronous: sqlite.SyncNormal})
@@ -106,7 +106,7 @@ func (e *env) clientWith(cfg clientv3.Config) *clientv3.Client {
 	return c
 }
 
-func ctx(t *testing.T) context.Context {
+func ctx(t testing.TB) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return c
