@@ -143,11 +143,16 @@ func (reg *Registry) Delete(ctx context.Context, r *Resource, ns, name string, o
 		ops = append(ops, mvcc.RequestOp{DeleteRange: &mvcc.DeleteRangeRequest{Key: []byte(key)}})
 		if r.Resource == "namespaces" {
 			// the namespace controller's work, done at once: everything in
-			// the namespace goes with it.
+			// the namespace goes with it, custom resources too.
 			for _, rr := range Resources {
 				if rr.Namespaced {
 					p := rr.Prefix(name)
 					ops = append(ops, mvcc.RequestOp{DeleteRange: &mvcc.DeleteRangeRequest{Key: []byte(p), RangeEnd: prefixEnd([]byte(p))}})
+				}
+			}
+			if customServed {
+				if ops, err = reg.customResourcesIn(ctx, name, ops); err != nil {
+					return nil, err
 				}
 			}
 		}
