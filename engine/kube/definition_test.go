@@ -180,3 +180,26 @@ func TestDeletingANamespaceDeletesItsCustomResources(t *testing.T) {
 		t.Fatalf("left: %v %v", l, err)
 	}
 }
+
+func TestACustomResourceIsWatchedWithAndWithoutTheWatchCache(t *testing.T) {
+	for _, cached := range []bool{false, true} {
+		f := newFixture(t)
+		f.s.SetWatchCache(cached)
+		f.create(t, definitions, "", widgetDefinition("widgets", "Widget"))
+		r := f.served(t, "example.com", "v1", "widgets")
+		w, err := f.s.Watch(f.ctx, r, "default", ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.create(t, r, "default", Object{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"}})
+		ev, err := w.Next(f.ctx)
+		w.Close()
+		var e struct {
+			Type   string `json:"type"`
+			Object Object `json:"object"`
+		}
+		if err != nil || json.Unmarshal(ev, &e) != nil || e.Type != "ADDED" || Name(e.Object) != "w" || e.Object["kind"] != "Widget" {
+			t.Fatalf("cache %v: %s %v", cached, ev, err)
+		}
+	}
+}
