@@ -1,6 +1,6 @@
 // Package kubeapiservertest runs a real kube-apiserver (v1.36.3, built from
-// the module proxy by the wrapper module bench/kubeload/testdata/kubeapiserver
-// into the reference programs' cache) on a store given by its etcd
+// the module proxy by the wrapper module testdata/kubeapiserver into the
+// reference programs' cache) on a store given by its etcd
 // address: rvplay's etcd gRPC API or a real etcd. Anonymous requests may do
 // anything (an ABAC policy: AlwaysAllow would turn them away). It is test
 // and benchmark tooling: product code must not import it.
@@ -24,18 +24,18 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/internal/refbuild"
-	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
 
-// Binary builds kube-apiserver once per wrapper module and Go version and
-// returns its path and how long the build took (0: cached).
+// Binary builds kube-apiserver once per wrapper module and Go version, its
+// version stamped as the release's, and returns its path and how long the
+// build took (0: cached).
 func Binary() (string, time.Duration, error) {
-	root, err := rvplaytest.ModuleRoot()
-	if err != nil {
-		return "", 0, err
-	}
-	return refbuild.Binary(filepath.Join(root, "bench/kubeload/testdata/kubeapiserver"), "kubeapiserver")
+	return refbuild.InRepo("internal/kubeapiservertest/testdata/kubeapiserver", "kubeapiserver", "-ldflags", versionLDFlags)
 }
+
+// versionLDFlags stamps the version the wrapper module requires.
+const versionLDFlags = "-X k8s.io/component-base/version.gitVersion=v1.36.3 -X k8s.io/component-base/version.gitMajor=1 " +
+	"-X k8s.io/component-base/version.gitMinor=36 -X k8s.io/component-base/version.gitTreeState=clean"
 
 // process is a started program whose output goes to a log file.
 type process struct {

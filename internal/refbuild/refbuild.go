@@ -26,6 +26,21 @@ import (
 // root.
 const CacheDir = "test/kubediff/.bin"
 
+// InRepo is Binary for a wrapper module at dir relative to the
+// repository's root, whatever the working directory; a build that was not
+// cached is logged on stderr, since it takes minutes.
+func InRepo(dir, name string, buildFlags ...string) (string, time.Duration, error) {
+	root, err := rvplaytest.ModuleRoot()
+	if err != nil {
+		return "", 0, err
+	}
+	bin, built, err := Binary(filepath.Join(root, dir), name, buildFlags...)
+	if built > 0 {
+		fmt.Fprintf(os.Stderr, "refbuild: built %s in %v\n", name, built.Round(time.Second))
+	}
+	return bin, built, err
+}
+
 // Binary builds (once per inputs) the program in the wrapper module at dir
 // as name, passing buildFlags to go build (they are inputs too), and
 // returns the binary's absolute path and how long the build took (0 when

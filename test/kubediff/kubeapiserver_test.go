@@ -11,15 +11,9 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/rvplay/rvplay/internal/refbuild"
+	"github.com/rvplay/rvplay/internal/kubeapiservertest"
 )
-
-// kubeAPIServerLDFlags stamp kube-apiserver's version (without them its
-// /version says v0.0.0-master).
-const kubeAPIServerLDFlags = "-X k8s.io/component-base/version.gitVersion=v1.36.3 -X k8s.io/component-base/version.gitMajor=1 " +
-	"-X k8s.io/component-base/version.gitMinor=36 -X k8s.io/component-base/version.gitTreeState=clean"
 
 var (
 	kubeOnce sync.Once
@@ -27,20 +21,16 @@ var (
 	kubeErr  error
 )
 
-// buildKubeAPIServer builds the real kube-apiserver (testdata/kubeapiserver:
-// k8s.io/kubernetes v1.36.3 from the module proxy, about 4 minutes cold on
-// two cores) and etcd 3.6, as buildAll does for the sample-apiserver.
+// buildKubeAPIServer builds the real kube-apiserver (kubeapiservertest's
+// wrapper module: k8s.io/kubernetes v1.36.3 from the module proxy, about 4
+// minutes cold on two cores) and etcd 3.6, as buildAll does for the sample-apiserver.
 func buildKubeAPIServer(t *testing.T) {
 	t.Helper()
 	kubeOnce.Do(func() {
 		if etcdBin, _, kubeErr = refBinary("etcd36"); kubeErr != nil {
 			return
 		}
-		var took time.Duration
-		kubeBin, took, kubeErr = refbuild.Binary(filepath.Join("testdata", "kubeapiserver"), "kubeapiserver", "-ldflags", kubeAPIServerLDFlags)
-		if kubeErr == nil && took > 0 {
-			fmt.Fprintf(os.Stderr, "kubediff: built kube-apiserver in %v\n", took.Round(time.Millisecond))
-		}
+		kubeBin, _, kubeErr = kubeapiservertest.Binary()
 	})
 	if kubeErr != nil {
 		if os.Getenv("CI") == "true" {

@@ -1,4 +1,4 @@
-module github.com/rvplay/rvplay/bench/kubeload/testdata/kubeapiserver
+module github.com/rvplay/rvplay/internal/kubeapiservertest/testdata/kubeapiserver
 
 go 1.26.0
 
