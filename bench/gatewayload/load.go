@@ -28,6 +28,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rvplay/rvplay/internal/loadstats"
 )
 
 // Config is one run's workload shape, the same for both systems.
@@ -46,37 +48,7 @@ func DefaultConfig() Config {
 }
 
 // Result is one workload on one system.
-type Result struct {
-	Ops       int
-	Elapsed   time.Duration
-	Latencies []time.Duration // sorted
-	Errors    int
-}
-
-func (r *Result) merge(o Result) {
-	r.Ops += o.Ops
-	r.Elapsed += o.Elapsed
-	r.Errors += o.Errors
-	r.Latencies = append(r.Latencies, o.Latencies...)
-	slices.Sort(r.Latencies)
-}
-
-// OpsPerSec is completed operations per second.
-func (r Result) OpsPerSec() float64 {
-	if r.Elapsed <= 0 {
-		return 0
-	}
-	return float64(r.Ops) / r.Elapsed.Seconds()
-}
-
-// Quantile returns the q-quantile of the latencies (0 when none).
-func (r Result) Quantile(q float64) time.Duration {
-	if len(r.Latencies) == 0 {
-		return 0
-	}
-	i := int(q * float64(len(r.Latencies)-1))
-	return r.Latencies[i]
-}
+type Result = loadstats.Result
 
 func benchKey(i int) []byte { return []byte(fmt.Sprintf("/bench/key/%06d", i)) }
 

@@ -50,14 +50,7 @@ func DefaultEtcd(api API) (string, error) {
 // referenceBinary builds (once per inputs) the wrapper module at dir,
 // relative to the repository's root, into the reference programs' cache.
 func referenceBinary(dir, name string) (string, error) {
-	root, err := rvplaytest.ModuleRoot()
-	if err != nil {
-		return "", err
-	}
-	bin, built, err := refbuild.Binary(filepath.Join(root, dir), name)
-	if built > 0 {
-		fmt.Fprintf(os.Stderr, "gatewayload: built %s in %v\n", name, built.Round(time.Second))
-	}
+	bin, _, err := refbuild.InRepo(dir, name)
 	return bin, err
 }
 
@@ -207,7 +200,7 @@ func Compare(ctx context.Context, w io.Writer, name string, s *Systems, cfg Conf
 			if err != nil {
 				return etcd, rvplay, kine, fmt.Errorf("%s: %w", c.Name(), err)
 			}
-			acc[j].merge(r)
+			acc[j].Merge(r)
 		}
 	}
 	PrintRow(w, name, etcd, rvplay)

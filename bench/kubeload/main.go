@@ -34,6 +34,7 @@ import (
 
 	"github.com/rvplay/rvplay/internal/etcdtest"
 	"github.com/rvplay/rvplay/internal/kubeapiservertest"
+	"github.com/rvplay/rvplay/internal/loadstats"
 	"github.com/rvplay/rvplay/internal/refbuild"
 	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
@@ -44,37 +45,8 @@ type Config struct {
 	Clients  int
 }
 
-// Result is the load on one system.
-type Result struct {
-	Updates   int
-	Elapsed   time.Duration
-	Latencies []time.Duration // sorted
-	Errors    int
-}
-
-func (r *Result) merge(o Result) {
-	r.Updates += o.Updates
-	r.Elapsed += o.Elapsed
-	r.Errors += o.Errors
-	r.Latencies = append(r.Latencies, o.Latencies...)
-	slices.Sort(r.Latencies)
-}
-
-// PerSec is updates per second.
-func (r Result) PerSec() float64 {
-	if r.Elapsed <= 0 {
-		return 0
-	}
-	return float64(r.Updates) / r.Elapsed.Seconds()
-}
-
-// Quantile is the q-quantile of the update latencies.
-func (r Result) Quantile(q float64) time.Duration {
-	if len(r.Latencies) == 0 {
-		return 0
-	}
-	return r.Latencies[int(q*float64(len(r.Latencies)-1))]
-}
+// Result is the load on one system: its operations are updates.
+type Result = loadstats.Result
 
 // kubeAPIServer is a running kube-apiserver under load.
 type kubeAPIServer struct{ *kubeapiservertest.Server }
@@ -172,7 +144,7 @@ func (k *kubeAPIServer) load(ctx context.Context, clients int, d time.Duration) 
 	}
 	wg.Wait()
 	res.Elapsed = time.Since(start)
-	res.Updates = len(res.Latencies)
+	res.Ops = len(res.Latencies)
 	slices.Sort(res.Latencies)
 	return res
 }
@@ -190,15 +162,10 @@ func (s *Systems) Stop() {
 	}
 }
 
+// referenceBinary builds (once per inputs) the wrapper module at dir,
+// relative to the repository's root, into the reference programs' cache.
 func referenceBinary(dir, name string) (string, error) {
-	root, err := rvplaytest.ModuleRoot()
-	if err != nil {
-		return "", err
-	}
-	bin, built, err := refbuild.Binary(filepath.Join(root, dir), name)
-	if built > 0 {
-		fmt.Fprintf(os.Stderr, "kubeload: built %s in %v\n", name, built.Round(time.Second))
-	}
+	bin, _, err := refbuild.InRepo(dir, name)
 	return bin, err
 }
 
@@ -267,8 +234,8 @@ const rounds = 3
 func Compare(ctx context.Context, s *Systems, cfg Config) (onEtcd, onRvplay Result) {
 	part := cfg.Duration / rounds
 	for i := 0; i < rounds; i++ {
-		onEtcd.merge(s.OnEtcd.load(ctx, cfg.Clients, part))
-		onRvplay.merge(s.OnRvplay.load(ctx, cfg.Clients, part))
+		onEtcd.Merge(s.OnEtcd.load(ctx, cfg.Clients, part))
+		onRvplay.Merge(s.OnRvplay.load(ctx, cfg.Clients, part))
 	}
 	return onEtcd, onRvplay
 }
@@ -277,9 +244,9 @@ func Compare(ctx context.Context, s *Systems, cfg Config) (onEtcd, onRvplay Resu
 func Print(w io.Writer, onEtcd, onRvplay Result) {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/1e6) }
 	fmt.Fprintf(w, "%-26s %10s %9s %9s %7s\n", "kube-apiserver storing in", "updates/s", "p50", "p99", "errors")
-	fmt.Fprintf(w, "%-26s %10.0f %9s %9s %7d\n", "etcd 3.6", onEtcd.PerSec(), ms(onEtcd.Quantile(.5)), ms(onEtcd.Quantile(.99)), onEtcd.Errors)
-	fmt.Fprintf(w, "%-26s %10.0f %9s %9s %7d\n", "rvplay (SQLite, gRPC)", onRvplay.PerSec(), ms(onRvplay.Quantile(.5)), ms(onRvplay.Quantile(.99)), onRvplay.Errors)
-	fmt.Fprintf(w, "rvplay/etcd: updates/s %.2fx  p50 %.2fx  p99 %.2fx\n", onRvplay.PerSec()/onEtcd.PerSec(),
+	fmt.Fprintf(w, "%-26s %10.0f %9s %9s %7d\n", "etcd 3.6", onEtcd.OpsPerSec(), ms(onEtcd.Quantile(.5)), ms(onEtcd.Quantile(.99)), onEtcd.Errors)
+	fmt.Fprintf(w, "%-26s %10.0f %9s %9s %7d\n", "rvplay (SQLite, gRPC)", onRvplay.OpsPerSec(), ms(onRvplay.Quantile(.5)), ms(onRvplay.Quantile(.99)), onRvplay.Errors)
+	fmt.Fprintf(w, "rvplay/etcd: updates/s %.2fx  p50 %.2fx  p99 %.2fx\n", onRvplay.OpsPerSec()/onEtcd.OpsPerSec(),
 		float64(onRvplay.Quantile(.5))/float64(onEtcd.Quantile(.5)), float64(onRvplay.Quantile(.99))/float64(onEtcd.Quantile(.99)))
 }
 
