@@ -33,6 +33,7 @@ import (
 //	{"type":"welcome","you":{...},"push":{...}|null}  first: who the channel serves, and the class's last push
 //	{"type":"push","id":…,"lesson":…,"step":…,…}      the teacher moved the class (students only)
 //	{"type":"roster","people":[…]}                    who is connected and where (a teacher's channel with ?roster=1: the dashboard; coalesced)
+//	{"type":"settings"}                               the session's settings changed: read them again (GET /rvplay/v1/settings)
 //	{"type":"reset"} / {"type":"ended"}               the teacher reset or ended the session
 //	{"type":"error","message":"…"}                    a message the server could not take
 const ChannelPath = "/rvplay/v1/channel"
@@ -261,6 +262,13 @@ func (c *class) reset() {
 	c.tally.forget()
 	c.broadcast([]byte(`{"type":"reset"}`), nil)
 }
+
+// settingsChanged tells every browser of the class that the session's
+// settings changed (a teacher's lab or dashboard, a lesson's set-up): a
+// lab shows them, and a student's cannot know otherwise. The message
+// carries no values: each lab reads them with its own credentials, as it
+// does at start.
+func (c *class) settingsChanged() { c.broadcast([]byte(`{"type":"settings"}`), nil) }
 
 // end closes every connection after telling it the session ended.
 func (c *class) end() { c.close([]byte(`{"type":"ended"}`)) }

@@ -181,6 +181,10 @@ func TestAPushMovesEveryStudentsBrowserAndSetsTheLessonUpOnce(t *testing.T) {
 	var first PushResult
 	json.Unmarshal([]byte(a.body), &first)
 	for _, s := range students {
+		// The set-up changed the bookmark interval: the labs read it again.
+		if m := s.read(); m.Type != "settings" {
+			t.Fatalf("a student's first message after the set-up: %+v", m)
+		}
 		if m := s.read(); m.Type != "push" || m.Lesson != "races" || m.Step != 1 || m.ID != first.ID {
 			t.Fatalf("a student's push: %+v", m)
 		}
@@ -228,6 +232,54 @@ func TestAPushMovesEveryStudentsBrowserAndSetsTheLessonUpOnce(t *testing.T) {
 		if _, _, err := s.conn.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseNormalClosure) {
 			t.Fatalf("after the end: %v", err)
 		}
+	}
+}
+
+// A change of the session's settings, however the teacher makes it, is
+// announced to every browser of the class, students' too, who may not
+// change them: their labs show the settings in effect. A request that
+// changes nothing, or is refused, announces nothing.
+func TestEveryBrowserLearnsThatTheSettingsChanged(t *testing.T) {
+	e := newEnv(t, Options{Session: sessionWithLessons(t)})
+	class := e.create("class")
+	ada := e.join(class, "Ada")
+	teacherCred, adaCred := cred{bearer: class.TeacherToken}, cred{bearer: ada.Token}
+	student := e.channel("class", ada.Token)
+	student.read() // welcome
+	teacher := e.channel("class", class.TeacherToken)
+	teacher.read()
+	settingsOrPush := func(m message) bool { return m.Type == "settings" || m.Type == "push" }
+
+	must(t, "the teacher's PUT", e.do("PUT", "/s/class/rvplay/v1/settings", teacherCred, `{"compactionInterval":"10s"}`), 200)
+	if m := student.read(); m.Type != "settings" {
+		t.Fatalf("the student's browser after the PUT: %+v", m)
+	}
+	if m := teacher.until("the announcement", settingsOrPush); m.Type != "settings" {
+		t.Fatalf("the teacher's browser after the PUT: %+v", m)
+	}
+	must(t, "the student reads them", e.do("GET", "/s/class/rvplay/v1/settings", adaCred, ""), 200, `"compactionInterval":"10s"`)
+
+	// Nothing changes: the same value again, a value out of bounds, the
+	// student's own attempt. The push that follows is the next message.
+	must(t, "the same value", e.do("PATCH", "/s/class/rvplay/v1/settings", teacherCred, `{"compactionInterval":"10s"}`), 200)
+	must(t, "out of bounds", e.do("PUT", "/s/class/rvplay/v1/settings", teacherCred, `{"compactionInterval":"1ms"}`), 422)
+	must(t, "the student's PUT", e.do("PUT", "/s/class/rvplay/v1/settings", adaCred, `{"compactionInterval":"20s"}`), 403)
+	must(t, "a push", e.do("POST", "/s/class"+PushPath, teacherCred, `{"lesson":"races","step":1}`), 200, `"setup":{`)
+	// The push's set-up sets the bookmark interval: announced, before the push.
+	if m := student.read(); m.Type != "settings" {
+		t.Fatalf("after the set-up: %+v", m)
+	}
+	if m := student.read(); m.Type != "push" {
+		t.Fatalf("after the unchanged, refused and forbidden changes: %+v", m)
+	}
+
+	// An open session announces its changes too (everyone is its teacher).
+	e.reg.CreateOpen("demo")
+	lab := e.channel("demo", "")
+	lab.read()
+	must(t, "an open session's PATCH", e.do("PATCH", "/s/demo/rvplay/v1/settings", cred{}, `{"watchCacheDelay":"2s"}`), 200)
+	if m := lab.until("the announcement", settingsOrPush); m.Type != "settings" {
+		t.Fatalf("an open session's lab: %+v", m)
 	}
 }
 
@@ -342,9 +394,7 @@ func TestAMessageOverTheReadLimitClosesOnlyThatConnection(t *testing.T) {
 		runtime.Gosched()
 	}
 	must(t, "push", e.do("POST", "/s/class"+PushPath, cred{bearer: class.TeacherToken}, `{"lesson":"races","step":1}`), 200, `"delivered":1`)
-	if m := small.read(); m.Type != "push" {
-		t.Fatalf("the other browser: %+v", m)
-	}
+	small.until("the push", func(m message) bool { return m.Type == "push" })
 }
 
 // A browser that reads nothing holds up neither the teacher's pushes nor
@@ -460,7 +510,8 @@ func TestAClassOf200OnOneChannel(t *testing.T) {
 	})
 	must(t, "push", e.do("POST", "/s/class"+PushPath, cred{bearer: class.TeacherToken}, `{"lesson":"races","step":2}`), 200, `"delivered":200`)
 	for _, s := range students {
-		if m := s.read(); m.Type != "push" || m.Step != 2 {
+		// (after the set-up's change of the settings)
+		if m := s.until("the push", func(m message) bool { return m.Type == "push" }); m.Step != 2 {
 			t.Fatalf("push: %+v", m)
 		}
 	}

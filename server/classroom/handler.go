@@ -220,11 +220,16 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 	u.Path = sub
 	u.RawPath = ""
 	r2.URL = &u
+	// The teacher may change the settings (or a lesson's set-up may): the
+	// class keeps them and its labs learn of it (settings.go).
+	control := p.Role == api.RoleTeacher && strings.HasPrefix(sub, "/rvplay/") && r.Method != http.MethodGet && r.Method != http.MethodHead
+	var before session.Settings
+	if control {
+		before = l.Session().Settings()
+	}
 	l.HTTP.ServeHTTP(w, r2)
-	if p.Role == api.RoleTeacher && strings.HasPrefix(sub, "/rvplay/") && r.Method != http.MethodGet && r.Method != http.MethodHead {
-		// The teacher may have changed the settings (or a lesson's set-up
-		// did): the class keeps them (settings.go).
-		h.Registry.saveSettings(name, l.Session())
+	if control {
+		h.Registry.keepSettings(name, l.Session(), before)
 	}
 }
 

@@ -171,9 +171,10 @@ func (h *Handler) servePush(w http.ResponseWriter, r *http.Request, info Session
 	out := PushResult{Kind: "Push"}
 	if s.Lessons != nil {
 		ctx := api.WithPrincipal(context.WithoutCancel(r.Context()), p)
+		before := s.Settings()
 		out.Setup = c.setup.apply(s, l.Slug, func() *lesson.SetupResult { return s.Lessons.Setup(ctx, l) })
 		if out.Setup != nil {
-			h.Registry.saveSettings(info.Name, s)
+			h.Registry.keepSettings(info.Name, s, before)
 		}
 	}
 	out.Push = c.newPush(l.Slug, req.Step, p)

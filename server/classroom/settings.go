@@ -33,6 +33,20 @@ func (r *Registry) restoreSettings(name string, s *session.Session) error {
 	return nil
 }
 
+// keepSettings follows a request or a push that may have changed the
+// settings of session name (s, whose settings were before): a guarded
+// session's are stored, and a change, on any session, is announced on
+// the channel so that every lab shows the settings in effect.
+func (r *Registry) keepSettings(name string, s *session.Session, before session.Settings) {
+	r.saveSettings(name, s)
+	if s.Settings() == before {
+		return
+	}
+	if c, ok := r.class(name); ok {
+		c.settingsChanged()
+	}
+}
+
 // saveSettings stores s's settings if they differ from what is stored.
 func (r *Registry) saveSettings(name string, s *session.Session) {
 	info, known := r.Lookup(name)
