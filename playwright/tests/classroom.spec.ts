@@ -194,6 +194,8 @@ test('classroom: a teacher and three students: join by code, presence and progre
   await expect(dash.getByTestId('dash-settings-result')).toHaveText('Saved.');
   await dash.keyboard.press('Escape');
   await expect(dash.getByTestId('dash-settings')).toContainText('bookmarks every 5s');
+  // Every student's lab shows them too: the session channel tells it.
+  for (const s of students) await expect(s.page.getByTestId('settings-line')).toContainText('bookmarks every 5s');
 
   // A student leaves: the dashboard shows them disconnected.
   await contexts[3].close();

@@ -69,6 +69,8 @@ for (const number of [3, 4, 6]) {
     // What the student saw.
     if (number === 3) await expect(student.getByTestId('client-b-outcome').getByTestId('outcome-status')).toHaveText('409 Conflict');
     if (number === 6) await expect(student.locator('[data-testid="watch-event"][data-type="ERROR"]').first()).toContainText('410');
+    // The teacher turned automatic compaction on: the student's lab says so.
+    if (number === 6) await expect(student.getByTestId('settings-line')).toContainText('compaction every 10s');
     await expect(tPanel.getByTestId('lesson-done')).toBeVisible();
     await close();
   });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import './setup.mjs';
 import { nextValue, registryKey, KINDS } from '../static/js/clients.js';
 import { splitKey } from '../static/js/dom.js';
-import { isDuration, zero, changed, settingsLine } from '../static/js/settings.js';
+import { isDuration, zero, changed, settingsLine, coalesced } from '../static/js/settings.js';
 import { offlineURL, shareCode } from '../static/js/labfile.js';
 import { shortcut } from '../static/js/keys.js';
 import { endText, describeEvent } from '../static/js/watches.js';
@@ -94,4 +94,29 @@ test('a client\'s User-Agent travels as the WebSocket subprotocol the server res
   // engine/api.UserAgentProtocol("A/rvplay-lab"): unpadded base64url.
   assert.equal(userAgentProtocol('A/rvplay-lab'), 'user-agent.rvplay.dev.QS9ydnBsYXktbGFi');
   assert.equal(userAgentProtocol('kubectl/v1.35 (linux/amd64)?'), 'user-agent.rvplay.dev.' + Buffer.from('kubectl/v1.35 (linux/amd64)?').toString('base64url'));
+});
+
+test('the lab reads its settings again one call at a time, and the last read starts after the last change', async () => {
+  const started = [];
+  const finish = [];
+  const read = coalesced(() => new Promise((resolve) => { started.push(started.length); finish.push(resolve); }));
+  const first = read();
+  // A lesson's set-up changes the settings twice while the first read runs:
+  // one more read, after it.
+  const second = read();
+  const third = read();
+  assert.equal(second, third);
+  assert.deepEqual(started, [0]);
+  finish[0]();
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(started, [0, 1]);
+  finish[1]();
+  await first;
+  await third;
+  assert.deepEqual(started, [0, 1]);
+  // A failed read does not stop the next one.
+  const failing = coalesced(async () => { started.push('x'); throw new Error('offline'); });
+  await failing();
+  await failing();
+  assert.deepEqual(started, [0, 1, 'x', 'x']);
 });

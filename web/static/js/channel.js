@@ -1,8 +1,9 @@
 // The session channel of a lab on a server session
 // (/s/<session>/rvplay/v1/channel, a WebSocket the session's cookie
 // authenticates): the lab reports where its learner is (the lesson and
-// step the lesson panel shows), and a student's lab follows the teacher's
-// pushes to a lesson step. The teacher's dashboard reads the same channel.
+// step the lesson panel shows), a student's lab follows the teacher's
+// pushes to a lesson step, and every lab reads the session's settings
+// again when they change. The teacher's dashboard reads the same channel.
 // The server's side is server/classroom/channel.go.
 
 import { $ } from './dom.js';
@@ -33,6 +34,7 @@ export function mountChannel(lab) {
   // (800 ms doubling to 30 s, jittered), not all at once.
   const backoff = new Backoff();
   let ended = false;
+  let welcomed = false;
   let last = '';
   let timer = null;
 
@@ -69,13 +71,20 @@ export function mountChannel(lab) {
         $('lab').dataset.channel = m.you?.role || 'open';
         report(true);
         if (m.you?.role === 'student') apply(m.push);
+        // A lab that was away may have missed a change of the settings.
+        if (welcomed) lab.settings?.refresh();
+        welcomed = true;
         break;
       case 'push':
         apply(m);
         break;
+      case 'settings':
+        lab.settings?.refresh();
+        break;
       case 'reset':
         lab.notice(t('channel.reset'));
         lab.etcd_view?.readKeys().catch(() => {});
+        lab.settings?.refresh();
         break;
       case 'ended':
         ended = true;

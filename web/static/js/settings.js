@@ -36,6 +36,27 @@ export function changed(current, edited) {
   return out;
 }
 
+// coalesced runs task one call at a time: calls while it runs make one
+// more run after it, so the last run starts after the last call. A burst
+// of changes (a lesson's set-up changes the settings twice) then ends
+// with the newest answer shown, never an older one that came back late.
+// A failed run is dropped (the next change or the start reads again).
+export function coalesced(task) {
+  let running = null;
+  let again = false;
+  return function call() {
+    if (running) { again = true; return running; }
+    running = (async () => {
+      do {
+        again = false;
+        try { await task(); } catch { /* best effort */ }
+      } while (again);
+      running = null;
+    })();
+    return running;
+  };
+}
+
 export function mountSettings(lab) {
   let current = {};
 
@@ -47,8 +68,19 @@ export function mountSettings(lab) {
     return current;
   }
 
-  function render() {
+  // refresh reads the settings again when the session channel says they
+  // changed (a teacher, the dashboard or a lesson's set-up changed them).
+  // An open dialog keeps what the learner is typing.
+  const refresh = coalesced(async () => {
+    const r = await lab.transport.request('GET', PATH);
+    if (r.status !== 200) return;
+    current = JSON.parse(r.body);
+    render({ fields: $('settings-overlay').hidden });
+  });
+
+  function render({ fields = true } = {}) {
     $('settings-line').textContent = settingsLine(current);
+    if (!fields) return;
     const keys = [...KNOWN.filter((k) => k in current), ...Object.keys(current).filter((k) => !KNOWN.includes(k) && typeof current[k] === 'string')];
     $('settings-fields').replaceChildren(...keys.map((k) => {
       const id = `setting-${k}`;
@@ -97,5 +129,5 @@ export function mountSettings(lab) {
       res.textContent = t('settings.failed', { message: err.message });
     }
   });
-  return { load, save, open, isOpen: () => !$('settings-overlay').hidden, current: () => current };
+  return { load, refresh, save, open, isOpen: () => !$('settings-overlay').hidden, current: () => current };
 }
