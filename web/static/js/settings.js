@@ -60,10 +60,15 @@ export function coalesced(task) {
 export function mountSettings(lab) {
   let current = {};
 
-  async function load() {
+  async function read() {
     const r = await lab.transport.request('GET', PATH);
     if (r.status !== 200) return null;
     current = JSON.parse(r.body);
+    return current;
+  }
+
+  async function load() {
+    if (!await read()) return null;
     render();
     return current;
   }
@@ -72,10 +77,7 @@ export function mountSettings(lab) {
   // changed (a teacher, the dashboard or a lesson's set-up changed them).
   // An open dialog keeps what the learner is typing.
   const refresh = coalesced(async () => {
-    const r = await lab.transport.request('GET', PATH);
-    if (r.status !== 200) return;
-    current = JSON.parse(r.body);
-    render({ fields: $('settings-overlay').hidden });
+    if (await read()) render({ fields: $('settings-overlay').hidden });
   });
 
   function render({ fields = true } = {}) {
