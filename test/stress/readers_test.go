@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"syscall"
@@ -73,6 +74,10 @@ func TestAttack05StalledReaders(t *testing.T) {
 		}
 	}
 	start := time.Now()
+	// Dropped means no handler of the server is still writing an answer
+	// (a count of goroutines cannot tell one held answer from noise, and a
+	// reader that read before its answer was dropped would keep it alive).
+	a.waitNoneWriting(writeTimeout + 15*time.Second)
 	a.settle(writeTimeout+15*time.Second, 4)
 	dropped := time.Since(start)
 	for i, c := range held {
@@ -92,6 +97,32 @@ func TestAttack05StalledReaders(t *testing.T) {
 	a.end()
 	if heap := a.probe(true).HeapInuse; heap > a.base.HeapInuse+16<<20 {
 		t.Errorf("after the stalled readers the server's heap is %s, %s before", mib(heap), mib(a.base.HeapInuse))
+	}
+}
+
+// waitNoneWriting waits until no goroutine of the server is writing a
+// complete answer (httpapi's writeComplete), as the server's goroutine
+// profile shows them, or fails the test after d.
+func (a *attack) waitNoneWriting(d time.Duration) {
+	a.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		resp, err := http.Get(a.srv.DebugURL + "/debug/pprof/goroutine?debug=1")
+		if err != nil {
+			a.t.Fatalf("the server's goroutine profile: %v", err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			a.t.Fatalf("the server's goroutine profile: %v", err)
+		}
+		if !strings.Contains(string(b), "writeComplete") {
+			return
+		}
+		if time.Now().After(deadline) {
+			a.t.Fatalf("the server still writes an answer to a client that stopped reading %v ago", d)
+		}
+		time.Sleep(100 * time.Millisecond) // polling the profile, as settle does
 	}
 }
 
