@@ -180,6 +180,7 @@ async function start() {
   lab.settings = mountSettings(lab);
   mountKeys(lab);
   $('reset').addEventListener('click', guard(async () => {
+    await lab.restored; // a restore still replaying would write into the fresh store
     await lab.resetLab();
     lab.history.replace([]);
     notice(t('notice.reset', { rev: lab.revisions.head }));

@@ -43,6 +43,9 @@ export function mountLabFile(lab) {
     try {
       const ops = History.parse(await file.text());
       if (server) { location.assign(offlineURL(cfg.labHref, location.href, await encodeShare(ops))); return; }
+      // The lab saved in this browser may still be replaying: its last
+      // operations would land in the imported lab's fresh store.
+      await lab.restored;
       await importOps(ops, t('label.file', { name: file.name }));
     } catch (e) {
       lab.notice(t('notice.importfailed', { message: e.message }), 'error');
