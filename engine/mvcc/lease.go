@@ -69,27 +69,6 @@ type LeaseBackend interface {
 	DeleteLease(id int64) error
 }
 
-// Clock is the time source of lease expiry; tests pass a fake one.
-type Clock interface {
-	Now() time.Time
-	NewTimer(d time.Duration) Timer
-}
-
-// Timer is a one-shot timer of a Clock.
-type Timer interface {
-	C() <-chan time.Time
-	Stop() bool
-}
-
-type realClock struct{}
-
-type realTimer struct{ t *time.Timer }
-
-func (realClock) Now() time.Time                 { return time.Now() }
-func (realClock) NewTimer(d time.Duration) Timer { return realTimer{time.NewTimer(d)} }
-func (t realTimer) C() <-chan time.Time          { return t.t.C }
-func (t realTimer) Stop() bool                   { return t.t.Stop() }
-
 // lessor is the store's leases. Its fields are guarded by the store's mu.
 type lessor struct {
 	clock   Clock
@@ -110,7 +89,7 @@ func (s *Store) openLessor() error {
 	l := &s.lessor
 	l.clock = s.opts.Clock
 	if l.clock == nil {
-		l.clock = realClock{}
+		l.clock = RealClock{}
 	}
 	l.leases = map[int64]*lease{}
 	l.wake = make(chan struct{}, 1)

@@ -3,74 +3,13 @@ package mvcc
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 )
 
-// fakeClock moves only when Step is called, firing the timers that are due.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []*fakeTimer
-}
-
-type fakeTimer struct {
-	c  *fakeClock
-	at time.Time
-	ch chan time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) NewTimer(d time.Duration) Timer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &fakeTimer{c: c, at: c.now.Add(d), ch: make(chan time.Time, 1)}
-	if d <= 0 {
-		t.ch <- c.now
-	} else {
-		c.timers = append(c.timers, t)
-	}
-	return t
-}
-
-func (c *fakeClock) Step(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	keep := c.timers[:0]
-	for _, t := range c.timers {
-		if t.at.After(c.now) {
-			keep = append(keep, t)
-		} else {
-			t.ch <- c.now
-		}
-	}
-	c.timers = keep
-}
-
-func (t *fakeTimer) C() <-chan time.Time { return t.ch }
-
-func (t *fakeTimer) Stop() bool {
-	t.c.mu.Lock()
-	defer t.c.mu.Unlock()
-	for i, x := range t.c.timers {
-		if x == t {
-			t.c.timers = append(t.c.timers[:i], t.c.timers[i+1:]...)
-			return true
-		}
-	}
-	return false
-}
-
-func newLeaseStore(t *testing.T) (*Store, *fakeClock, Backend) {
+func newLeaseStore(t *testing.T) (*Store, *FakeClock, Backend) {
 	t.Helper()
-	clock := &fakeClock{now: time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)}
+	clock := NewFakeClock(time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC))
 	b := NewMemoryBackend()
 	return openMemory(t, b, Options{Clock: clock, MemberID: 0x1234}), clock, b
 }
@@ -216,7 +155,7 @@ func TestAKeyBelongsToTheLeaseOfItsLastPut(t *testing.T) {
 // with its whole TTL ahead, and expires them.
 func TestLeasesOutliveTheStoreAndExpireAfterwards(t *testing.T) {
 	ctx := context.Background()
-	clock := &fakeClock{now: time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)}
+	clock := NewFakeClock(time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC))
 	b := NewMemoryBackend()
 	s, err := Open(b, Options{Clock: clock})
 	if err != nil {
