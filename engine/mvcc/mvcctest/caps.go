@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	cases = append(cases, testCase{"WatchersBeyondTheStoresCapAreRefusedUntilOneEnds", func(h *harness) {
+	storeCases = append(storeCases, testCase{"WatchersBeyondTheStoresCapAreRefusedUntilOneEnds", func(h *harness) {
 		opts := options()
 		opts.MaxWatchers = 3
 		h.reopen(nil, opts)
@@ -38,7 +38,7 @@ func init() {
 }
 
 func init() {
-	cases = append(cases, testCase{"AdmittedWatchersCountAgainstTheCapUncappedOnesDoNot", func(h *harness) {
+	storeCases = append(storeCases, testCase{"AdmittedWatchersCountAgainstTheCapUncappedOnesDoNot", func(h *harness) {
 		// A server's own watch that serves many clients (kube's watch
 		// cache) is Uncapped; each client it serves takes a slot with
 		// AdmitWatcher, refused as a watcher is when none is left.
@@ -76,7 +76,7 @@ func init() {
 }
 
 func init() {
-	cases = append(cases, testCase{"WatchersCostNoGoroutineOfTheirOwn", func(h *harness) {
+	storeCases = append(storeCases, testCase{"WatchersCostNoGoroutineOfTheirOwn", func(h *harness) {
 		// A thousand watchers, synced and catching up, bound to contexts
 		// or not, in streams of their own and in one shared stream: the
 		// consumers that call Next do the delivering, so making them

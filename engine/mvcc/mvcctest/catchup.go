@@ -59,7 +59,7 @@ func revs(recs []mvcc.Record) []string {
 }
 
 func init() {
-	cases = append(cases,
+	storeCases = append(storeCases,
 		testCase{"ScanReadsOnePageAfterTheGivenRevisionUpToTo", func(h *harness) {
 			// Revision 2 puts three keys, 3 a large value, 4 deletes two keys.
 			_, err := h.s.Txn(ctx, &mvcc.TxnRequest{Success: []mvcc.RequestOp{

@@ -1,7 +1,10 @@
-// Package mvcctest is the conformance suite of mvcc.Store: etcd's rules for
-// revisions, ranges, transactions, compaction and watches, written once and
-// run against every Backend (memory here, SQLite in engine/sqlite), so that
-// both backends are held to the same behaviour.
+// Package mvcctest is the conformance suite of the store's contract
+// (mvcc.KV): etcd's rules for revisions, ranges, transactions, compaction
+// and watches, written once and run against every Backend of mvcc.Store
+// (memory here, SQLite in engine/sqlite) and against any other mvcc.KV (a
+// prefix of a real etcd cluster, server/etcdstore), so that all are held
+// to the same behaviour. The cases of a Store's own bounds (watcher caps,
+// catch-up pages, quotas) run on a Store only.
 package mvcctest
 
 import (
@@ -19,23 +22,49 @@ import (
 // closes the previous Store before calling it again (a restart).
 type Factory func(t *testing.T) (open func() mvcc.Backend)
 
-// Run runs the whole suite.
+// Run runs the whole suite on a Store over the factory's backends.
 func Run(t *testing.T, f Factory) {
-	for _, tc := range cases {
+	for _, tc := range append(append([]testCase(nil), cases...), storeCases...) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &harness{t: t, open: f(t)}
 			h.restart()
-			defer func() { h.s.Close() }()
+			defer func() { h.kv.Close() }()
 			tc.fn(h)
 		})
 	}
 }
 
+// KVFactory prepares a fresh store for one test, at revision 1, and
+// returns its opener: each call returns an open KV over the same data; the
+// suite closes the previous one before calling it again (a restart).
+type KVFactory func(t *testing.T) (open func() mvcc.KV)
+
+// RunKV runs the cases of the contract (not those of a Store's own
+// bounds) on the KVs of f.
+func RunKV(t *testing.T, f KVFactory) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &harness{t: t, openKV: f(t)}
+			h.restart()
+			defer func() { h.kv.Close() }()
+			tc.fn(h)
+		})
+	}
+}
+
+// storeCases are the cases of a Store's own bounds and options, which Run
+// adds to cases.
+var storeCases []testCase
+
 type harness struct {
-	t    *testing.T
-	open func() mvcc.Backend
-	s    *mvcc.Store
-	b    mvcc.Backend // the store's
+	t      *testing.T
+	open   func() mvcc.Backend
+	openKV func() mvcc.KV
+	// kv is the store under test; s is the same store when it is a
+	// Store (Run), nil otherwise (RunKV).
+	kv mvcc.KV
+	s  *mvcc.Store
+	b  mvcc.Backend // the store's
 	// bounds are the quotas and member ID every restart opens the store
 	// with (the cases of quota.go set them).
 	bounds mvcc.Options
@@ -50,6 +79,15 @@ func options() mvcc.Options {
 
 func (h *harness) restart() {
 	h.t.Helper()
+	if h.openKV != nil {
+		if h.kv != nil {
+			if err := h.kv.Close(); err != nil {
+				h.t.Fatalf("close: %v", err)
+			}
+		}
+		h.kv = h.openKV()
+		return
+	}
 	opts := options()
 	opts.QuotaBackendBytes, opts.MaxKeys, opts.Memory, opts.MemberID =
 		h.bounds.QuotaBackendBytes, h.bounds.MaxKeys, h.bounds.Memory, h.bounds.MemberID
@@ -73,14 +111,14 @@ func (h *harness) reopen(wrap func(mvcc.Backend) mvcc.Backend, opts mvcc.Options
 	if err != nil {
 		h.t.Fatalf("open: %v", err)
 	}
-	h.s = s
+	h.s, h.kv = s, s
 }
 
 var ctx = context.Background()
 
 func (h *harness) put(key, value string) int64 {
 	h.t.Helper()
-	resp, err := h.s.Put(ctx, &mvcc.PutRequest{Key: []byte(key), Value: []byte(value)})
+	resp, err := h.kv.Put(ctx, &mvcc.PutRequest{Key: []byte(key), Value: []byte(value)})
 	if err != nil {
 		h.t.Fatalf("put %q: %v", key, err)
 	}
@@ -93,7 +131,7 @@ func (h *harness) del(key, end string) *mvcc.DeleteRangeResponse {
 	if end != "" {
 		req.RangeEnd = []byte(end)
 	}
-	resp, err := h.s.DeleteRange(ctx, req)
+	resp, err := h.kv.DeleteRange(ctx, req)
 	if err != nil {
 		h.t.Fatalf("delete %q: %v", key, err)
 	}
@@ -102,7 +140,7 @@ func (h *harness) del(key, end string) *mvcc.DeleteRangeResponse {
 
 func (h *harness) rng(req *mvcc.RangeRequest) *mvcc.RangeResponse {
 	h.t.Helper()
-	resp, err := h.s.Range(ctx, req)
+	resp, err := h.kv.Range(ctx, req)
 	if err != nil {
 		h.t.Fatalf("range %q: %v", req.Key, err)
 	}
@@ -148,9 +186,60 @@ func (h *harness) wantErr(what string, err, want error) {
 	}
 }
 
+// watcher is a watcher of the store under test: a *mvcc.Watcher on a
+// Store, one alone in a watch stream on any other KV.
+type watcher interface {
+	mvcc.WatchHandle
+	Next(ctx context.Context) (mvcc.WatchResponse, error)
+}
+
+// watch starts a watcher: Store.Watch on a Store, else one watcher alone
+// in a stream of its own.
+func (h *harness) watch(c context.Context, r *mvcc.WatchRequest) (watcher, error) {
+	if h.s != nil {
+		w, err := h.s.Watch(c, r)
+		if err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
+	st := h.kv.NewWatchStream()
+	w, err := st.Watch(c, r)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &soloWatcher{WatchHandle: w, st: st}, nil
+}
+
+// soloWatcher is a watcher alone in its stream, whose Next, as a
+// *mvcc.Watcher's, keeps answering the reason of its end once it has
+// ended (ErrCompacted after the response with CompactRevision set).
+type soloWatcher struct {
+	mvcc.WatchHandle
+	st  mvcc.Watches
+	end error
+}
+
+func (w *soloWatcher) Next(c context.Context) (mvcc.WatchResponse, error) {
+	if w.end != nil {
+		return mvcc.WatchResponse{}, w.end
+	}
+	_, resp, err := w.st.Next(c)
+	switch {
+	case err != nil && c.Err() == nil:
+		w.end = err
+	case resp.CompactRevision != 0:
+		w.end = mvcc.ErrCompacted
+	}
+	return resp, err
+}
+
+func (w *soloWatcher) Cancel() { w.st.Close() }
+
 // next reads one watch response, failing if none arrives in a generous
 // bound (the bound only turns a hang into a failure; it is not a sleep).
-func next(t *testing.T, w *mvcc.Watcher) mvcc.WatchResponse {
+func next(t *testing.T, w watcher) mvcc.WatchResponse {
 	t.Helper()
 	c, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -162,7 +251,7 @@ func next(t *testing.T, w *mvcc.Watcher) mvcc.WatchResponse {
 }
 
 // ended checks that w has ended, with the given reason.
-func ended(t *testing.T, w *mvcc.Watcher, want error) {
+func ended(t *testing.T, w watcher, want error) {
 	t.Helper()
 	c, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -185,7 +274,7 @@ func events(evs []*mvcc.Event) []string {
 }
 
 // collect reads watch responses until it has seen n events.
-func collect(t *testing.T, w *mvcc.Watcher, n int) []string {
+func collect(t *testing.T, w watcher, n int) []string {
 	t.Helper()
 	var out []string
 	for len(out) < n {

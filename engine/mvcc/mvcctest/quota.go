@@ -58,7 +58,7 @@ func (h *harness) fill(prefix string) (int, error) {
 var noSpace = []mvcc.AlarmMember{{MemberID: 7, Alarm: mvcc.AlarmNoSpace}}
 
 func init() {
-	cases = append(cases,
+	storeCases = append(storeCases,
 		testCase{"UsageCountsEveryRetainedRecordAndSurvivesARestart", func(h *harness) {
 			h.put("a", "12345")
 			h.put("a", "1234567890")

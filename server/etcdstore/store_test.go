@@ -1,0 +1,48 @@
+package etcdstore_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
+	"github.com/rvplay/rvplay/engine/mvcc/mvcctest"
+	"github.com/rvplay/rvplay/internal/etcdtest"
+	"github.com/rvplay/rvplay/server/etcdstore"
+)
+
+// client connects to a real etcd for the test.
+func client(t *testing.T, endpoints ...string) *clientv3.Client {
+	t.Helper()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 10 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
+}
+
+func open(t *testing.T, cli *clientv3.Client, opts etcdstore.Options) *etcdstore.Store {
+	t.Helper()
+	s, err := etcdstore.Open(context.Background(), cli, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestStoreKeepsTheContract runs the store's conformance suite on a
+// session's prefix of a fresh etcd per case (the cases count revisions
+// from 1), the only store on its cluster, so that it may compact it.
+func TestStoreKeepsTheContract(t *testing.T) {
+	etcdtest.Require(t)
+	mvcctest.RunKV(t, func(t *testing.T) func() mvcc.KV {
+		cli := client(t, etcdtest.Start(t, etcdtest.Options{}).URL)
+		return func() mvcc.KV {
+			return open(t, cli, etcdstore.Options{Prefix: "/rvplay/kv/s/", LeasePrefix: "/rvplay/leases/s/", CompactCluster: true})
+		}
+	})
+}
