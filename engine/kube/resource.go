@@ -279,6 +279,9 @@ func pathValue(o Object, path ...string) any {
 	return v
 }
 
+// (not inlined: each of its 33 callers would get a copy of the closure)
+//
+//go:noinline
 func pathString(path ...string) func(Object) string {
 	return func(o Object) string {
 		s, _ := pathValue(o, path...).(string)

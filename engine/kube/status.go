@@ -229,6 +229,14 @@ func NewUnsupportedMediaType() *StatusError {
 	return newStatusError(415, ReasonUnsupportedMediaType, "415: Unsupported Media Type", &StatusDetails{})
 }
 
+// NewNotAcceptable is the 406 kube-apiserver sends when no entry of a
+// request's Accept header names a representation it serves
+// (negotiation.NewNotAcceptableError).
+func NewNotAcceptable() *StatusError {
+	return newStatusError(406, ReasonNotAcceptable,
+		"only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf", nil)
+}
+
 // NewRequestEntityTooLarge is errors.NewRequestEntityTooLargeError.
 func NewRequestEntityTooLarge(limit int) *StatusError {
 	return newStatusError(413, ReasonRequestEntityTooLarge,

@@ -183,6 +183,19 @@ func (h *Handler) serveDiscovery(ctx context.Context, req *api.Request, p string
 	}
 	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	var served []*kube.Resource
+	if p == "/api" || p == "/apis" {
+		v, ok := conversion(req.Header.Get("Accept"), aggregatedGroup, aggregatedAs, aggregatedVersion)
+		if !ok {
+			return statusResponse(kube.NewNotAcceptable()), true
+		}
+		if v != "" {
+			served, err := h.served(ctx)
+			if err != nil {
+				return statusResponse(err), true
+			}
+			return aggregatedDiscovery(req, served, p == "/api"), true
+		}
+	}
 	if p == "/apis" || p == "/api/v1" || parts[0] == "apis" && (len(parts) == 2 || len(parts) == 3) {
 		var err error
 		if served, err = h.served(ctx); err != nil {
@@ -208,8 +221,15 @@ func (h *Handler) serveDiscovery(ctx context.Context, req *api.Request, p string
 		if addr == "" {
 			addr = "127.0.0.1:6443"
 		}
-		return jsonResponse(200, marshal(map[string]any{"kind": "APIVersions", "versions": []string{"v1"},
-			"serverAddressByClientCIDRs": []map[string]string{{"clientCIDR": "0.0.0.0/0", "serverAddress": addr}}})), true
+		type serverAddress struct {
+			ClientCIDR    string `json:"clientCIDR"`
+			ServerAddress string `json:"serverAddress"`
+		}
+		return jsonResponse(200, marshal(struct {
+			Kind                       string          `json:"kind"`
+			Versions                   []string        `json:"versions"`
+			ServerAddressByClientCIDRs []serverAddress `json:"serverAddressByClientCIDRs"`
+		}{"APIVersions", []string{"v1"}, []serverAddress{{"0.0.0.0/0", addr}}})), true
 	case p == "/apis":
 		return jsonResponse(200, marshal(struct {
 			Kind       string     `json:"kind"`

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -410,10 +411,25 @@ func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response 
 // prefers over a plain object ("" for none), as kubectl get asks with
 // "application/json;as=Table;v=v1;g=meta.k8s.io,…,application/json".
 func tableVersion(accept string) string {
+	v, _ := conversion(accept, "meta.k8s.io", "Table", "v1", "v1beta1")
+	return v
+}
+
+// conversion reads an Accept header as kube's content negotiation does
+// for an answer that can also be served as kind as of group g: the first
+// entry of a media type kube serves (or a wildcard) that asks either for
+// the plain answer ("") or for that kind in one of versions (the
+// version); ok is false when no entry does (kube's 406). rvplay answers
+// in JSON whichever of kube's media types an entry names.
+func conversion(accept, g, as string, versions ...string) (version string, ok bool) {
+	if strings.TrimSpace(accept) == "" {
+		return "", true
+	}
 	for _, part := range strings.Split(accept, ",") {
 		fields := strings.Split(part, ";")
-		mt := strings.TrimSpace(strings.ToLower(fields[0]))
-		if mt != "application/json" && mt != "*/*" && mt != "application/*" {
+		switch strings.TrimSpace(strings.ToLower(fields[0])) {
+		case "application/json", "application/yaml", "application/vnd.kubernetes.protobuf", "*/*", "application/*":
+		default:
 			continue
 		}
 		params := map[string]string{}
@@ -422,14 +438,14 @@ func tableVersion(accept string) string {
 				params[strings.ToLower(k)] = v
 			}
 		}
-		switch {
-		case params["as"] == "":
-			return ""
-		case params["as"] == "Table" && params["g"] == "meta.k8s.io" && (params["v"] == "v1" || params["v"] == "v1beta1"):
-			return params["v"]
+		if params["as"] == "" {
+			return "", true
+		}
+		if params["as"] == as && params["g"] == g && slices.Contains(versions, params["v"]) {
+			return params["v"], true
 		}
 	}
-	return ""
+	return "", false
 }
 
 func methodVerb(rq *request) string {

@@ -34,6 +34,9 @@ func (s *fieldSet) empty() bool {
 	return true
 }
 
+// (not inlined: its map code would be copied into its 27 callers)
+//
+//go:noinline
 func (s *fieldSet) child(pe string) *fieldSet {
 	if s.children == nil {
 		s.children = map[string]*fieldSet{}

@@ -605,11 +605,7 @@ func BuildDocuments(custom []Resource) (*Documents, error) {
 			return nil, err
 		}
 		d.v3Docs[gv] = b
-		// kube uses SHA-512; clients treat the hash as opaque, and FNV keeps
-		// crypto out of the WebAssembly build.
-		h := fnv.New128a()
-		h.Write(b)
-		d.v3Hashes[gv] = fmt.Sprintf("%X", h.Sum(nil))
+		d.v3Hashes[gv] = ContentHash(b)
 		index[gv] = map[string]any{"serverRelativeURL": "/openapi/v3/" + gv + "?hash=" + d.v3Hashes[gv]}
 	}
 	if d.v3Index, err = json.Marshal(map[string]any{"paths": index}); err != nil {
@@ -662,6 +658,15 @@ func (d *Documents) V3(groupVersion string) ([]byte, bool) {
 // current URL, and with the current one it allows long caching.
 func (d *Documents) V3Hash(groupVersion string) string {
 	return d.v3Hashes[strings.Trim(groupVersion, "/")]
+}
+
+// ContentHash names a served document's content, as kube's OpenAPI v3
+// hashes and discovery ETags do. kube uses SHA-512; clients treat the hash
+// as opaque, and FNV keeps crypto out of the WebAssembly build.
+func ContentHash(b []byte) string {
+	h := fnv.New128a()
+	h.Write(b)
+	return fmt.Sprintf("%X", h.Sum(nil))
 }
 
 // OpenAPIV2 is Static().V2().

@@ -1,0 +1,121 @@
+package kubediff
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+)
+
+var recordDiscovery = flag.String("record-discovery", "", "record the aggregated discovery exchanges from a real kube-apiserver into this JSONL file")
+
+// The Accept headers discovery clients send: client-go 1.30 and later
+// (kubectl 1.30 to the newest), client-go 1.27 to 1.29 (v2beta1 first),
+// the v2 and v2beta1 documents alone, a legacy client, and v2 with
+// client-go 1.36's nopeer profile.
+const (
+	acceptClientGo    = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json"
+	acceptClientGo128 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json"
+	acceptV2          = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+	acceptV2Beta1     = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+	acceptNoPeer      = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;profile=nopeer," + acceptClientGo
+)
+
+// discoverySteps are the recorded exchanges: both documents in each
+// variant, the legacy fallback, the ETag's 304, and /apis while a custom
+// resource's group is served and after its definition is gone. An
+// "@etag" If-None-Match sends the ETag of the previous answer.
+var discoverySteps = []crdStep{
+	{note: "/api, as client-go asks", method: "GET", path: "/api", accept: acceptClientGo},
+	{note: "/apis, as client-go asks", method: "GET", path: "/apis", accept: acceptClientGo},
+	{note: "/apis, as client-go 1.27-1.29 ask: v2beta1", method: "GET", path: "/apis", accept: acceptClientGo128},
+	{note: "/api, v2beta1 alone", method: "GET", path: "/api", accept: acceptV2Beta1},
+	{note: "/apis, v2 alone", method: "GET", path: "/apis", accept: acceptV2},
+	{note: "/apis, the same document again: 304 for its ETag", method: "GET", path: "/apis", accept: acceptV2, body: "@etag"},
+	{note: "/apis, v2 with the nopeer profile", method: "GET", path: "/apis", accept: acceptNoPeer},
+	{note: "/apis, plain JSON: the legacy APIGroupList", method: "GET", path: "/apis", accept: "application/json"},
+	{note: "/api, no Accept: the legacy APIVersions", method: "GET", path: "/api"},
+	{note: "create a CRD", method: "POST", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", body: crontabCRD, wait: waitEstablished("crontabs.stable.example.com")},
+	{note: "/apis with the custom resource's group", method: "GET", path: "/apis", accept: acceptClientGo, wait: waitGone404("/apis/stable.example.com/v1", false)},
+	{note: "delete the CRD", method: "DELETE", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com", wait: waitGone("/apis/stable.example.com/v1")},
+	{note: "/apis without it", method: "GET", path: "/apis", accept: acceptClientGo},
+}
+
+// TestRecordDiscoveryGolden records discoverySteps from a real
+// kube-apiserver into the file -record-discovery names
+// (engine/api/kubeapi/testdata/discovery_exchanges.jsonl is such a
+// recording), with the answers' discovery headers; without the flag it is
+// skipped.
+func TestRecordDiscoveryGolden(t *testing.T) {
+	if *recordDiscovery == "" {
+		t.Skip("records only with -record-discovery FILE")
+	}
+	c := newClient()
+	base := startKubeAPIServer(t, c)
+	var out bytes.Buffer
+	etag := ""
+	for _, s := range discoverySteps {
+		body, inm := s.body, ""
+		if body == "@etag" {
+			body, inm = "", etag
+		}
+		req, _ := http.NewRequest(s.method, base+s.path, strings.NewReader(body))
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		if s.accept != "" {
+			req.Header.Set("Accept", s.accept)
+		}
+		if inm != "" {
+			req.Header.Set("If-None-Match", inm)
+		}
+		req.Header.Set("User-Agent", "Python-urllib/3.13")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var received any = json.RawMessage(rb)
+		if !json.Valid(rb) {
+			received = string(rb)
+		}
+		line := map[string]any{"note": s.note, "method": s.method, "path": s.path, "status": resp.StatusCode, "received": received}
+		if body != "" {
+			line["sent"] = json.RawMessage(body)
+			line["contentType"] = "application/json"
+		}
+		if s.accept != "" {
+			line["accept"] = s.accept
+		}
+		if inm != "" {
+			line["ifNoneMatch"] = inm
+		}
+		headers := map[string]string{}
+		for _, h := range []string{"Content-Type", "Etag", "Vary", "Cache-Control"} {
+			if v := resp.Header.Get(h); v != "" {
+				headers[h] = v
+			}
+		}
+		line["headers"] = headers
+		if e := resp.Header.Get("Etag"); e != "" {
+			etag = e
+		}
+		b, err := json.Marshal(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Write(b)
+		out.WriteByte('\n')
+		if s.wait != nil {
+			s.wait(t, c, base)
+		}
+	}
+	if err := os.WriteFile(*recordDiscovery, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
