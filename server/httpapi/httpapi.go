@@ -2,7 +2,8 @@
 // it reads the request, calls the handler, and writes the answer,
 // streaming long-lived responses either as chunked HTTP (one flush per
 // frame) or, when the client asks for an upgrade, as WebSocket text
-// messages (one frame per message).
+// messages (one frame per message; the messages waiting for a client go
+// out in one write, batch.go).
 //
 // It enforces the bounds of the transport, so that no client can make the
 // server hold memory or goroutines for long: bodies are read as they
@@ -401,7 +402,8 @@ func (a *Adapter) serveWebSocket(w http.ResponseWriter, r *http.Request, resp *a
 	if a.opts.WebSocketStyle != nil {
 		style = a.opts.WebSocketStyle(r.URL.Path)
 	}
-	conn, err := a.up.Upgrade(w, r, accept)
+	bw := &batchingResponse{ResponseWriter: w}
+	conn, err := a.up.Upgrade(bw, r, accept)
 	if err != nil {
 		return // Upgrade has answered the client
 	}
@@ -415,7 +417,7 @@ func (a *Adapter) serveWebSocket(w http.ResponseWriter, r *http.Request, resp *a
 	go func() {
 		defer close(writerDone)
 		defer cancel()
-		a.writeLoop(ctx, r, conn, out, stop)
+		a.writeLoop(ctx, r, conn, bw.conn, out, stop)
 	}()
 
 	conn.SetReadLimit(a.opts.ReadLimit)
@@ -508,8 +510,9 @@ pump:
 
 // writeLoop is the only writer of conn (gorilla/websocket allows one): it
 // sends frames and pings until out is closed and drained, stop is closed,
-// or a write fails.
-func (a *Adapter) writeLoop(ctx context.Context, r *http.Request, conn *websocket.Conn, out <-chan []byte, stop <-chan struct{}) {
+// or a write fails. The frames waiting in out when it takes one go with
+// it, in one write to bc, conn's connection.
+func (a *Adapter) writeLoop(ctx context.Context, r *http.Request, conn *websocket.Conn, bc *batchConn, out <-chan []byte, stop <-chan struct{}) {
 	ping := time.NewTicker(a.opts.PingInterval)
 	defer ping.Stop()
 	for {
@@ -518,17 +521,8 @@ func (a *Adapter) writeLoop(ctx context.Context, r *http.Request, conn *websocke
 			if !ok {
 				return
 			}
-			select {
-			case <-stop:
+			if !a.writeBatch(r, conn, bc, frame, out, stop) {
 				return
-			default:
-			}
-			conn.SetWriteDeadline(time.Now().Add(a.opts.WriteTimeout))
-			if err := conn.WriteMessage(websocket.TextMessage, frame); err != nil {
-				return
-			}
-			if a.opts.Observe != nil {
-				a.opts.Observe.FrameSent(r)
 			}
 		case <-ping.C:
 			if err := conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(a.opts.WriteTimeout)); err != nil {
@@ -540,4 +534,46 @@ func (a *Adapter) writeLoop(ctx context.Context, r *http.Request, conn *websocke
 			return
 		}
 	}
+}
+
+// writeBatch sends frame and the frames already waiting in out, up to
+// maxBatchBytes, each as a message, in one write the client must take
+// within WriteTimeout. False: the writer is done (out closed, stop
+// closed, or a write failed).
+func (a *Adapter) writeBatch(r *http.Request, conn *websocket.Conn, bc *batchConn, frame []byte, out <-chan []byte, stop <-chan struct{}) bool {
+	bc.hold()
+	sent, size, more := 0, 0, true
+	for have := true; have; {
+		select {
+		case <-stop:
+			more = false
+		default:
+		}
+		if !more {
+			break
+		}
+		if err := conn.WriteMessage(websocket.TextMessage, frame); err != nil {
+			more = false
+			break
+		}
+		sent++
+		size += len(frame)
+		have = false
+		if size < maxBatchBytes {
+			select {
+			case frame, have = <-out:
+				more = have
+			default:
+			}
+		}
+	}
+	if err := bc.flush(time.Now().Add(a.opts.WriteTimeout)); err != nil {
+		return false
+	}
+	if a.opts.Observe != nil {
+		for range sent {
+			a.opts.Observe.FrameSent(r)
+		}
+	}
+	return more
 }

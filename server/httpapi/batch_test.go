@@ -1,0 +1,135 @@
+package httpapi
+
+import (
+	"fmt"
+	"net"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// countingListener's connections count the writes made to them, and the
+// second write of each (the first after a WebSocket handshake's answer)
+// waits until gate is closed.
+type countingListener struct {
+	net.Listener
+	gate chan struct{}
+
+	mu     sync.Mutex
+	writes int
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &countingConn{Conn: c, l: l}, nil
+}
+
+func (l *countingListener) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.writes
+}
+
+type countingConn struct {
+	net.Conn
+	l      *countingListener
+	writes int
+}
+
+func (c *countingConn) Write(p []byte) (int, error) {
+	c.l.mu.Lock()
+	c.l.writes++
+	c.writes++
+	n := c.writes
+	c.l.mu.Unlock()
+	if n == 2 {
+		<-c.l.gate
+	}
+	return c.Conn.Write(p)
+}
+
+// The frames waiting for a WebSocket client when its writer is free go
+// out together, in one write to the connection, each still a message of
+// its own, in order: while the first frame's write waits, the stream
+// queues 50 more, and the client gets all 51 in at most three writes
+// after the handshake's (not 51).
+func TestWaitingFramesGoOutInOneWrite(t *testing.T) {
+	s := newChanStream()
+	srv := httptest.NewUnstartedServer(Handler(streaming(s), Options{}))
+	l := &countingListener{Listener: srv.Listener, gate: make(chan struct{})}
+	srv.Listener = l
+	srv.Start()
+	defer srv.Close()
+	conn, _, err := websocket.DefaultDialer.Dial(wsURL(srv), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const n = 51
+	frame := func(i int) []byte { return fmt.Appendf(nil, `{"n":%d}`+"\n", i) }
+	for i := range n {
+		s.frames <- frame(i)
+	}
+	// The stream has given its 51st frame only once the 50th is queued
+	// for the writer, which still waits with the first.
+	s.frames <- frame(n)
+	close(l.gate)
+	conn.SetReadDeadline(time.Now().Add(time.Minute))
+	for i := range n + 1 {
+		_, m, err := conn.ReadMessage()
+		if err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+		if want := fmt.Sprintf(`{"n":%d}`, i); string(m) != want {
+			t.Fatalf("message %d is %q, want %q", i, m, want)
+		}
+	}
+	if w := l.count() - 1; w > 3 {
+		t.Fatalf("%d frames sent in %d writes, want at most 3", n+1, w)
+	}
+	close(s.frames)
+	if _, _, err := conn.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseNormalClosure) {
+		t.Fatalf("after the last frame: %v, want the stream's normal close", err)
+	}
+}
+
+// BenchmarkWebSocketStream sends b.N watch-event-sized frames to one
+// WebSocket client that reads as fast as it can, and reports the writes
+// the server made per frame.
+func BenchmarkWebSocketStream(b *testing.B) {
+	s := newChanStream()
+	srv := httptest.NewUnstartedServer(Handler(streaming(s), Options{}))
+	l := &countingListener{Listener: srv.Listener, gate: make(chan struct{})}
+	close(l.gate)
+	srv.Listener = l
+	srv.Start()
+	defer srv.Close()
+	conn, _, err := websocket.DefaultDialer.Dial(wsURL(srv), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	frame := append([]byte(`{"type":"MODIFIED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"w001-1","namespace":"default","resourceVersion":"12345"},"data":{"pad":"`),
+		fmt.Appendf(nil, "%0256d\"}}}\n", 0)...)
+	before := l.count()
+	b.SetBytes(int64(len(frame)))
+	b.ResetTimer()
+	go func() {
+		for range b.N {
+			s.frames <- frame
+		}
+	}()
+	for range b.N {
+		if _, _, err := conn.ReadMessage(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(l.count()-before)/float64(b.N), "writes/frame")
+}
