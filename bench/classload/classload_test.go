@@ -105,6 +105,7 @@ func run(b *testing.B, cfg classload.Config, flags ...string) *classload.Report 
 	b.ReportMetric(ms(rep.Delivery.P50), "p50-ms")
 	b.ReportMetric(ms(rep.Delivery.P99), "p99-ms")
 	b.ReportMetric(ms(rep.Delivery.Max), "max-ms")
+	b.ReportMetric(ms(rep.InTool.P99), "p99-in-tool-ms")
 	b.ReportMetric(float64(rep.RSSPeak>>20), "rss-peak-MiB")
 	if n := len(rep.Problems); n > 0 {
 		b.Errorf("%d problems (the report lists them), the first: %s", n, rep.Problems[0])

@@ -14,9 +14,11 @@
 // through the etcd gateway with the teacher's token): no event lost,
 // repeated or out of order, every list equal to the state at its
 // resourceVersion, every acknowledged write in the history. It measures
-// delivery (a writer's acknowledgement to a watcher's receipt), the
-// server's resident memory (/proc) and goroutines (/metrics) before,
-// during and after the load. IdleSessions measures what an idle session
+// delivery (from the first arrival of a write's answer or event at a
+// client's socket to the event's arrival at each watcher's, as the kernel
+// stamps them, so that the load tool's own waits for a core do not
+// count), the server's resident memory (/proc) and goroutines (/metrics)
+// before, during and after the load. IdleSessions measures what an idle session
 // costs the server.
 //
 // bench/classload runs it at the scale (task bench); the server's

@@ -22,15 +22,23 @@ type Report struct {
 	WriteLatency Quantiles
 
 	// Events the watchers received, and the delivery of the acknowledged
-	// creates and updates among them: from the writer's acknowledgement
-	// to the watcher's receipt (one that came before the acknowledgement
-	// counts 0; EarlyDeliveries says how many did), and from the
-	// write's sending. In a run with a crash, the writes acknowledged
-	// before it that reached a watcher only after it are left out.
+	// creates and updates among them (measureDelivery): at the clients'
+	// sockets, from the first arrival of the write's answer or event to
+	// the event's arrival at each watcher (EarlyDeliveries: how many
+	// arrived before the answer); as the load tool's goroutines saw it,
+	// from the writer having its answer to the watcher having the event
+	// (one before counts 0), the tool's waits for a core included; and
+	// from the write's sending to the event's arrival. In a run with a
+	// crash, the writes acknowledged before it that reached a watcher
+	// only after it are left out.
 	Events          int
 	Delivery        Quantiles
+	InTool          Quantiles
 	FromSend        Quantiles
 	EarlyDeliveries int
+	// UnstampedReads is how many reads of the clients the kernel did not
+	// stamp: their arrival is when the read returned.
+	UnstampedReads int
 
 	// How the watchers' streams ended before the end of the run: closed
 	// by the server (a slow watcher's, or a timeout's), broken (the
@@ -112,8 +120,11 @@ func (r *Report) Print(out io.Writer) {
 	fmt.Fprintf(out, "class of %d watchers, %d of them writing %.0f/s each for %s\n", c.Students, c.Writers, c.WriteRate, c.Duration)
 	fmt.Fprintf(out, "  writes: %d sent (%.0f/s), %d acknowledged, %d without an answer (%d of them made), %d found no server; %d 429s waited out; write latency %s\n",
 		r.Writes, float64(r.Writes)/r.Elapsed.Seconds(), r.Acked, r.Uncertain, r.UncertainMade, r.Unreachable, r.RateLimited, r.WriteLatency)
-	fmt.Fprintf(out, "  events received: %d; delivery from the acknowledgement %s (%d before it); from the sending %s\n",
-		r.Events, r.Delivery, r.EarlyDeliveries, r.FromSend)
+	fmt.Fprintf(out, "  events received: %d; delivery at the sockets, from the write's first answer or event %s (%d before its answer); in the load tool, from the acknowledgement %s; from the sending %s\n",
+		r.Events, r.Delivery, r.EarlyDeliveries, r.InTool, r.FromSend)
+	if r.UnstampedReads > 0 {
+		fmt.Fprintf(out, "  %d reads without the kernel's stamp, timed when they returned\n", r.UnstampedReads)
+	}
 	fmt.Fprintf(out, "  streams ended by the server: %d closed (%d for being slow by its metric), %d broken, %d expired\n",
 		r.ClosedByServer, r.SlowClosedMetric, r.Broken, r.Expired)
 	fmt.Fprintf(out, "  CPU over the %s of writes: server %.1f s (%.0f%% of a core, %.1f µs per event received), the load itself %.1f s\n",

@@ -99,6 +99,7 @@ func Run(ctx context.Context, srv *Server, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	unstamped := unstampedReads.Load()
 	smp := startSampler(srv, 250*time.Millisecond)
 	defer smp.end()
 
@@ -190,6 +191,9 @@ func Run(ctx context.Context, srv *Server, cfg Config) (*Report, error) {
 	stopWatching()
 	watching.Wait()
 	cl.c.closeIdle()
+	for _, w := range writers {
+		w.c.closeIdle()
+	}
 	if rep.GoroutinesAfter, err = settledGoroutines(srv, rep.GoroutinesBefore, leftoverTimeout); err != nil {
 		return nil, err
 	}
@@ -202,6 +206,9 @@ func Run(ctx context.Context, srv *Server, cfg Config) (*Report, error) {
 	}
 	rep.RSSPeak, rep.GoroutinesPeak = smp.end()
 	rep.RateLimited = int(cl.c.rateLimited.Load())
+	for _, w := range writers {
+		rep.RateLimited += int(w.c.rateLimited.Load())
+	}
 
 	lost := checkWrites(h, writers)
 	rep.Problems = append(rep.Problems, lost...)
@@ -231,6 +238,7 @@ func Run(ctx context.Context, srv *Server, cfg Config) (*Report, error) {
 		}
 	}
 	rep.measureDelivery(writers, watchers, killed)
+	rep.UnstampedReads = int(unstampedReads.Load() - unstamped)
 	return rep, nil
 }
 
@@ -303,8 +311,14 @@ func crash(ctx context.Context, srv *Server, cl *Class, watchers []*watcher, sta
 
 // measureDelivery sets the delivery figures from every event a watcher
 // received of an acknowledged create or update (or a delete whose
-// revision the history told): how long after its acknowledgement, and
-// after its sending. Writes acknowledged before killed (if set) that
+// revision the history told). Delivery is timed at the clients' sockets
+// (stamp_linux.go), from the first sign there that the write was made,
+// its answer reaching the writer or its event reaching a watcher,
+// whichever came first, to the event's arrival at each watcher: the
+// server's work, and none of the load tool's waits for a core. The same
+// from the writer's goroutine having its answer to the watcher's having
+// the event, as the tool sees it, and from the write's sending, are
+// given beside it. Writes acknowledged before killed (if set) that
 // reached a watcher after it are left out: they waited for the restart.
 func (rep *Report) measureDelivery(writers []*writer, watchers []*watcher, killed time.Time) {
 	acked := map[int64]*write{}
@@ -329,30 +343,42 @@ func (rep *Report) measureDelivery(writers []*writer, watchers []*watcher, kille
 		}
 	}
 	rep.WriteLatency = quantiles(took)
-	var fromAck, fromSend []time.Duration
+	counted := func(wr *write, e event) bool {
+		return killed.IsZero() || !wr.answered.Before(killed) || !time.Unix(0, e.arrived).After(killed)
+	}
+	first := map[int64]int64{} // the first arrival of each write's event, from its answer's
+	for rv, wr := range acked {
+		first[rv] = wr.answered.UnixNano()
+	}
+	for _, w := range watchers {
+		for _, seg := range w.segments {
+			for _, e := range seg.events {
+				if wr := acked[e.rv]; wr != nil && counted(wr, e) {
+					first[e.rv] = min(first[e.rv], e.arrived)
+				}
+			}
+		}
+	}
+	var fromFirst, inTool, fromSend []time.Duration
 	for _, w := range watchers {
 		for _, seg := range w.segments {
 			rep.Events += len(seg.events)
 			for _, e := range seg.events {
 				wr := acked[e.rv]
-				if wr == nil {
+				if wr == nil || !counted(wr, e) {
 					continue
 				}
-				recv := time.Unix(0, e.recv)
-				if !killed.IsZero() && wr.acked.Before(killed) && recv.After(killed) {
-					continue
-				}
-				d := recv.Sub(wr.acked)
-				if d < 0 {
+				if e.arrived < wr.answered.UnixNano() {
 					rep.EarlyDeliveries++
-					d = 0
 				}
-				fromAck = append(fromAck, d)
-				fromSend = append(fromSend, recv.Sub(wr.sent))
+				fromFirst = append(fromFirst, time.Duration(e.arrived-first[e.rv]))
+				inTool = append(inTool, max(0, time.Unix(0, e.recv).Sub(wr.acked)))
+				fromSend = append(fromSend, time.Unix(0, e.arrived).Sub(wr.sent))
 			}
 		}
 	}
-	rep.Delivery = quantiles(fromAck)
+	rep.Delivery = quantiles(fromFirst)
+	rep.InTool = quantiles(inTool)
 	rep.FromSend = quantiles(fromSend)
 }
 

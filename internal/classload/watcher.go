@@ -17,10 +17,13 @@ import (
 
 // event is one watch event a watcher received.
 type event struct {
-	rv   int64
-	recv int64 // when it arrived, in Unix nanoseconds
-	typ  string
-	name string
+	rv int64
+	// When it arrived, in Unix nanoseconds: at the watcher's socket (the
+	// kernel's stamp, stamp_linux.go), and when the watcher's goroutine
+	// had it, after its wait for a core.
+	arrived, recv int64
+	typ           string
+	name          string
 }
 
 // segment is what a watcher saw from one resourceVersion on without
@@ -66,7 +69,7 @@ type watcher struct {
 }
 
 func newWatcher(cl *Class, st Student) *watcher {
-	return &watcher{cl: cl, student: st, dialer: &websocket.Dialer{HandshakeTimeout: 30 * time.Second}}
+	return &watcher{cl: cl, student: st, dialer: &websocket.Dialer{HandshakeTimeout: 30 * time.Second, NetDialContext: dialStamped}}
 }
 
 // How a stream ended.
@@ -183,7 +186,7 @@ func (w *watcher) read(ctx context.Context, conn *websocket.Conn) streamEnd {
 	names := map[string]string{}
 	for {
 		_, msg, err := conn.ReadMessage()
-		now := time.Now().UnixNano()
+		now, arrived := time.Now().UnixNano(), receivedAt(conn.NetConn())
 		if err != nil {
 			w.mu.Lock()
 			asleep := w.asleep != nil
@@ -233,7 +236,7 @@ func (w *watcher) read(ctx context.Context, conn *websocket.Conn) streamEnd {
 				name = m.Object.Metadata.Name
 				names[name] = name
 			}
-			seg.events = append(seg.events, event{rv: rv, recv: now, typ: eventTypes[m.Type], name: name})
+			seg.events = append(seg.events, event{rv: rv, arrived: arrived, recv: now, typ: eventTypes[m.Type], name: name})
 		}
 		seg.to = rv
 		w.rv.Store(rv)

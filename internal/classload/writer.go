@@ -46,8 +46,10 @@ type write struct {
 	name string
 	// rv is the revision it made: from the answer of a create or update;
 	// a delete's (kube answers it with a Status) from the history.
-	rv          int64
-	sent, acked time.Time
+	rv int64
+	// sent is when the writer sent it; answered when its answer reached
+	// the writer's socket, acked when the writer's goroutine had it.
+	sent, answered, acked time.Time
 	// uncertain: no answer came (the server died) or a 5xx did, so the
 	// write may or may not have been made.
 	uncertain bool
@@ -70,8 +72,11 @@ type writer struct {
 	// answered, for a crash that wants some.
 	inFlight *atomic.Int64
 
-	cl       *Class
-	student  Student
+	cl      *Class
+	student Student
+	// c is the writer's own client: the arrival of an answer on its
+	// connections is this writer's answer's.
+	c        *client
 	interval time.Duration
 	pad      string
 	objects  []object
@@ -84,7 +89,7 @@ type writer struct {
 }
 
 func newWriter(cl *Class, idx int, st Student, objects int, rate float64, valueBytes int, inFlight *atomic.Int64) *writer {
-	w := &writer{inFlight: inFlight, cl: cl, student: st, interval: time.Duration(float64(time.Second) / rate), pad: strings.Repeat("x", valueBytes)}
+	w := &writer{inFlight: inFlight, cl: cl, student: st, c: newClient(1), interval: time.Duration(float64(time.Second) / rate), pad: strings.Repeat("x", valueBytes)}
 	for k := range objects {
 		w.objects = append(w.objects, object{name: fmt.Sprintf("w%03d-%d", idx, k)})
 	}
@@ -127,11 +132,11 @@ func (w *writer) step(ctx context.Context, o *object) {
 	}
 	wr.sent = time.Now()
 	w.inFlight.Add(1)
-	status, answer, err := w.cl.c.do(ctx, method, url, w.student.Token, body)
+	status, answer, arrived, err := w.c.send(ctx, method, url, w.student.Token, body)
 	w.inFlight.Add(-1)
 	switch {
 	case err == nil && status == want:
-		wr.acked = time.Now()
+		wr.answered, wr.acked = time.Unix(0, arrived), time.Now()
 		if wr.kind == opDelete {
 			*o = object{name: o.name}
 			break
@@ -174,7 +179,7 @@ func (w *writer) step(ctx context.Context, o *object) {
 // the writer does not know.
 func (w *writer) resync(ctx context.Context, o *object) {
 	for ctx.Err() == nil {
-		status, answer, err := w.cl.c.do(ctx, http.MethodGet, w.cl.URL(collectionPath+"/"+o.name), w.student.Token, nil)
+		status, answer, err := w.c.do(ctx, http.MethodGet, w.cl.URL(collectionPath+"/"+o.name), w.student.Token, nil)
 		switch {
 		case err == nil && status == http.StatusOK:
 			rv, err := resourceVersionOf(answer)
