@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/rvplay/rvplay/internal/refbuild"
@@ -31,6 +32,26 @@ import (
 // build took (0: cached).
 func Binary() (string, time.Duration, error) {
 	return refbuild.InRepo("internal/kubeapiservertest/testdata/kubeapiserver", "kubeapiserver", "-ldflags", versionLDFlags)
+}
+
+// Require returns the kube-apiserver binary or ends the test: in CI
+// (CI=true) a build that fails is a failure, elsewhere (no module proxy,
+// say) a skip with the reason. `task test` builds it beforehand
+// (scripts/build-reference.sh), so that the minutes of a cold build fall
+// outside any go test timeout.
+func Require(tb testing.TB) string {
+	tb.Helper()
+	bin, built, err := Binary()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("kube-apiserver must build in CI: %v", err)
+		}
+		tb.Skipf("cannot build kube-apiserver here (set CI=true to make this a failure): %v", err)
+	}
+	if built > 0 {
+		tb.Logf("built kube-apiserver in %v", built.Round(time.Second))
+	}
+	return bin
 }
 
 // versionLDFlags stamps the version the wrapper module requires.

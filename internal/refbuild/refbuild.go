@@ -1,6 +1,6 @@
 // Package refbuild builds the reference programs that tests compare rvplay
-// with (a real etcd 3.6, k8s.io/sample-apiserver; one day a real
-// kube-apiserver, issue 15): each is a wrapper module of the repository's own (a main of a few lines
+// with or runs on it (a real etcd 3.6, k8s.io/sample-apiserver, a real
+// kube-apiserver, kubectl): each is a wrapper module of the repository's own (a main of a few lines
 // and its go.mod, under a test module's testdata), built from the Go module
 // proxy into one cache, test/kubediff/.bin (gitignored). A binary's file
 // name carries a hash of its module's go.mod, go.sum and main.go and of
