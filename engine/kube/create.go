@@ -130,9 +130,13 @@ func (reg *Registry) createOnce(ctx context.Context, r *Resource, obj Object, o 
 			return Written{}, err
 		}
 	}
+	lease, err := reg.lease(ctx, r)
+	if err != nil {
+		return Written{}, quotaExceeded(r, name, err)
+	}
 	resp, err := reg.kv.Txn(ctx, &mvcc.TxnRequest{
 		Compare: []mvcc.Compare{{Target: mvcc.CompareCreate, Result: mvcc.CompareEqual, Key: []byte(key), CreateRevision: 0}},
-		Success: []mvcc.RequestOp{{Put: &mvcc.PutRequest{Key: []byte(key), Value: data}}},
+		Success: []mvcc.RequestOp{{Put: &mvcc.PutRequest{Key: []byte(key), Value: data, Lease: lease}}},
 	})
 	if err != nil {
 		return Written{}, quotaExceeded(r, name, err)

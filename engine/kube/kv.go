@@ -37,6 +37,10 @@ type KV interface {
 	// cache's timeline, are built on it.
 	Watch(ctx context.Context, r *mvcc.WatchRequest) (WatchStream, error)
 
+	// LeaseGrant grants an etcd lease: objects with a TTL (Events) are
+	// put with one, and etcd deletes them when it expires (lease.go).
+	LeaseGrant(ctx context.Context, r *mvcc.LeaseGrantRequest) (*mvcc.LeaseGrantResponse, error)
+
 	// Rev is the current revision: the newest committed one, which a
 	// read without a revision sees. A resourceVersion beyond it is "too
 	// large" (kube's 504 with a Retry-After).
@@ -124,6 +128,9 @@ func (k storeKV) Txn(ctx context.Context, r *mvcc.TxnRequest) (*mvcc.TxnResponse
 	return k.s.Txn(ctx, r)
 }
 func (k storeKV) Rev() int64 { return k.s.Rev() }
+func (k storeKV) LeaseGrant(ctx context.Context, r *mvcc.LeaseGrantRequest) (*mvcc.LeaseGrantResponse, error) {
+	return k.s.LeaseGrant(ctx, r)
+}
 func (k storeKV) Watch(ctx context.Context, r *mvcc.WatchRequest) (WatchStream, error) {
 	w, err := k.s.Watch(ctx, r)
 	if err != nil {

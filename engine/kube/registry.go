@@ -83,6 +83,9 @@ type Registry struct {
 	revStop func()
 
 	custom customResources
+
+	// The lease objects with a TTL are put with (lease.go).
+	leases leaseManager
 }
 
 // New returns a Registry over kv.

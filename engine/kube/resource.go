@@ -43,6 +43,10 @@ type Resource struct {
 	// Storage is the etcd key segment after /registry/ (default: the
 	// plural; a custom resource's is <group>/<plural>).
 	Storage string
+	// TTL, when set, is how long in seconds an object lives after each
+	// write: it is put with an etcd lease (lease.go), as kube-apiserver
+	// does for Events (--event-ttl).
+	TTL int64
 	// Status and Scale name the subresources the type has.
 	Status, Scale bool
 	// AllowUnconditionalUpdate lets a PUT without resourceVersion through.
@@ -164,7 +168,7 @@ var Resources = []*Resource{
 	{
 		Version: "v1", Kind: "Event", Columns: eventColumns, ListKind: "EventList", Resource: "events", Singular: "event",
 		Namespaced: true, ShortNames: []string{"ev"}, Verbs: standardVerbs, StorageVersionHash: "r2yiGXH7wu8=",
-		AllowUnconditionalUpdate: true,
+		AllowUnconditionalUpdate: true, TTL: EventTTL,
 		FieldSelectors: map[string]func(Object) string{
 			"involvedObject.kind":            pathString("involvedObject", "kind"),
 			"involvedObject.namespace":       pathString("involvedObject", "namespace"),
@@ -296,6 +300,9 @@ func setDefault(m map[string]any, k string, v any) {
 	}
 }
 
+// (not inlined: a map iteration copied into each caller)
+//
+//go:noinline
 func sortedKeys(m map[string]any) []string {
 	ks := make([]string, 0, len(m))
 	for k := range m {

@@ -97,9 +97,15 @@ func (reg *Registry) guaranteedUpdate(ctx context.Context, r *Resource, ns, name
 				}
 			}
 		}
-		op := mvcc.RequestOp{Put: &mvcc.PutRequest{Key: []byte(key), Value: data}}
+		var op mvcc.RequestOp
 		if finalized {
 			op = mvcc.RequestOp{DeleteRange: &mvcc.DeleteRangeRequest{Key: []byte(key)}}
+		} else {
+			lease, err := reg.lease(ctx, r)
+			if err != nil {
+				return Written{}, quotaExceeded(r, name, err)
+			}
+			op = mvcc.RequestOp{Put: &mvcc.PutRequest{Key: []byte(key), Value: data, Lease: lease}}
 		}
 		resp, err := reg.kv.Txn(ctx, &mvcc.TxnRequest{
 			Compare: []mvcc.Compare{{Target: mvcc.CompareMod, Result: mvcc.CompareEqual, Key: []byte(key), ModRevision: kv.ModRevision}},

@@ -693,6 +693,9 @@ func reconcileWithSchema(s *fieldSet, root schemaType) *fieldSet {
 	return s.recursiveDifference(collapse).union(collapse)
 }
 
+// (not inlined: a map iteration copied into each caller)
+//
+//go:noinline
 func sortedKeys(m map[string]*fieldSet) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {

@@ -204,6 +204,9 @@ func strs(v any) []string {
 	return nil
 }
 
+// (not inlined: a map iteration copied into each caller)
+//
+//go:noinline
 func sortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
