@@ -13,9 +13,10 @@ import (
 // write(2) per message: a class's watchers each get every event of the
 // session, and a write per event per watcher was most of the server's
 // work (BENCHMARKS.md, issue 12's load). Each event is still a message of
-// its own, as kube-apiserver's watch sends it.
+// its own, as kube-apiserver's watch sends it. A chunked stream's frames
+// that are ready together are flushed together likewise (streamChunked).
 
-// maxBatchBytes is how much a WebSocket's writer gathers before it writes
+// maxBatchBytes is how much a stream's writer gathers before it writes
 // what it holds, so that a batch stays small beside the socket's buffers
 // and a client's memory bound (SendBuffer frames waiting, plus one batch).
 const maxBatchBytes = 64 << 10

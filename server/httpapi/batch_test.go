@@ -1,8 +1,11 @@
 package httpapi
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -115,8 +118,7 @@ func BenchmarkWebSocketStream(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer conn.Close()
-	frame := append([]byte(`{"type":"MODIFIED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"w001-1","namespace":"default","resourceVersion":"12345"},"data":{"pad":"`),
-		fmt.Appendf(nil, "%0256d\"}}}\n", 0)...)
+	frame := watchEvent()
 	before := l.count()
 	b.SetBytes(int64(len(frame)))
 	b.ResetTimer()
@@ -132,4 +134,87 @@ func BenchmarkWebSocketStream(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(l.count()-before)/float64(b.N), "writes/frame")
+}
+
+// The frames of a chunked stream that are ready when the client's
+// connection is free are flushed together: while the first frame's flush
+// waits, the stream readies 33 more, and they go out in at most two
+// writes (not 33), each still a line of its own, in order.
+func TestReadyFramesOfAChunkedStreamGoOutInOneFlush(t *testing.T) {
+	s := newChanStream()
+	srv := httptest.NewUnstartedServer(Handler(streaming(s), Options{}))
+	l := &countingListener{Listener: srv.Listener, gate: make(chan struct{})}
+	srv.Listener = l
+	srv.Start()
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	const n = chunkedReady + 2
+	frame := func(i int) []byte { return fmt.Appendf(nil, `{"n":%d}`+"\n", i) }
+	// The header went out in the first write; the first frame's flush
+	// waits at the gate. Once the stream has given frame n-1, frames 1
+	// to n-2 are ready.
+	for i := range n {
+		s.frames <- frame(i)
+	}
+	close(l.gate)
+	rd := bufio.NewReader(resp.Body)
+	for i := range n {
+		line, err := rd.ReadString('\n')
+		if err != nil || line != string(frame(i)) {
+			t.Fatalf("line %d is %q (%v), want %q", i, line, err, frame(i))
+		}
+	}
+	if w := l.count() - 2; w > 2 {
+		t.Fatalf("%d frames after the first sent in %d writes, want at most 2", n-1, w)
+	}
+	close(s.frames)
+	if rest, _ := io.ReadAll(rd); len(rest) != 0 {
+		t.Fatalf("after the end: %q", rest)
+	}
+	waitClosed(t, s)
+}
+
+// BenchmarkChunkedStream sends b.N watch-event-sized frames on one
+// chunked stream to a client that reads as fast as it can, and reports
+// the writes the server made per frame.
+func BenchmarkChunkedStream(b *testing.B) {
+	s := newChanStream()
+	srv := httptest.NewUnstartedServer(Handler(streaming(s), Options{}))
+	l := &countingListener{Listener: srv.Listener, gate: make(chan struct{})}
+	close(l.gate)
+	srv.Listener = l
+	srv.Start()
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	rd := bufio.NewReader(resp.Body)
+	frame := watchEvent()
+	before := l.count()
+	b.SetBytes(int64(len(frame)))
+	b.ResetTimer()
+	go func() {
+		for range b.N {
+			s.frames <- frame
+		}
+	}()
+	for range b.N {
+		if _, err := rd.ReadSlice('\n'); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(l.count()-before)/float64(b.N), "writes/frame")
+}
+
+// watchEvent is a frame the size of the class load's events.
+func watchEvent() []byte {
+	return append([]byte(`{"type":"MODIFIED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"w001-1","namespace":"default","resourceVersion":"12345"},"data":{"pad":"`),
+		fmt.Appendf(nil, "%0256d\"}}}\n", 0)...)
 }

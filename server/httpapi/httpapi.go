@@ -356,29 +356,68 @@ func writeHeader(w http.ResponseWriter, resp *api.Response) {
 	w.WriteHeader(status)
 }
 
+// chunkedReady is how many frames of a chunked stream may wait, taken
+// from the stream, for the client's connection: those that wait when it
+// is free go out in one flush.
+const chunkedReady = 32
+
 // streamChunked writes every frame and flushes it, until the stream ends or
-// the client goes away or stops reading for WriteTimeout.
+// the client goes away or stops reading for WriteTimeout. The frames that
+// are ready when the connection is free (up to maxBatchBytes) are flushed
+// together, in one write instead of one each; a goroutine takes them from
+// the stream meanwhile.
 func (a *Adapter) streamChunked(w http.ResponseWriter, r *http.Request, s api.Stream) {
 	rc := http.NewResponseController(w)
 	rc.SetWriteDeadline(time.Now().Add(a.opts.WriteTimeout))
 	if err := rc.Flush(); err != nil {
 		return
 	}
-	for {
-		frame, err := s.Next(r.Context())
-		if err != nil {
-			return
+	ctx, cancel := context.WithCancel(r.Context())
+	ready := make(chan []byte, chunkedReady)
+	taken := make(chan struct{})
+	go func() {
+		defer close(taken)
+		defer close(ready)
+		for {
+			frame, err := s.Next(ctx)
+			if err != nil {
+				return
+			}
+			select {
+			case ready <- frame:
+			case <-ctx.Done():
+				return
+			}
 		}
+	}()
+	// The stream is closed once this returns: it must be left first.
+	defer func() {
+		cancel()
+		<-taken
+	}()
+	for frame := range ready {
 		rc.SetWriteDeadline(time.Now().Add(a.opts.WriteTimeout))
-		if _, err := w.Write(frame); err != nil {
-			return
+		size, more := 0, true
+		for have := true; have; {
+			if _, err := w.Write(frame); err != nil {
+				return
+			}
+			if a.opts.Observe != nil {
+				// Before the flush, so that the frame is counted by the
+				// time its client can read it.
+				a.opts.Observe.FrameSent(r)
+			}
+			size += len(frame)
+			have = false
+			if size < maxBatchBytes {
+				select {
+				case frame, have = <-ready:
+					more = have
+				default:
+				}
+			}
 		}
-		if a.opts.Observe != nil {
-			// Before the flush, so that the frame is counted by the time
-			// its client can read it.
-			a.opts.Observe.FrameSent(r)
-		}
-		if err := rc.Flush(); err != nil {
+		if err := rc.Flush(); err != nil || !more {
 			return
 		}
 	}
