@@ -57,9 +57,9 @@ func (l *shrinkable) shrink(t *testing.T, client net.Addr) {
 // slowObserver reports the streams closed for being slow.
 type slowObserver struct{ closed chan string }
 
-func (o slowObserver) FrameSent(*http.Request)    {}
-func (o slowObserver) Behind(*http.Request)       {}
-func (o slowObserver) SlowClosed(r *http.Request) { o.closed <- r.URL.Path }
+func (o slowObserver) FramesSent(*http.Request, int) {}
+func (o slowObserver) Behind(*http.Request)          {}
+func (o slowObserver) SlowClosed(r *http.Request)    { o.closed <- r.URL.Path }
 
 type kubeEvent struct {
 	Type   string `json:"type"`

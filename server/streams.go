@@ -16,7 +16,7 @@ type streamObserver struct {
 	log     *slog.Logger
 }
 
-func (o streamObserver) FrameSent(r *http.Request) { o.metrics.EventSent(protocolOf(r)) }
+func (o streamObserver) FramesSent(r *http.Request, n int) { o.metrics.EventsSent(protocolOf(r), n) }
 
 func (o streamObserver) Behind(r *http.Request) { o.metrics.StreamBehind(protocolOf(r)) }
 

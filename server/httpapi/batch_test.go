@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -57,14 +58,22 @@ func (c *countingConn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
+// sentCounter counts the frames the adapter reports sent.
+type sentCounter struct{ n atomic.Int64 }
+
+func (o *sentCounter) FramesSent(_ *http.Request, n int) { o.n.Add(int64(n)) }
+func (o *sentCounter) Behind(*http.Request)              {}
+func (o *sentCounter) SlowClosed(*http.Request)          {}
+
 // The frames waiting for a WebSocket client when its writer is free go
 // out together, in one write to the connection, each still a message of
 // its own, in order: while the first frame's write waits, the stream
 // queues 50 more, and the client gets all 51 in at most three writes
-// after the handshake's (not 51).
+// after the handshake's (not 51). Each frame counts as sent.
 func TestWaitingFramesGoOutInOneWrite(t *testing.T) {
 	s := newChanStream()
-	srv := httptest.NewUnstartedServer(Handler(streaming(s), Options{}))
+	obs := &sentCounter{}
+	srv := httptest.NewUnstartedServer(Handler(streaming(s), Options{Observe: obs}))
 	l := &countingListener{Listener: srv.Listener, gate: make(chan struct{})}
 	srv.Listener = l
 	srv.Start()
@@ -99,6 +108,9 @@ func TestWaitingFramesGoOutInOneWrite(t *testing.T) {
 	close(s.frames)
 	if _, _, err := conn.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseNormalClosure) {
 		t.Fatalf("after the last frame: %v, want the stream's normal close", err)
+	}
+	if got := obs.n.Load(); got != n+1 {
+		t.Fatalf("%d frames counted as sent, want %d", got, n+1)
 	}
 }
 
@@ -139,10 +151,12 @@ func BenchmarkWebSocketStream(b *testing.B) {
 // The frames of a chunked stream that are ready when the client's
 // connection is free are flushed together: while the first frame's flush
 // waits, the stream readies 33 more, and they go out in at most two
-// writes (not 33), each still a line of its own, in order.
+// writes (not 33), each still a line of its own, in order, and counted as
+// sent by the time the client reads it.
 func TestReadyFramesOfAChunkedStreamGoOutInOneFlush(t *testing.T) {
 	s := newChanStream()
-	srv := httptest.NewUnstartedServer(Handler(streaming(s), Options{}))
+	obs := &sentCounter{}
+	srv := httptest.NewUnstartedServer(Handler(streaming(s), Options{Observe: obs}))
 	l := &countingListener{Listener: srv.Listener, gate: make(chan struct{})}
 	srv.Listener = l
 	srv.Start()
@@ -170,6 +184,9 @@ func TestReadyFramesOfAChunkedStreamGoOutInOneFlush(t *testing.T) {
 	}
 	if w := l.count() - 2; w > 2 {
 		t.Fatalf("%d frames after the first sent in %d writes, want at most 2", n-1, w)
+	}
+	if got := obs.n.Load(); got != n {
+		t.Fatalf("%d frames counted as sent, want %d", got, n)
 	}
 	close(s.frames)
 	if rest, _ := io.ReadAll(rd); len(rest) != 0 {

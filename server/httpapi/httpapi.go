@@ -106,8 +106,9 @@ type WebSocketStyle struct {
 
 // StreamObserver is told of what streams do.
 type StreamObserver interface {
-	// FrameSent: a frame of r's stream was written to its client.
-	FrameSent(r *http.Request)
+	// FramesSent: n frames of r's stream were written to its client
+	// (those of a batch are told at once).
+	FramesSent(r *http.Request, n int)
 	// Behind: a frame of r's stream found its client's buffer full, so
 	// the stream waits for the client (or, in the CloseSlow style, gives
 	// it SlowTimeout).
@@ -397,16 +398,12 @@ func (a *Adapter) streamChunked(w http.ResponseWriter, r *http.Request, s api.St
 	}()
 	for frame := range ready {
 		rc.SetWriteDeadline(time.Now().Add(a.opts.WriteTimeout))
-		size, more := 0, true
+		sent, size, more := 0, 0, true
 		for have := true; have; {
 			if _, err := w.Write(frame); err != nil {
 				return
 			}
-			if a.opts.Observe != nil {
-				// Before the flush, so that the frame is counted by the
-				// time its client can read it.
-				a.opts.Observe.FrameSent(r)
-			}
+			sent++
 			size += len(frame)
 			have = false
 			if size < maxBatchBytes {
@@ -416,6 +413,11 @@ func (a *Adapter) streamChunked(w http.ResponseWriter, r *http.Request, s api.St
 				default:
 				}
 			}
+		}
+		if a.opts.Observe != nil {
+			// Before the flush, so that the frames are counted by the
+			// time their client can read them.
+			a.opts.Observe.FramesSent(r, sent)
 		}
 		if err := rc.Flush(); err != nil || !more {
 			return
@@ -609,10 +611,8 @@ func (a *Adapter) writeBatch(r *http.Request, conn *websocket.Conn, bc *batchCon
 	if err := bc.flush(time.Now().Add(a.opts.WriteTimeout)); err != nil {
 		return false
 	}
-	if a.opts.Observe != nil {
-		for range sent {
-			a.opts.Observe.FrameSent(r)
-		}
+	if a.opts.Observe != nil && sent > 0 {
+		a.opts.Observe.FramesSent(r, sent)
 	}
 	return more
 }

@@ -21,9 +21,9 @@ func newObserver() *observer {
 	return &observer{behind: make(chan struct{}, 1024), slow: make(chan struct{}, 16)}
 }
 
-func (o *observer) FrameSent(*http.Request)  {}
-func (o *observer) Behind(*http.Request)     { o.behind <- struct{}{} }
-func (o *observer) SlowClosed(*http.Request) { o.slow <- struct{}{} }
+func (o *observer) FramesSent(*http.Request, int) {}
+func (o *observer) Behind(*http.Request)          { o.behind <- struct{}{} }
+func (o *observer) SlowClosed(*http.Request)      { o.slow <- struct{}{} }
 
 func wait(t *testing.T, ch <-chan struct{}, what string) {
 	t.Helper()

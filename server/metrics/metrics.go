@@ -122,8 +122,10 @@ func (m *Metrics) ObserveRequest(protocol, verb string, code int, elapsed time.D
 // RateLimited counts a request refused for its client's rate.
 func (m *Metrics) RateLimited(protocol string) { m.rateLimited.WithLabelValues(protocol).Inc() }
 
-// EventSent counts a watch message written to a client.
-func (m *Metrics) EventSent(protocol string) { m.eventsSent.WithLabelValues(protocol).Inc() }
+// EventsSent counts n watch messages written to a client.
+func (m *Metrics) EventsSent(protocol string, n int) {
+	m.eventsSent.WithLabelValues(protocol).Add(float64(n))
+}
 
 // StreamBehind counts a watch message that found its client's buffer full.
 func (m *Metrics) StreamBehind(protocol string) { m.behind.WithLabelValues(protocol).Inc() }

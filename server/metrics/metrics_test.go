@@ -17,8 +17,8 @@ func TestTheExpositionNamesEveryMetricRvplay(t *testing.T) {
 	m.ObserveRequest("kube", "LIST", 200, 70*time.Millisecond)
 	m.ObserveRequest("etcd", "put", 429, time.Millisecond)
 	m.RateLimited("etcd")
-	m.EventSent("kube")
-	m.EventSent("kube")
+	m.EventsSent("kube", 1)
+	m.EventsSent("kube", 1)
 	m.SlowWatcherClosed("kube")
 	m.ObserveCommit(5, 2*time.Millisecond)
 
