@@ -63,6 +63,8 @@ type watcher struct {
 	streams        int
 	problems       []string
 
+	events eventReader
+
 	mu     sync.Mutex
 	conn   *websocket.Conn
 	asleep chan struct{} // non-nil while asleep: closed to wake it
@@ -185,7 +187,7 @@ func (w *watcher) read(ctx context.Context, conn *websocket.Conn) streamEnd {
 	seg := w.segments[len(w.segments)-1]
 	names := map[string]string{}
 	for {
-		_, msg, err := conn.ReadMessage()
+		msg, err := w.events.next(conn)
 		now, arrived := time.Now().UnixNano(), receivedAt(conn.NetConn())
 		if err != nil {
 			w.mu.Lock()
@@ -203,18 +205,8 @@ func (w *watcher) read(ctx context.Context, conn *websocket.Conn) streamEnd {
 			}
 			return endBroken
 		}
-		var m struct {
-			Type   string `json:"type"`
-			Object struct {
-				Metadata struct {
-					Name            string `json:"name"`
-					ResourceVersion string `json:"resourceVersion"`
-				} `json:"metadata"`
-				Code    int    `json:"code"`
-				Message string `json:"message"`
-			} `json:"object"`
-		}
-		if err := json.Unmarshal(msg, &m); err != nil {
+		var m watchEvent
+		if err := w.events.decode(msg, &m); err != nil {
 			w.problems = append(w.problems, fmt.Sprintf("undecodable watch event %q: %v", msg, err))
 			return endBroken
 		}
