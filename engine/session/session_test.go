@@ -110,3 +110,36 @@ func TestSessionLinksNoTransportOrSQLite(t *testing.T) {
 		}
 	}
 }
+
+// TestANewSessionIsEmptyUntilItsFirstKubernetesRequest holds what the
+// README says a new session is: an empty store at revision 1, which
+// etcd's API leaves without namespaces; the first Kubernetes request (here
+// /version) writes kube-apiserver's four namespaces at the next four
+// revisions before it is answered.
+func TestANewSessionIsEmptyUntilItsFirstKubernetesRequest(t *testing.T) {
+	s := open(t, "demo", Options{})
+	every := `{"key":"AA==","range_end":"AA==","keys_only":true}`
+	if r := serve(s, "POST", "/v3/kv/range", every); r.Status != 200 || !strings.Contains(string(r.Body), `"revision":"1"`) || strings.Contains(string(r.Body), `"kvs"`) {
+		t.Fatalf("a new session: %d %s, want no key at revision 1", r.Status, r.Body)
+	}
+	if r := serve(s, "POST", "/v3/kv/put", `{"key":"Zm9v","value":"YmFy"}`); !strings.Contains(string(r.Body), `"revision":"2"`) {
+		t.Fatalf("put foo: %s", r.Body)
+	}
+	if r := serve(s, "POST", "/v3/kv/range", every); strings.Count(string(r.Body), `"key"`) != 1 {
+		t.Fatalf("after an etcd put: %s, want foo alone", r.Body)
+	}
+	if r := serve(s, "GET", "/version", ""); r.Status != 200 {
+		t.Fatalf("/version: %d %s", r.Status, r.Body)
+	}
+	r, err := s.Store.Range(context.Background(), &mvcc.RangeRequest{Key: []byte("/registry/namespaces/"), RangeEnd: []byte("/registry/namespaces0")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, kv := range r.Kvs {
+		got = append(got, strings.TrimPrefix(string(kv.Key), "/registry/namespaces/")+"@"+strconv.FormatInt(kv.CreateRevision, 10))
+	}
+	if want := "default@3 kube-node-lease@6 kube-public@5 kube-system@4"; strings.Join(got, " ") != want || r.Header.Revision != 6 {
+		t.Fatalf("after the first Kubernetes request: %v at revision %d, want %s at 6", got, r.Header.Revision, want)
+	}
+}
