@@ -85,6 +85,26 @@ test('etcdctl commands print what etcdctl prints and the etcd view follows', asy
   await shot(page, testInfo, 'etcd view, timeline and console');
 });
 
+test('an Event is put with a lease, which the etcd view shows as etcdctl names it', async ({ page }) => {
+  const errors = await openLab(page);
+  await page.evaluate(async () => {
+    const r = await (window as any).rvplay.request({
+      method: 'POST', path: '/api/v1/namespaces/default/events', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'web.1' },
+        involvedObject: { kind: 'Pod', name: 'web', namespace: 'default' }, reason: 'Started', type: 'Normal' }),
+    });
+    if (r.status !== 201) throw new Error(r.body);
+  });
+  await run(page, 'etcdctl lease list');
+  await expect(consoleText(page)).toContainText(/found 1 leases\n[0-9a-f]+/);
+  const id = (await consoleText(page).textContent())!.match(/found 1 leases\n([0-9a-f]+)/)![1];
+  await page.locator('[data-testid="etcd-key"][data-key="/registry/events/default/web.1"]').click();
+  await expect(page.getByTestId('history-lease')).toHaveText(` · lease ${id} (the key goes when it expires)`);
+  await run(page, `etcdctl lease timetolive ${id} --keys`);
+  await expect(consoleText(page)).toContainText(new RegExp(`lease ${id} granted with TTL\\(3660s\\), remaining\\(36[0-9]{2}s\\), attached keys\\(\\[/registry/events/default/web.1\\]\\)`));
+  expect(errors).toEqual([]);
+});
+
 test('an object a real kube-apiserver stored in protobuf shows decoded in the etcd view', async ({ page }) => {
   const errors = await openLab(page);
   // kube's own protobuf serializer (k8s.io/api v0.37.2, as in

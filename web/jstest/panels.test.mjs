@@ -11,6 +11,7 @@ import { shortcut } from '../static/js/keys.js';
 import { endText, describeEvent } from '../static/js/watches.js';
 import { findCompaction } from '../static/js/etcdview.js';
 import { connectionText } from '../static/js/header.js';
+import { decodeKV } from '../static/js/etcd.js';
 
 test('an operator\'s next value differs from the last one written, so the next PUT is not a no-op', () => {
   assert.equal(nextValue('a-1'), 'a-2');
@@ -119,4 +120,12 @@ test('the lab reads its settings again one call at a time, and the last read sta
   await failing();
   await failing();
   assert.deepEqual(started, [0, 1, 'x', 'x']);
+});
+
+test('a key\'s lease shows as etcdctl prints it, exactly, though it does not fit a Number', () => {
+  // an ID with the member in its top 16 bits, as the store makes them
+  assert.equal(decodeKV({ key: 'YQ==', lease: '7293278123405475971' }).leaseHex, '6536edcfd1b60083');
+  assert.equal(decodeKV({ key: 'YQ==', lease: '694' }).leaseHex, '00000000000002b6');
+  assert.equal(decodeKV({ key: 'YQ==', lease: '0' }).leaseHex, '');
+  assert.equal(decodeKV({ key: 'YQ==' }).leaseHex, '');
 });

@@ -91,11 +91,17 @@ export class Etcd {
   }
 }
 
+// leaseHex is a lease ID as etcdctl prints it, Go's %016x; the decimal
+// string of etcd's JSON is read as a BigInt, since an ID does not fit a
+// Number's 53 bits.
+export const leaseHex = (id) => BigInt(id).toString(16).padStart(16, '0');
+
 export function decodeKV(kv) {
   return {
     key: unb64(kv.key), value: unb64(kv.value),
     keyB64: kv.key || '', valueB64: kv.value || '',
     createRevision: n(kv.create_revision), modRevision: n(kv.mod_revision),
     version: n(kv.version), lease: n(kv.lease),
+    leaseHex: kv.lease && kv.lease !== '0' ? leaseHex(kv.lease) : '',
   };
 }

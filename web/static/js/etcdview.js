@@ -150,6 +150,7 @@ export function mountEtcd(lab) {
       },
       el('b', { text: `rev ${h.rev}` }), ` ${label}`,
       h.type === 'PUT' ? ` · ${t('etcd.hist.meta', { create: h.kv.createRevision, version: h.kv.version })}` : '',
+      h.type === 'PUT' && h.kv.leaseHex ? el('span', { 'data-testid': 'history-lease', text: ` · ${t('etcd.hist.lease', { lease: h.kv.leaseHex })}` }) : null,
       later ? el('span', { class: 'muted', text: ` · ${t('etcd.hist.later')}` }) : null,
       h.type === 'PUT' ? el('pre', { class: 'body', text: shownValue(h.kv) }) : null));
     }

@@ -11,6 +11,7 @@
 import { FlagSet, FlagError, tabwriter, withDefaults } from './flags.js';
 import { parseScript } from './shell.js';
 import { readAll, lines } from './streams.js';
+import { leaseHex } from '../etcd.js';
 
 const exitError = 1, exitBadConnection = 2, exitInvalidInput = 3, exitBadFeature = 4, exitInterrupted = 5, exitBadArgs = 128;
 const VERSION = '3.4.23';
@@ -894,7 +895,7 @@ function simplePrinter(p, hex) {
 }
 
 // hex16 is Go's %016x of a lease ID.
-const hex16 = (id) => BigInt(int(id)).toString(16).padStart(16, '0');
+const hex16 = (id) => leaseHex(int(id));
 
 const STATUS_HEADER = ['endpoint', 'ID', 'version', 'db size', 'is leader', 'is learner', 'raft term', 'raft index', 'raft applied index', 'errors'];
 
