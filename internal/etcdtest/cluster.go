@@ -1,0 +1,110 @@
+package etcdtest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// Cluster is several etcd members on loopback, one cluster.
+type Cluster struct {
+	Members []*Server
+}
+
+// Endpoints are the members' client URLs.
+func (c *Cluster) Endpoints() []string {
+	out := make([]string, len(c.Members))
+	for i, m := range c.Members {
+		out[i] = m.URL
+	}
+	return out
+}
+
+// Hosts are the members' client addresses, host:port, comma-separated
+// (rvplay's --store etcd://...).
+func (c *Cluster) Hosts() string {
+	var hs []string
+	for _, u := range c.Endpoints() {
+		hs = append(hs, strings.TrimPrefix(u, "http://"))
+	}
+	return strings.Join(hs, ",")
+}
+
+// StartCluster starts an n-member cluster for the test and stops it when
+// the test ends.
+func StartCluster(tb testing.TB, n int) *Cluster {
+	tb.Helper()
+	bin := Require(tb)
+	c, err := startCluster(bin, tb.TempDir(), n)
+	if err != nil {
+		tb.Fatalf("starting an etcd cluster: %v", err)
+	}
+	tb.Cleanup(func() {
+		for _, m := range c.Members {
+			if err := m.Stop(); err != nil {
+				tb.Errorf("stopping etcd: %v", err)
+			}
+		}
+	})
+	return c
+}
+
+func startCluster(bin, dir string, n int) (*Cluster, error) {
+	ports, err := freePorts(2 * n)
+	if err != nil {
+		return nil, err
+	}
+	var initial []string
+	for i := 0; i < n; i++ {
+		initial = append(initial, fmt.Sprintf("m%d=http://127.0.0.1:%d", i, ports[2*i+1]))
+	}
+	c := &Cluster{}
+	for i := 0; i < n; i++ {
+		client := fmt.Sprintf("http://127.0.0.1:%d", ports[2*i])
+		peer := fmt.Sprintf("http://127.0.0.1:%d", ports[2*i+1])
+		data := filepath.Join(dir, fmt.Sprintf("m%d", i))
+		logPath := data + ".log"
+		logFile, err := os.Create(logPath)
+		if err != nil {
+			return nil, errors.Join(err, c.stop())
+		}
+		cmd := exec.Command(bin, "--name", fmt.Sprintf("m%d", i), "--data-dir", data,
+			"--listen-client-urls", client, "--advertise-client-urls", client,
+			"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+			"--initial-cluster", strings.Join(initial, ","), "--initial-cluster-state", "new",
+			"--initial-cluster-token", "rvplay-test", "--logger", "zap", "--log-level", "warn")
+		cmd.Stdout, cmd.Stderr = logFile, logFile
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			logFile.Close()
+			return nil, errors.Join(fmt.Errorf("exec %s: %w", bin, err), c.stop())
+		}
+		s := &Server{URL: client, DataDir: data, LogPath: logPath, cmd: cmd, exited: make(chan struct{})}
+		go func() {
+			s.exitErr = cmd.Wait()
+			logFile.Close()
+			close(s.exited)
+		}()
+		c.Members = append(c.Members, s)
+	}
+	for _, m := range c.Members {
+		if err := m.waitReady(readyTimeout); err != nil {
+			log, _ := os.ReadFile(m.LogPath)
+			return nil, errors.Join(fmt.Errorf("%w\netcd log:\n%s", err, tail(log, 4000)), c.stop())
+		}
+	}
+	return c, nil
+}
+
+func (c *Cluster) stop() error {
+	var errs []error
+	for _, m := range c.Members {
+		errs = append(errs, m.Stop())
+	}
+	return errors.Join(errs...)
+}
