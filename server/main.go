@@ -2,7 +2,8 @@
 // JSON gateway (/s/<name>/v3/...) and the Kubernetes API (/s/<name>/...),
 // with watches as chunked HTTP or WebSockets, plus the pages, the health
 // endpoints and the metrics. Sessions and their data persist in one SQLite
-// file and survive restarts. This package wires flags (each also settable
+// file (storage.go), or on an etcd cluster that several replicas share,
+// and survive restarts. This package wires flags (each also settable
 // as an RVPLAY_... environment variable, flags.go) to the parts and runs
 // the graceful shutdown: the sessions and who may use them are package
 // classroom's, the transport package httpapi's, the pages web's, the
@@ -36,7 +37,6 @@ import (
 	"github.com/rvplay/rvplay/engine/lesson"
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/session"
-	"github.com/rvplay/rvplay/engine/sqlite"
 	"github.com/rvplay/rvplay/server/classroom"
 	"github.com/rvplay/rvplay/server/etcdgrpc"
 	"github.com/rvplay/rvplay/server/health"
@@ -71,7 +71,7 @@ func main() {
 
 func run() error {
 	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on (port 0: any free port)")
-	dbPath := flag.String("db", "rvplay.db", "SQLite file holding the sessions (created if missing)")
+	stores := newStorageFlags(flag.CommandLine)
 	var names sessionFlags
 	flag.Var(&names, "session", "an open session `name` to serve, created if missing (repeatable; comma-separated in the environment): everyone who knows its name may do everything in it")
 	progress := flag.Duration("watch-progress-notify-interval", etcdgw.DefaultProgressInterval,
@@ -154,17 +154,24 @@ func run() error {
 		Sessions: func() (int, int) { st := reg.Stats(); return st.Sessions, st.Loaded },
 		Watchers: watchers.open,
 	})
-	db, err := sqlite.OpenWithOptions(*dbPath, sqlite.Options{OnCommit: m.ObserveCommit})
+	stores.onCommit, stores.maxTxnOps = m.ObserveCommit, *maxTxnOps
+	db, err := stores.open()
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if err := db.Close(); err != nil {
-			slog.Error("closing the database failed", "db", *dbPath, "err", err)
+		if err := db.close(); err != nil {
+			slog.Error("closing the storage failed", "store", db.where, "err", err)
 		} else {
-			slog.Info("database closed", "db", *dbPath)
+			slog.Info("storage closed", "store", db.where)
 		}
 	}()
+	if db.etcd != nil && settings.CompactionInterval > 0 {
+		// etcd compacts the whole cluster: --etcd-compaction-interval's
+		// compactor does, not each session's.
+		slog.Info("sessions on etcd compact with the cluster (--etcd-compaction-interval), not each on its own: --compaction-interval is ignored", "compactionInterval", settings.CompactionInterval)
+		settings.CompactionInterval = 0
+	}
 	opts := classroom.Options{
 		MaxSessions: *maxSessions,
 		MaxLoaded:   *maxLoaded,
@@ -198,7 +205,7 @@ func run() error {
 	if opts.Session.Lessons, err = lesson.Load(lessons.Definitions()); err != nil {
 		return fmt.Errorf("lessons: %w", err)
 	}
-	reg, err = classroom.New(db, opts)
+	reg, err = classroom.New(db.storage, opts)
 	if err != nil {
 		return err
 	}
@@ -218,6 +225,7 @@ func run() error {
 	sweeping, stopSweeping := context.WithCancel(context.Background())
 	defer stopSweeping()
 	go reg.Run(sweeping)
+	stores.compact(sweeping, db, logger)
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -269,7 +277,7 @@ func run() error {
 			Metrics:       m,
 			Limiter:       limiter,
 			LimitLoopback: *limitLoopback,
-			Checks:        []health.Check{{Name: "database", Check: func(r *http.Request) error { return db.Check(r.Context()) }}},
+			Checks:        []health.Check{db.check},
 			Shutdown:      &shutdown,
 			Logger:        logger,
 			Wrap:          func(h http.Handler) http.Handler { return tp.guard(origins, h) },
@@ -285,7 +293,7 @@ func run() error {
 	for _, n := range names {
 		fmt.Printf("session %s: %s://%s/s/%s/\n", n, scheme, ln.Addr(), n)
 	}
-	slog.Info("serving", "addr", ln.Addr().String(), "scheme", scheme, "db", *dbPath, "sessions", reg.Stats().Sessions)
+	slog.Info("serving", "addr", ln.Addr().String(), "scheme", scheme, "store", db.where, "sessions", reg.Stats().Sessions)
 
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)

@@ -11,6 +11,7 @@ import (
 	"github.com/rvplay/rvplay/engine/kube"
 	"github.com/rvplay/rvplay/engine/lesson"
 	"github.com/rvplay/rvplay/engine/session"
+	"github.com/rvplay/rvplay/server/etcdstore"
 )
 
 // ClassPath is what the teacher's dashboard shows of a class (GET, the
@@ -29,12 +30,16 @@ type Class struct {
 	Session string `json:"session"`
 	// Revision and CompactRevision are the store's (0: never compacted):
 	// a watch whose last resourceVersion is below Revision is behind.
-	Revision        int64            `json:"revision"`
-	CompactRevision int64            `json:"compactRevision"`
-	Settings        session.Settings `json:"settings"`
-	Push            *Push            `json:"push"`
-	People          []ClassPerson    `json:"people"`
-	Lessons         []ClassLesson    `json:"lessons"`
+	Revision        int64 `json:"revision"`
+	CompactRevision int64 `json:"compactRevision"`
+	// ClusterCompaction is set when the session is stored on an etcd
+	// cluster, whose compaction is the whole cluster's, an operator's: the
+	// dashboard's compaction button says so instead of compacting.
+	ClusterCompaction bool             `json:"clusterCompaction,omitempty"`
+	Settings          session.Settings `json:"settings"`
+	Push              *Push            `json:"push"`
+	People            []ClassPerson    `json:"people"`
+	Lessons           []ClassLesson    `json:"lessons"`
 	// Detectors are the lesson engine's, in order: what Findings count.
 	Detectors []*lesson.Detector `json:"detectors"`
 	// Record says which exchanges the session's record still holds (its
@@ -138,6 +143,7 @@ func (h *Handler) serveClass(w http.ResponseWriter, r *http.Request, info Sessio
 	out := Class{Kind: "Class", Session: info.Name, Revision: s.Store.Rev(), CompactRevision: max(0, s.Store.CompactRev()),
 		Settings: s.Settings(), Push: c.lastPush(), Detectors: lesson.Detectors}
 	out.Record.Oldest, out.Record.Last = s.Record.Oldest(), s.Record.Last()
+	_, out.ClusterCompaction = s.Store.(*etcdstore.Store)
 
 	people := map[string]*ClassPerson{}
 	for _, p := range c.roster() {

@@ -18,12 +18,11 @@ import (
 	"github.com/rvplay/rvplay/server/telemetry"
 )
 
-// Storage keeps the sessions: their data (one mvcc.Backend each) and the
-// classroom's records about them. *sqlite.DB is the one implementation.
+// Storage keeps the sessions: their data and the classroom's records about
+// them. It is also Backends (*sqlite.DB: one mvcc.Backend per session, on
+// which the registry opens an mvcc.Store) or Stores (server/etcdstore's
+// Sessions: each session a store of its own, a prefix of an etcd cluster).
 type Storage interface {
-	// Session opens the Backend of session name, creating the session if
-	// needed; at most one Backend of a session is open at a time.
-	Session(name string) (mvcc.Backend, error)
 	SessionInfos() ([]sqlite.SessionInfo, error)
 	CreateSession(info sqlite.SessionInfo) error
 	AddStudent(session string, st sqlite.Student) error
@@ -38,6 +37,25 @@ type Storage interface {
 	AddFindings(name string, findings []sqlite.Finding) error
 	ClassSettings(name string) ([]byte, error)
 	SetClassSettings(name string, settings []byte) error
+}
+
+// Backends is a Storage that keeps each session's records in an
+// mvcc.Backend.
+type Backends interface {
+	// Session opens the Backend of session name, creating the session if
+	// needed; at most one Backend of a session is open at a time.
+	Session(name string) (mvcc.Backend, error)
+}
+
+// Stores is a Storage whose sessions are stores of their own, shared with
+// other servers (several replicas on one etcd cluster): a session another
+// server created or a student another server admitted is found there.
+type Stores interface {
+	// SessionStore opens the store of session name.
+	SessionStore(name string) (mvcc.KV, error)
+	// SessionInfo reads session name as SessionInfos does, ok false when
+	// there is none.
+	SessionInfo(name string) (info sqlite.SessionInfo, ok bool, err error)
 }
 
 // Clock is the registry's time source; tests move a fake one by hand.
@@ -197,6 +215,11 @@ func (e *entry) setState(s loadState) {
 // New returns the registry of the sessions store holds. It loads none.
 func New(store Storage, opts Options) (*Registry, error) {
 	opts.defaults()
+	_, backends := store.(Backends)
+	_, stores := store.(Stores)
+	if !backends && !stores {
+		return nil, fmt.Errorf("classroom: %T keeps no sessions' data (neither Backends nor Stores)", store)
+	}
 	infos, err := store.SessionInfos()
 	if err != nil {
 		return nil, err
@@ -259,6 +282,7 @@ func (r *Registry) CreateOpen(name string) (created bool, err error) {
 	if err := CheckName(name); err != nil {
 		return false, err
 	}
+	r.discover(name, "")
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -284,6 +308,7 @@ func (r *Registry) CreateGuarded(name string) (Created, error) {
 		if err := CheckName(name); err != nil {
 			return Created{}, err
 		}
+		r.discover(name, "")
 	}
 	token := newToken()
 	now := r.opts.Clock.Now()
@@ -340,6 +365,7 @@ type Session struct {
 
 // Lookup says whether session name exists.
 func (r *Registry) Lookup(name string) (Session, bool) {
+	r.discover(name, "")
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e := r.sessions[name]
@@ -353,6 +379,7 @@ func (r *Registry) Lookup(name string) (Session, bool) {
 // of its students. ok is false for an unknown token (a token of another
 // session is unknown here). In an open session everyone is its teacher.
 func (r *Registry) Authenticate(name, token string) (p api.Principal, ok bool) {
+	r.discover(name, token)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e := r.sessions[name]
@@ -422,6 +449,7 @@ type Joined struct {
 // Join admits a student with the session's join code: a token of their own
 // and a namespace named after their id for private experiments.
 func (r *Registry) Join(ctx context.Context, name, code, displayName string) (Joined, error) {
+	r.discover(name, "")
 	r.mu.Lock()
 	e := r.sessions[name]
 	switch {
@@ -480,6 +508,7 @@ func (l *Loaded) Session() *session.Session { return l.sess }
 // to call when the request (or stream) using it ends. While any acquire is
 // unreleased the session stays loaded.
 func (r *Registry) Acquire(ctx context.Context, name string) (*Loaded, func(), error) {
+	r.discover(name, "")
 	for {
 		r.mu.Lock()
 		if r.closed {
@@ -580,14 +609,24 @@ func (r *Registry) releaser(e *entry, l *live) func() {
 }
 
 func (r *Registry) open(name string) (*live, error) {
-	b, err := r.store.Session(name)
-	if err != nil {
-		return nil, err
-	}
-	s, err := session.New(name, b, r.opts.Session)
-	if err != nil {
-		b.Close()
-		return nil, err
+	var s *session.Session
+	if st, ok := r.store.(Stores); ok {
+		kv, err := st.SessionStore(name)
+		if err != nil {
+			return nil, err
+		}
+		if s, err = session.NewWithStore(name, kv, r.opts.Session); err != nil {
+			return nil, err
+		}
+	} else {
+		b, err := r.store.(Backends).Session(name)
+		if err != nil {
+			return nil, err
+		}
+		if s, err = session.New(name, b, r.opts.Session); err != nil {
+			b.Close()
+			return nil, err
+		}
 	}
 	if err := r.keepProgress(name, s); err != nil {
 		s.Close()
@@ -820,6 +859,7 @@ func (r *Registry) Stats() Stats {
 // for ExpireAfter, and records when each session was last used. Run calls
 // it every minute; tests call it after moving a fake clock.
 func (r *Registry) Sweep(ctx context.Context) {
+	r.refresh(ctx)
 	now := r.opts.Clock.Now()
 	type unload struct {
 		e *entry

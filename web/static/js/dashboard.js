@@ -56,6 +56,13 @@ function render() {
     $('dash-connected').textContent = `${c.n} / ${c.total}`;
     $('dash-revision').textContent = String(cls.revision);
     $('dash-compacted').textContent = cls.compactRevision > 0 ? String(cls.compactRevision) : t('header.never');
+    // On an etcd cluster compaction is the whole cluster's (the operator's):
+    // the button says so instead of compacting.
+    const compact = $('dash-compact');
+    compact.disabled = !!cls.clusterCompaction;
+    compact.dataset.i18n = cls.clusterCompaction ? 'dash.compact.cluster' : 'dash.compact';
+    compact.textContent = t(compact.dataset.i18n);
+    compact.title = cls.clusterCompaction ? t('dash.compact.cluster.why') : '';
     $('dash-push').textContent = cls.push ? `${titleOf(cls.push.lesson)} · ${cls.push.step ? t('dash.push.stepn', { n: cls.push.step }) : t('dash.intro')}` : '–';
     $('dash-settings').textContent = settingsLine(cls.settings || {});
     renderStudents();

@@ -1,0 +1,105 @@
+package classroom
+
+import (
+	"context"
+
+	"github.com/rvplay/rvplay/engine/sqlite"
+)
+
+// Several servers on one Stores storage (replicas on an etcd cluster)
+// each hold the sessions they know in memory; a session created, or a
+// student admitted, by another is learnt from storage when a request names
+// it, and every sweep brings the whole list up to date, so that any
+// replica serves any session and a session ended or expired on one ends
+// on all within a sweep.
+
+// discover learns session name from shared storage when this server does
+// not know it, or (token not empty) does not know who holds token in it.
+// A miss costs one read of storage; the client rate limit bounds them.
+func (r *Registry) discover(name, token string) {
+	st, ok := r.store.(Stores)
+	if !ok || CheckName(name) != nil {
+		return
+	}
+	r.mu.Lock()
+	e := r.sessions[name]
+	known := e != nil && (token == "" || !e.guarded)
+	if e != nil && !known {
+		_, known = e.principal(token)
+	}
+	known = known || r.closed
+	r.mu.Unlock()
+	if known {
+		return
+	}
+	info, ok, err := st.SessionInfo(name)
+	if err != nil {
+		r.opts.Logger.Error("reading a session from storage failed", "session", name, "err", err)
+		return
+	}
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	r.learnLocked(info)
+	r.mu.Unlock()
+}
+
+// learnLocked adds what info says of a session to what this server knows:
+// the session, its students, when it was last used.
+func (r *Registry) learnLocked(info sqlite.SessionInfo) {
+	e := r.sessions[info.Name]
+	if e == nil {
+		if !r.creating[info.Name] && !r.closed {
+			r.sessions[info.Name] = newEntry(info)
+		}
+		return
+	}
+	for _, st := range info.Students {
+		if _, ok := e.joined[st.ID]; !ok {
+			e.addStudent(st)
+		}
+	}
+	if info.LastUsedAt.After(e.lastUsed) {
+		e.lastUsed = info.LastUsedAt
+	}
+	if info.LastUsedAt.After(e.saved) {
+		e.saved = info.LastUsedAt
+	}
+}
+
+// refresh brings what this server knows up to date with shared storage:
+// it learns every session and student there, and ends here (its streams
+// end, as on the server that ended it) each session storage no longer has.
+func (r *Registry) refresh(ctx context.Context) {
+	st, ok := r.store.(Stores)
+	if !ok {
+		return
+	}
+	infos, err := r.store.SessionInfos()
+	if err != nil {
+		r.opts.Logger.Error("reading the sessions from storage failed", "err", err)
+		return
+	}
+	there := map[string]bool{}
+	r.mu.Lock()
+	for _, info := range infos {
+		there[info.Name] = true
+		r.learnLocked(info)
+	}
+	var gone []string
+	for name := range r.sessions {
+		if !there[name] {
+			gone = append(gone, name)
+		}
+	}
+	r.mu.Unlock()
+	for _, name := range gone {
+		// Created here since the list was read: still there.
+		stillGone := func(*entry) bool { _, ok, err := st.SessionInfo(name); return err == nil && !ok }
+		err := r.takeOffline(ctx, name, stillGone, true, "ended on another server", func() error { return nil })
+		if err != nil && err != errSkipped && err != ErrNotFound {
+			r.opts.Logger.Error("ending a session ended elsewhere failed", "session", name, "err", err)
+		}
+	}
+}
