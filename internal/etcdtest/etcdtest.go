@@ -105,6 +105,20 @@ func findBinary() (string, error) {
 	return exec.LookPath("etcd")
 }
 
+// Version is the version the etcd binary reports ("3.4.23").
+func Version(bin string) (string, error) {
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(line, "etcd Version: "); ok {
+			return strings.TrimSpace(v), nil
+		}
+	}
+	return "", fmt.Errorf("no version in %q", out)
+}
+
 // Require returns the etcd binary or ends the test: in CI (CI=true) a
 // missing etcd that cannot be installed is a failure, elsewhere a skip.
 func Require(tb testing.TB) string {

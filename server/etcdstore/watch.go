@@ -110,6 +110,7 @@ func (st *watchStream) Watch(ctx context.Context, r *mvcc.WatchRequest) (mvcc.Wa
 func (w *watcher) pump(ch clientv3.WatchChan) {
 	st := w.st
 	var endErr error
+	var last int64 // the revision of the last event delivered
 	for wr := range ch {
 		if wr.CompactRevision != 0 {
 			st.s.sawCompaction(wr.CompactRevision)
@@ -130,9 +131,16 @@ func (w *watcher) pump(ch clientv3.WatchChan) {
 			for i, e := range wr.Events {
 				evs[i] = &mvcc.Event{Type: mvcc.EventType(e.Type), Kv: st.s.keyValue(e.Kv), PrevKv: st.s.keyValue(e.PrevKv)}
 			}
+			last = wr.Events[len(wr.Events)-1].Kv.ModRevision
 			st.push(delivery{w: w, resp: mvcc.WatchResponse{Header: header(&wr.Header), Events: evs}})
 		case wr.IsProgressNotify():
-			st.push(delivery{w: w, resp: mvcc.WatchResponse{Header: header(&wr.Header), ProgressNotify: true}})
+			// etcd before 3.4.24 and 3.5.8 may send a requested progress
+			// notification behind events sent after it (etcd-io/etcd#15220):
+			// everything up to the last event was delivered, which is what
+			// it then says.
+			h := header(&wr.Header)
+			h.Revision = max(h.Revision, last)
+			st.push(delivery{w: w, resp: mvcc.WatchResponse{Header: h, ProgressNotify: true}})
 		}
 	}
 	w.cancel()
