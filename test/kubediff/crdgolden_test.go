@@ -138,35 +138,7 @@ func TestRecordCRDGolden(t *testing.T) {
 		if strings.HasPrefix(body, "@") {
 			body = editedBody(t, last, body)
 		}
-		req, _ := http.NewRequest(s.method, base+s.path, strings.NewReader(body))
-		ct := s.contentType
-		if ct == "" && body != "" {
-			ct = "application/json"
-		}
-		if ct != "" {
-			req.Header.Set("Content-Type", ct)
-		}
-		if s.accept != "" {
-			req.Header.Set("Accept", s.accept)
-		}
-		req.Header.Set("User-Agent", "Python-urllib/3.13")
-		resp, err := c.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rb, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		var received any = json.RawMessage(rb)
-		if !json.Valid(rb) {
-			received = string(rb)
-		}
-		var sent any
-		if body != "" {
-			sent = json.RawMessage(body)
-			if !json.Valid([]byte(body)) {
-				sent = body
-			}
-		}
+		line, rb, _ := record(t, c, base, s, body, nil)
 		var m map[string]any
 		if json.Unmarshal(rb, &m) == nil {
 			if md, ok := m["metadata"].(map[string]any); ok && m["kind"] != "Status" {
@@ -174,16 +146,6 @@ func TestRecordCRDGolden(t *testing.T) {
 					last[n] = m
 				}
 			}
-		}
-		line := map[string]any{"note": s.note, "method": s.method, "path": s.path, "sent": sent, "status": resp.StatusCode, "received": received}
-		if ct != "" {
-			line["contentType"] = ct
-		}
-		if s.accept != "" {
-			line["accept"] = s.accept
-		}
-		if w := resp.Header.Values("Warning"); len(w) > 0 {
-			line["warnings"] = w
 		}
 		b, err := json.Marshal(line)
 		if err != nil {
@@ -198,6 +160,57 @@ func TestRecordCRDGolden(t *testing.T) {
 	if err := os.WriteFile(*recordCRD, out.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// record sends one step (body as given, extra headers besides) to base
+// and returns its line of the recording (note, method, path, sent,
+// status, received, contentType, accept, warnings), the answer's body and
+// its headers.
+func record(t *testing.T, c *http.Client, base string, s crdStep, body string, extra http.Header) (map[string]any, []byte, http.Header) {
+	t.Helper()
+	req, _ := http.NewRequest(s.method, base+s.path, strings.NewReader(body))
+	ct := s.contentType
+	if ct == "" && body != "" {
+		ct = "application/json"
+	}
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	if s.accept != "" {
+		req.Header.Set("Accept", s.accept)
+	}
+	for k, v := range extra {
+		req.Header[k] = v
+	}
+	req.Header.Set("User-Agent", "Python-urllib/3.13")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var received any = json.RawMessage(rb)
+	if !json.Valid(rb) {
+		received = string(rb)
+	}
+	var sent any
+	if body != "" {
+		sent = json.RawMessage(body)
+		if !json.Valid([]byte(body)) {
+			sent = body
+		}
+	}
+	line := map[string]any{"note": s.note, "method": s.method, "path": s.path, "sent": sent, "status": resp.StatusCode, "received": received}
+	if ct != "" {
+		line["contentType"] = ct
+	}
+	if s.accept != "" {
+		line["accept"] = s.accept
+	}
+	if w := resp.Header.Values("Warning"); len(w) > 0 {
+		line["warnings"] = w
+	}
+	return line, rb, resp.Header
 }
 
 // editedBody is "@name:path=value;…": the last answer for name with the
