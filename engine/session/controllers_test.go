@@ -31,7 +31,11 @@ type deploymentStatus struct {
 // requests are recorded as kube-controller-manager's.
 func TestTheSessionsDeploymentControllerWritesStatusAsKubeDoes(t *testing.T) {
 	clock := kube.NewFakeClock(epoch)
-	s := open(t, "t", Options{Clock: clock})
+	// No automatic compaction: its timer, armed while waitFor waits,
+	// would move the clock by a step the ready delay does not expect.
+	settings := DefaultSettings()
+	settings.CompactionInterval = 0
+	s := open(t, "t", Options{Clock: clock, Settings: &settings})
 	r := serve(s, "POST", deployPath, `{"metadata":{"name":"web"},"spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},
 		"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx"}]}}}}`)
 	if r.Status != 201 {

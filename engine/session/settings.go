@@ -21,9 +21,12 @@ type Settings struct {
 	// way kube-apiserver does (--etcd-compaction-interval, 5 minutes): each
 	// tick records the revision in etcd's compact_rev_key and compacts to
 	// the revision the previous tick recorded, so one interval of history
-	// survives. Default here: 0, off: a session keeps its whole history, for
-	// time travel and reads at old revisions, until a lesson that teaches
-	// 410 Gone turns it on (or someone compacts by hand).
+	// survives. Default: kube-apiserver's 5 minutes, from the session's
+	// first Kubernetes request (a session used only through the etcd
+	// gateway is a plain etcd, which compacts only when told). 0: off, a
+	// session keeps its whole history, for time travel and reads at old
+	// revisions; a lesson whose revision numbers a tick's write would
+	// shift turns it off.
 	CompactionInterval time.Duration
 	// WatchCache serves Kubernetes watches, and the reads kube-apiserver
 	// serves from it (resourceVersion "0", NotOlderThan, consistent lists
@@ -49,8 +52,11 @@ type Settings struct {
 
 // DefaultSettings are a new session's settings.
 func DefaultSettings() Settings {
-	return Settings{BookmarkInterval: 10 * time.Second}
+	return Settings{BookmarkInterval: 10 * time.Second, CompactionInterval: DefaultCompactionInterval}
 }
+
+// DefaultCompactionInterval is kube-apiserver's --etcd-compaction-interval.
+const DefaultCompactionInterval = 5 * time.Minute
 
 // The bounds a setting must keep: a bookmark every few milliseconds or a
 // compaction every few would be a load, not a lesson.

@@ -39,7 +39,7 @@ func serveAs(ctx context.Context, s *Session, method, path, body string, header 
 func TestSettingsAreReadAndPatchedAsJSONDurations(t *testing.T) {
 	s := open(t, "t", Options{})
 	r := serve(s, "GET", "/rvplay/v1/settings", "")
-	if r.Status != 200 || strings.TrimSpace(string(r.Body)) != `{"bookmarkInterval":"10s","compactionInterval":"0s","watchCacheDelay":"0s","controllers":"running","watchCache":"off"}` {
+	if r.Status != 200 || strings.TrimSpace(string(r.Body)) != `{"bookmarkInterval":"10s","compactionInterval":"5m0s","watchCacheDelay":"0s","controllers":"running","watchCache":"off"}` {
 		t.Fatalf("defaults: %d %s", r.Status, r.Body)
 	}
 	r = serveAs(context.Background(), s, "PATCH", "/rvplay/v1/settings", `{"compactionInterval":"30s","watchCacheDelay":2}`,
@@ -106,7 +106,7 @@ func TestOnlyTheTeacherChangesTheSettings(t *testing.T) {
 	if r.Status != 403 || !strings.Contains(string(r.Body), `"reason":"Forbidden"`) {
 		t.Fatalf("a student writes: %d %s", r.Status, r.Body)
 	}
-	if s.Settings().CompactionInterval != 0 {
+	if s.Settings().CompactionInterval != DefaultCompactionInterval {
 		t.Fatal("the student's change took effect")
 	}
 	if r := serveAs(api.WithPrincipal(context.Background(), api.Principal{ID: "teacher", Role: api.RoleTeacher}), s,
@@ -140,43 +140,45 @@ func TestTheBookmarkIntervalSettingPacesBookmarks(t *testing.T) {
 // compact_rev_key and compacts to the revision the previous tick saw.
 func TestAutomaticCompactionKeepsOneIntervalOfHistory(t *testing.T) {
 	clock := kube.NewFakeClock(epoch)
-	s := open(t, "t", Options{Clock: clock})
+	s := open(t, "t", Options{Clock: clock, NoControllers: true})
 	compacted := make(chan int64, 4)
 	s.compactor.compacted = func(rev int64) { compacted <- rev }
-	put := func(k string) {
+	put := func(k string) int64 {
 		t.Helper()
-		if _, err := s.Store.Put(context.Background(), &mvcc.PutRequest{Key: []byte(k), Value: []byte("v")}); err != nil {
+		r, err := s.Store.Put(context.Background(), &mvcc.PutRequest{Key: []byte(k), Value: []byte("v")})
+		if err != nil {
 			t.Fatal(err)
 		}
+		return r.Header.Revision
 	}
-	put("a") // revision 2
+	a := put("a")
 	armed := clock.TimerCreated()
 	if _, err := s.UpdateSettings(func(st Settings) (Settings, error) { st.CompactionInterval = 10 * time.Second; return st, nil }); err != nil {
 		t.Fatal(err)
 	}
 	<-armed
 	armed = clock.TimerCreated()
-	clock.Step(10 * time.Second) // first tick: compact_rev_key = 0 at revision 3, no compaction
+	clock.Step(10 * time.Second) // first tick: compact_rev_key = 0 at a+1, no compaction
 	<-armed
 	kv := getKey(t, s, CompactRevKey)
-	if string(kv.Value) != "0" || kv.ModRevision != 3 || kv.Version != 1 {
+	if string(kv.Value) != "0" || kv.ModRevision != a+1 || kv.Version != 1 {
 		t.Fatalf("first tick: %+v", kv)
 	}
 	if s.Store.CompactRev() > 0 {
 		t.Fatal("kube-apiserver does not compact on its first tick")
 	}
-	put("b") // revision 4
+	put("b") // a+2
 	armed = clock.TimerCreated()
-	clock.Step(10 * time.Second) // second tick: compact_rev_key = 3 at revision 5, compact at 3
-	if rev := <-compacted; rev != 3 {
-		t.Fatalf("compacted at %d, want the first tick's revision 3", rev)
+	clock.Step(10 * time.Second) // second tick: compact_rev_key = a+1 at a+3, compact at a+1
+	if rev := <-compacted; rev != a+1 {
+		t.Fatalf("compacted at %d, want the first tick's revision %d", rev, a+1)
 	}
 	<-armed
-	if kv := getKey(t, s, CompactRevKey); string(kv.Value) != "3" || kv.Version != 2 {
+	if kv := getKey(t, s, CompactRevKey); string(kv.Value) != strconv.FormatInt(a+1, 10) || kv.Version != 2 {
 		t.Fatalf("second tick: %+v", kv)
 	}
-	if _, err := s.Store.Range(context.Background(), &mvcc.RangeRequest{Key: []byte("a"), Revision: 2}); err != mvcc.ErrCompacted {
-		t.Fatalf("a read at revision 2: %v", err)
+	if _, err := s.Store.Range(context.Background(), &mvcc.RangeRequest{Key: []byte("a"), Revision: a}); err != mvcc.ErrCompacted {
+		t.Fatalf("a read at revision %d: %v", a, err)
 	}
 
 	// Turned off, it stops.
@@ -187,6 +189,36 @@ func TestAutomaticCompactionKeepsOneIntervalOfHistory(t *testing.T) {
 	clock.Step(time.Hour)
 	if s.Store.Rev() != rev {
 		t.Fatal("compaction off writes nothing")
+	}
+}
+
+// A new session compacts every 5 minutes, as kube-apiserver's
+// --etcd-compaction-interval does: the first tick records the revision,
+// the next compacts to it.
+func TestAutomaticCompactionIsKubeApiserversFiveMinutes(t *testing.T) {
+	clock := kube.NewFakeClock(epoch)
+	armed := clock.TimerCreated()
+	s := open(t, "t", Options{Clock: clock, NoControllers: true})
+	if got := s.Settings().CompactionInterval; got != 5*time.Minute {
+		t.Fatalf("a new session compacts every %v", got)
+	}
+	<-armed
+	r, err := s.Store.Put(context.Background(), &mvcc.PutRequest{Key: []byte("a"), Value: []byte("v")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := r.Header.Revision
+	armed = clock.TimerCreated()
+	clock.Step(5 * time.Minute)
+	<-armed
+	if kv := getKey(t, s, CompactRevKey); kv.ModRevision != a+1 || s.Store.CompactRev() > 0 {
+		t.Fatalf("5 minutes in: %+v, compacted at %d", kv, s.Store.CompactRev())
+	}
+	compacted := make(chan int64, 1)
+	s.compactor.compacted = func(rev int64) { compacted <- rev }
+	clock.Step(5 * time.Minute)
+	if got := <-compacted; got != a+1 {
+		t.Fatalf("10 minutes in: compacted at %d, want the first tick's %d", got, a+1)
 	}
 }
 

@@ -118,7 +118,7 @@ func TestTheClassShowsPresenceProgressWatchesAndMisconceptions(t *testing.T) {
 		Settings json.RawMessage `json:"settings"` // session.Settings renders durations its own way
 	}
 	a := e.do("GET", "/s/class"+ClassPath, teacher, "")
-	if err := json.Unmarshal([]byte(a.body), &c); err != nil || a.status != 200 || !strings.Contains(string(c.Settings), `"compactionInterval":"0s"`) {
+	if err := json.Unmarshal([]byte(a.body), &c); err != nil || a.status != 200 || !strings.Contains(string(c.Settings), `"compactionInterval":"5m0s"`) {
 		t.Fatalf("class: %d %s (%v)", a.status, a.body, err)
 	}
 	var pa, pb ClassPerson

@@ -82,7 +82,7 @@ func TestAClassKeepsItsSettings(t *testing.T) {
 		t.Fatalf("not unloaded: %+v", s)
 	}
 	check("after an unload")
-	must(t, "the open session after an unload", e.do("GET", "/s/demo/rvplay/v1/settings", cred{}, ""), 200, `"compactionInterval":"0s"`)
+	must(t, "the open session after an unload", e.do("GET", "/s/demo/rvplay/v1/settings", cred{}, ""), 200, `"compactionInterval":"5m0s"`)
 	e.restart(opts)
 	check("after a restart")
 	must(t, "reset", e.do("POST", "/s/class/rvplay/v1/reset", teacher, ""), 200)

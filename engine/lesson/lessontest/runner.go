@@ -54,10 +54,15 @@ type Runner struct {
 func New(catalog *lesson.Catalog) (*Runner, error) {
 	r := &Runner{Clock: kube.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), clients: map[string]*labClient{},
 		Pace: time.Second, changed: make(chan struct{})}
-	sess, err := session.New("lesson", mvcc.NewMemoryBackend(), session.Options{Clock: r.Clock, Lessons: catalog})
+	// The session's own compactor stays off: serve runs the compaction
+	// the settings ask for, from the default on, in step with the clock.
+	settings := session.DefaultSettings()
+	settings.CompactionInterval = 0
+	sess, err := session.New("lesson", mvcc.NewMemoryBackend(), session.Options{Clock: r.Clock, Lessons: catalog, Settings: &settings})
 	if err != nil {
 		return nil, err
 	}
+	r.setCompaction(session.DefaultCompactionInterval)
 	r.Session = sess
 	r.front = api.HandlerFunc(r.serve)
 	r.console = &client.Client{Handler: r.front}
