@@ -168,8 +168,13 @@ func run() error {
 	}()
 	if db.etcd != nil && settings.CompactionInterval > 0 {
 		// etcd compacts the whole cluster: --etcd-compaction-interval's
-		// compactor does, not each session's.
-		slog.Info("sessions on etcd compact with the cluster (--etcd-compaction-interval), not each on its own: --compaction-interval is ignored", "compactionInterval", settings.CompactionInterval)
+		// compactor does, not each session's. Said only to whoever set
+		// --compaction-interval (its default is on).
+		set := false
+		flag.Visit(func(f *flag.Flag) { set = set || f.Name == "compaction-interval" })
+		if set {
+			slog.Info("sessions on etcd compact with the cluster (--etcd-compaction-interval), not each on its own: --compaction-interval is ignored", "compactionInterval", settings.CompactionInterval)
+		}
 		settings.CompactionInterval = 0
 	}
 	opts := classroom.Options{
