@@ -46,8 +46,9 @@ func (f *fixture) leaseOf(t *testing.T, r *Resource, name string) int64 {
 // lease, as kube-apiserver's --event-ttl (1 h) makes it: kube's lease
 // manager grants 3,600 s plus its 60 s reuse window and puts every Event
 // written within that minute with the same lease, so that they are
-// deleted together, in one revision, when it expires; an update puts the
-// Event with the current lease again. Other objects have none.
+// deleted together, in one revision, when it expires (a Kubernetes watch
+// sees them DELETED); an update puts the Event with the current lease
+// again. Other objects have none.
 func TestEventsExpireAnHourAfterTheyAreWritten(t *testing.T) {
 	for _, cache := range []bool{false, true} {
 		t.Run(fmt.Sprintf("watch cache %v", cache), func(t *testing.T) {
@@ -103,6 +104,12 @@ func TestEventsExpireAnHourAfterTheyAreWritten(t *testing.T) {
 			}
 			defer w.Cancel()
 			before := f.store.Rev()
+			day := int64(24 * 3600) // a watch longer than the hour the clock jumps
+			kw, err := f.s.Watch(f.ctx, events, "default", ListOptions{ResourceVersion: formatRV(before), TimeoutSeconds: &day})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer kw.Close()
 			f.clock.Set(t0.Add((EventTTL + 60) * time.Second))
 			ctx, cancel := context.WithTimeout(f.ctx, 10*time.Second)
 			defer cancel()
@@ -114,6 +121,11 @@ func TestEventsExpireAnHourAfterTheyAreWritten(t *testing.T) {
 				string(resp.Events[0].Kv.Key) != events.Key("default", "a") || string(resp.Events[1].Kv.Key) != events.Key("default", "b") ||
 				resp.Events[0].Type != mvcc.EventDelete || resp.Events[1].Type != mvcc.EventDelete {
 				t.Fatalf("the first lease's expiry: %+v, want a and b deleted at revision %d", resp, before+1)
+			}
+			for _, name := range []string{"a", "b"} {
+				if e := next(t, kw); e.Type != Deleted || e.name() != name {
+					t.Errorf("a Kubernetes watch of the events: %v, want %s DELETED", e, name)
+				}
 			}
 			if _, err := f.s.Get(f.ctx, events, "default", "a", ""); !isReason(err, ReasonNotFound) {
 				t.Errorf("Event a after an hour: %v, want NotFound", err)
