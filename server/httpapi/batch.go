@@ -21,6 +21,38 @@ import (
 // and a client's memory bound (SendBuffer frames waiting, plus one batch).
 const maxBatchBytes = 64 << 10
 
+// gather writes frame, then the frames already waiting in ready, with
+// write, until maxBatchBytes are written, none waits, write fails or stop
+// is closed (nil: never). It says how many it wrote, and whether the
+// stream goes on: false once ready is closed, a write failed or stop is
+// closed.
+func gather(frame []byte, ready <-chan []byte, stop <-chan struct{}, write func([]byte) error) (sent int, more bool) {
+	size := 0
+	for {
+		select {
+		case <-stop:
+			return sent, false
+		default:
+		}
+		if write(frame) != nil {
+			return sent, false
+		}
+		sent++
+		if size += len(frame); size >= maxBatchBytes {
+			return sent, true
+		}
+		var ok bool
+		select {
+		case frame, ok = <-ready:
+			if !ok {
+				return sent, false
+			}
+		default:
+			return sent, true
+		}
+	}
+}
+
 // batchBuffers recycles the buffers of batches: a connection holds one
 // only while it gathers and writes a batch, none while idle.
 var batchBuffers = sync.Pool{New: func() any { return new([]byte) }}

@@ -34,6 +34,20 @@ func (l *countingListener) Accept() (net.Conn, error) {
 	return &countingConn{Conn: c, l: l}, nil
 }
 
+// countingServer serves h on a countingListener, its gate open unless
+// gated.
+func countingServer(tb testing.TB, h http.Handler, gated bool) (*httptest.Server, *countingListener) {
+	srv := httptest.NewUnstartedServer(h)
+	l := &countingListener{Listener: srv.Listener, gate: make(chan struct{})}
+	if !gated {
+		close(l.gate)
+	}
+	srv.Listener = l
+	srv.Start()
+	tb.Cleanup(srv.Close)
+	return srv, l
+}
+
 func (l *countingListener) count() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -73,11 +87,7 @@ func (o *sentCounter) SlowClosed(*http.Request)          {}
 func TestWaitingFramesGoOutInOneWrite(t *testing.T) {
 	s := newChanStream()
 	obs := &sentCounter{}
-	srv := httptest.NewUnstartedServer(Handler(streaming(s), Options{Observe: obs}))
-	l := &countingListener{Listener: srv.Listener, gate: make(chan struct{})}
-	srv.Listener = l
-	srv.Start()
-	defer srv.Close()
+	srv, l := countingServer(t, Handler(streaming(s), Options{Observe: obs}), true)
 	conn, _, err := websocket.DefaultDialer.Dial(wsURL(srv), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -119,33 +129,16 @@ func TestWaitingFramesGoOutInOneWrite(t *testing.T) {
 // the server made per frame.
 func BenchmarkWebSocketStream(b *testing.B) {
 	s := newChanStream()
-	srv := httptest.NewUnstartedServer(Handler(streaming(s), Options{}))
-	l := &countingListener{Listener: srv.Listener, gate: make(chan struct{})}
-	close(l.gate)
-	srv.Listener = l
-	srv.Start()
-	defer srv.Close()
+	srv, l := countingServer(b, Handler(streaming(s), Options{}), false)
 	conn, _, err := websocket.DefaultDialer.Dial(wsURL(srv), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer conn.Close()
-	frame := watchEvent()
-	before := l.count()
-	b.SetBytes(int64(len(frame)))
-	b.ResetTimer()
-	go func() {
-		for range b.N {
-			s.frames <- frame
-		}
-	}()
-	for range b.N {
-		if _, _, err := conn.ReadMessage(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(l.count()-before)/float64(b.N), "writes/frame")
+	benchmarkStream(b, s, l, func() error {
+		_, _, err := conn.ReadMessage()
+		return err
+	})
 }
 
 // The frames of a chunked stream that are ready when the client's
@@ -156,11 +149,7 @@ func BenchmarkWebSocketStream(b *testing.B) {
 func TestReadyFramesOfAChunkedStreamGoOutInOneFlush(t *testing.T) {
 	s := newChanStream()
 	obs := &sentCounter{}
-	srv := httptest.NewUnstartedServer(Handler(streaming(s), Options{Observe: obs}))
-	l := &countingListener{Listener: srv.Listener, gate: make(chan struct{})}
-	srv.Listener = l
-	srv.Start()
-	defer srv.Close()
+	srv, l := countingServer(t, Handler(streaming(s), Options{Observe: obs}), true)
 	resp, err := http.Get(srv.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -200,18 +189,22 @@ func TestReadyFramesOfAChunkedStreamGoOutInOneFlush(t *testing.T) {
 // the writes the server made per frame.
 func BenchmarkChunkedStream(b *testing.B) {
 	s := newChanStream()
-	srv := httptest.NewUnstartedServer(Handler(streaming(s), Options{}))
-	l := &countingListener{Listener: srv.Listener, gate: make(chan struct{})}
-	close(l.gate)
-	srv.Listener = l
-	srv.Start()
-	defer srv.Close()
+	srv, l := countingServer(b, Handler(streaming(s), Options{}), false)
 	resp, err := http.Get(srv.URL)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer resp.Body.Close()
 	rd := bufio.NewReader(resp.Body)
+	benchmarkStream(b, s, l, func() error {
+		_, err := rd.ReadSlice('\n')
+		return err
+	})
+}
+
+// benchmarkStream sends b.N frames on s, each taken by its client with
+// read, and reports the writes l counted per frame.
+func benchmarkStream(b *testing.B, s *chanStream, l *countingListener, read func() error) {
 	frame := watchEvent()
 	before := l.count()
 	b.SetBytes(int64(len(frame)))
@@ -222,7 +215,7 @@ func BenchmarkChunkedStream(b *testing.B) {
 		}
 	}()
 	for range b.N {
-		if _, err := rd.ReadSlice('\n'); err != nil {
+		if err := read(); err != nil {
 			b.Fatal(err)
 		}
 	}

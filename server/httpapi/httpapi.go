@@ -398,21 +398,12 @@ func (a *Adapter) streamChunked(w http.ResponseWriter, r *http.Request, s api.St
 	}()
 	for frame := range ready {
 		rc.SetWriteDeadline(time.Now().Add(a.opts.WriteTimeout))
-		sent, size, more := 0, 0, true
-		for have := true; have; {
-			if _, err := w.Write(frame); err != nil {
-				return
-			}
-			sent++
-			size += len(frame)
-			have = false
-			if size < maxBatchBytes {
-				select {
-				case frame, have = <-ready:
-					more = have
-				default:
-				}
-			}
+		sent, more := gather(frame, ready, nil, func(f []byte) error {
+			_, err := w.Write(f)
+			return err
+		})
+		if sent == 0 {
+			return
 		}
 		if a.opts.Observe != nil {
 			// Before the flush, so that the frames are counted by the
@@ -583,31 +574,9 @@ func (a *Adapter) writeLoop(ctx context.Context, r *http.Request, conn *websocke
 // closed, or a write failed).
 func (a *Adapter) writeBatch(r *http.Request, conn *websocket.Conn, bc *batchConn, frame []byte, out <-chan []byte, stop <-chan struct{}) bool {
 	bc.hold()
-	sent, size, more := 0, 0, true
-	for have := true; have; {
-		select {
-		case <-stop:
-			more = false
-		default:
-		}
-		if !more {
-			break
-		}
-		if err := conn.WriteMessage(websocket.TextMessage, frame); err != nil {
-			more = false
-			break
-		}
-		sent++
-		size += len(frame)
-		have = false
-		if size < maxBatchBytes {
-			select {
-			case frame, have = <-out:
-				more = have
-			default:
-			}
-		}
-	}
+	sent, more := gather(frame, out, stop, func(f []byte) error {
+		return conn.WriteMessage(websocket.TextMessage, f)
+	})
 	if err := bc.flush(time.Now().Add(a.opts.WriteTimeout)); err != nil {
 		return false
 	}
