@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -366,7 +367,10 @@ const chunkedReady = 32
 // the client goes away or stops reading for WriteTimeout. The frames that
 // are ready when the connection is free (up to maxBatchBytes) are flushed
 // together, in one write instead of one each; a goroutine takes them from
-// the stream meanwhile.
+// the stream meanwhile, but no more once the frames taken and not yet
+// flushed reach maxBatchBytes: a client that does not read holds one
+// large frame (an etcd watch's page of catch-up), as it did when each
+// frame was taken only once the previous one was written.
 func (a *Adapter) streamChunked(w http.ResponseWriter, r *http.Request, s api.Stream) {
 	rc := http.NewResponseController(w)
 	rc.SetWriteDeadline(time.Now().Add(a.opts.WriteTimeout))
@@ -375,15 +379,25 @@ func (a *Adapter) streamChunked(w http.ResponseWriter, r *http.Request, s api.St
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	ready := make(chan []byte, chunkedReady)
+	var held atomic.Int64          // bytes taken from the stream, not yet flushed
+	room := make(chan struct{}, 1) // a flush made room
 	taken := make(chan struct{})
 	go func() {
 		defer close(taken)
 		defer close(ready)
 		for {
+			for held.Load() >= maxBatchBytes {
+				select {
+				case <-room:
+				case <-ctx.Done():
+					return
+				}
+			}
 			frame, err := s.Next(ctx)
 			if err != nil {
 				return
 			}
+			held.Add(int64(len(frame)))
 			select {
 			case ready <- frame:
 			case <-ctx.Done():
@@ -398,7 +412,9 @@ func (a *Adapter) streamChunked(w http.ResponseWriter, r *http.Request, s api.St
 	}()
 	for frame := range ready {
 		rc.SetWriteDeadline(time.Now().Add(a.opts.WriteTimeout))
+		size := 0
 		sent, more := gather(frame, ready, nil, func(f []byte) error {
+			size += len(f)
 			_, err := w.Write(f)
 			return err
 		})
@@ -412,6 +428,11 @@ func (a *Adapter) streamChunked(w http.ResponseWriter, r *http.Request, s api.St
 		}
 		if err := rc.Flush(); err != nil || !more {
 			return
+		}
+		held.Add(-int64(size))
+		select {
+		case room <- struct{}{}:
+		default:
 		}
 	}
 }
