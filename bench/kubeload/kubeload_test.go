@@ -31,3 +31,25 @@ func BenchmarkKubeAPIServerOnRvplayVsEtcd(b *testing.B) {
 	b.ReportMetric(ms(onEtcd.Quantile(.99)), "etcd-p99-ms")
 	b.ReportMetric(ms(onRvplay.Quantile(.99)), "rvplay-p99-ms")
 }
+
+// BenchmarkReplicasOnAnEtcdCluster is -replicas's run: GET+PUT of
+// ConfigMaps through one rvplay replica, through two (the clients split
+// between them), and through a kube-apiserver, all on one three-member
+// etcd cluster. It runs for a fixed time whatever b.N is; use -benchtime 1x.
+func BenchmarkReplicasOnAnEtcdCluster(b *testing.B) {
+	cfg := Config{Duration: *benchDuration, Clients: 8}
+	ctx := context.Background()
+	s, err := StartReplicas(ctx, b.TempDir(), cfg.Clients)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Stop()
+	r := CompareReplicas(ctx, s, cfg)
+	PrintReplicas(os.Stdout, r)
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(r.One.OpsPerSec(), "one-replica-updates/s")
+	b.ReportMetric(r.Two.OpsPerSec(), "two-replicas-updates/s")
+	if r.KubeAPIServer.Ops > 0 {
+		b.ReportMetric(r.KubeAPIServer.OpsPerSec(), "kube-apiserver-updates/s")
+	}
+}

@@ -1,13 +1,16 @@
-// Command kubeload runs a real kube-apiserver (v1.36, built from the module
-// proxy by the wrapper module in testdata/kubeapiserver) twice, once with
+// Command kubeload drives Kubernetes REST APIs with one load: each client
+// updates a ConfigMap of its own by GET then PUT (the read-modify-write of
+// kubectl edit and of controllers), and prints updates/s, p50/p99 and the
+// ratios. It compares a real kube-apiserver (v1.36, built from the module
+// proxy by the wrapper module in testdata/kubeapiserver) with
 // --etcd-servers at rvplay's etcd gRPC API (the server binary on SQLite,
-// --grpc-addr) and once at a real etcd 3.6, and drives both with the same
-// load: each client updates a ConfigMap of its own by GET then PUT (the
-// read-modify-write of kubectl edit and of controllers). It prints
-// updates/s, p50/p99 and the ratio rvplay/etcd.
+// --grpc-addr) and at a real etcd 3.6; and (-replicas, replicas.go) one and
+// two rvplay replicas on a three-member etcd cluster (--store etcd://),
+// beside a kube-apiserver on the same cluster.
 //
 //	go run ./bench/kubeload -duration 5s
-//	go test ./bench/kubeload -run x -bench KubeAPIServer -benchtime 1x -v
+//	go run ./bench/kubeload -replicas -duration 5s
+//	go test ./bench/kubeload -run x -bench . -benchtime 1x -v
 //
 // The first run builds kube-apiserver (minutes on two cores); both builds
 // are cached in test/kubediff/.bin. It is a benchmark tool: product code
@@ -48,16 +51,26 @@ type Config struct {
 // Result is the load on one system: its operations are updates.
 type Result = loadstats.Result
 
-// kubeAPIServer is a running kube-apiserver under load.
-type kubeAPIServer struct{ *kubeapiservertest.Server }
+// target is a Kubernetes REST API under load: a kube-apiserver, or a
+// session of an rvplay replica.
+type target struct {
+	// url is where /api/v1/... is.
+	url    string
+	client *http.Client
+}
 
-func (k *kubeAPIServer) do(ctx context.Context, method, path string, body []byte) ([]byte, int, error) {
-	req, err := http.NewRequestWithContext(ctx, method, k.URL+path, bytes.NewReader(body))
+// kubeAPIServer is the target of a running kube-apiserver.
+func kubeAPIServer(k *kubeapiservertest.Server) *target {
+	return &target{url: k.URL, client: kubeapiservertest.Client}
+}
+
+func (k *target) do(ctx context.Context, method, path string, body []byte) ([]byte, int, error) {
+	req, err := http.NewRequestWithContext(ctx, method, k.url+path, bytes.NewReader(body))
 	if err != nil {
 		return nil, 0, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := kubeapiservertest.Client.Do(req)
+	resp, err := k.client.Do(req)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -69,7 +82,7 @@ func (k *kubeAPIServer) do(ctx context.Context, method, path string, body []byte
 const cmPath = "/api/v1/namespaces/default/configmaps"
 
 // prepare creates one ConfigMap per client.
-func (k *kubeAPIServer) prepare(ctx context.Context, clients int) error {
+func (k *target) prepare(ctx context.Context, clients int) error {
 	for i := 0; i < clients; i++ {
 		body := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"load-%d"},"data":{"n":"0"}}`, i)
 		b, code, err := k.do(ctx, http.MethodPost, cmPath, []byte(body))
@@ -84,7 +97,7 @@ func (k *kubeAPIServer) prepare(ctx context.Context, clients int) error {
 }
 
 // update is one read-modify-write of client i's ConfigMap.
-func (k *kubeAPIServer) update(ctx context.Context, i, n int) error {
+func (k *target) update(ctx context.Context, i, n int) error {
 	path := fmt.Sprintf("%s/load-%d", cmPath, i)
 	b, code, err := k.do(ctx, http.MethodGet, path, nil)
 	if err != nil {
@@ -109,8 +122,9 @@ func (k *kubeAPIServer) update(ctx context.Context, i, n int) error {
 	return nil
 }
 
-// load runs cfg.Clients clients updating for d.
-func (k *kubeAPIServer) load(ctx context.Context, clients int, d time.Duration) Result {
+// load runs clients clients updating for d, client i through targets[i %
+// len(targets)].
+func load(ctx context.Context, targets []*target, clients int, d time.Duration) Result {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	var mu sync.Mutex
@@ -125,7 +139,7 @@ func (k *kubeAPIServer) load(ctx context.Context, clients int, d time.Duration) 
 			errs := 0
 			for n := 1; ctx.Err() == nil; n++ {
 				t0 := time.Now()
-				if err := k.update(ctx, i, n); err != nil {
+				if err := targets[i%len(targets)].update(ctx, i, n); err != nil {
 					if ctx.Err() == nil {
 						errs++
 						if errs == 1 {
@@ -151,7 +165,7 @@ func (k *kubeAPIServer) load(ctx context.Context, clients int, d time.Duration) 
 
 // Systems are the two kube-apiservers and what they store in.
 type Systems struct {
-	OnRvplay, OnEtcd *kubeAPIServer
+	OnRvplay, OnEtcd *target
 	stops            []func()
 }
 
@@ -210,15 +224,15 @@ func StartSystems(ctx context.Context, dir string, clients int) (s *Systems, err
 	if err != nil {
 		return s, fmt.Errorf("on rvplay: %w", err)
 	}
-	s.OnRvplay = &kubeAPIServer{onRvplay}
+	s.OnRvplay = kubeAPIServer(onRvplay)
 	s.stops = append(s.stops, onRvplay.Stop)
 	onEtcd, err := kubeapiservertest.Start(kas, filepath.Join(dir, "kas-etcd"), strings.TrimPrefix(e.URL, "http://"))
 	if err != nil {
 		return s, fmt.Errorf("on etcd: %w", err)
 	}
-	s.OnEtcd = &kubeAPIServer{onEtcd}
+	s.OnEtcd = kubeAPIServer(onEtcd)
 	s.stops = append(s.stops, onEtcd.Stop)
-	for _, k := range []*kubeAPIServer{s.OnRvplay, s.OnEtcd} {
+	for _, k := range []*target{s.OnRvplay, s.OnEtcd} {
 		if err := k.prepare(ctx, clients); err != nil {
 			return s, err
 		}
@@ -234,8 +248,8 @@ const rounds = 3
 func Compare(ctx context.Context, s *Systems, cfg Config) (onEtcd, onRvplay Result) {
 	part := cfg.Duration / rounds
 	for i := 0; i < rounds; i++ {
-		onEtcd.Merge(s.OnEtcd.load(ctx, cfg.Clients, part))
-		onRvplay.Merge(s.OnRvplay.load(ctx, cfg.Clients, part))
+		onEtcd.Merge(load(ctx, []*target{s.OnEtcd}, cfg.Clients, part))
+		onRvplay.Merge(load(ctx, []*target{s.OnRvplay}, cfg.Clients, part))
 	}
 	return onEtcd, onRvplay
 }
@@ -254,6 +268,7 @@ func main() {
 	cfg := Config{Duration: 6 * time.Second, Clients: 8}
 	flag.DurationVar(&cfg.Duration, "duration", cfg.Duration, "how long the load runs on each system")
 	flag.IntVar(&cfg.Clients, "clients", cfg.Clients, "concurrent clients, each updating a ConfigMap of its own")
+	replicas := flag.Bool("replicas", false, "compare one and two rvplay replicas on a three-member etcd cluster (and a kube-apiserver on it) instead")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "kubeload-")
 	if err != nil {
@@ -261,6 +276,16 @@ func main() {
 	}
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
+	if *replicas {
+		s, err := StartReplicas(ctx, dir, cfg.Clients)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer s.Stop()
+		fmt.Printf("kubeload: %v per system, %d clients, GET+PUT of a ConfigMap of each client's own\n", cfg.Duration, cfg.Clients)
+		PrintReplicas(os.Stdout, CompareReplicas(ctx, s, cfg))
+		return
+	}
 	s, err := StartSystems(ctx, dir, cfg.Clients)
 	if err != nil {
 		log.Fatal(err)

@@ -40,23 +40,27 @@ func (c *Cluster) Hosts() string {
 func StartCluster(tb testing.TB, n int) *Cluster {
 	tb.Helper()
 	bin := Require(tb)
-	c, err := startCluster(bin, tb.TempDir(), n)
+	c, err := StartClusterBinary(bin, tb.TempDir(), n)
 	if err != nil {
 		tb.Fatalf("starting an etcd cluster: %v", err)
 	}
 	tb.Cleanup(func() {
-		for _, m := range c.Members {
-			if err := m.Stop(); err != nil {
-				tb.Errorf("stopping etcd: %v", err)
-			}
+		if err := c.Stop(); err != nil {
+			tb.Errorf("stopping etcd: %v", err)
 		}
 	})
 	return c
 }
 
-func startCluster(bin, dir string, n int) (*Cluster, error) {
+// StartClusterBinary starts an n-member cluster of the etcd at bin, its
+// members' data in dir, and waits until every member is healthy. The
+// caller must Stop it.
+func StartClusterBinary(bin, dir string, n int) (*Cluster, error) {
 	ports, err := freePorts(2 * n)
 	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	var initial []string
@@ -71,7 +75,7 @@ func startCluster(bin, dir string, n int) (*Cluster, error) {
 		logPath := data + ".log"
 		logFile, err := os.Create(logPath)
 		if err != nil {
-			return nil, errors.Join(err, c.stop())
+			return nil, errors.Join(err, c.Stop())
 		}
 		cmd := exec.Command(bin, "--name", fmt.Sprintf("m%d", i), "--data-dir", data,
 			"--listen-client-urls", client, "--advertise-client-urls", client,
@@ -82,7 +86,7 @@ func startCluster(bin, dir string, n int) (*Cluster, error) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
 			logFile.Close()
-			return nil, errors.Join(fmt.Errorf("exec %s: %w", bin, err), c.stop())
+			return nil, errors.Join(fmt.Errorf("exec %s: %w", bin, err), c.Stop())
 		}
 		s := &Server{URL: client, DataDir: data, LogPath: logPath, cmd: cmd, exited: make(chan struct{})}
 		go func() {
@@ -95,13 +99,14 @@ func startCluster(bin, dir string, n int) (*Cluster, error) {
 	for _, m := range c.Members {
 		if err := m.waitReady(readyTimeout); err != nil {
 			log, _ := os.ReadFile(m.LogPath)
-			return nil, errors.Join(fmt.Errorf("%w\netcd log:\n%s", err, tail(log, 4000)), c.stop())
+			return nil, errors.Join(fmt.Errorf("%w\netcd log:\n%s", err, tail(log, 4000)), c.Stop())
 		}
 	}
 	return c, nil
 }
 
-func (c *Cluster) stop() error {
+// Stop stops every member.
+func (c *Cluster) Stop() error {
 	var errs []error
 	for _, m := range c.Members {
 		errs = append(errs, m.Stop())
