@@ -14,7 +14,9 @@
 // A write is bounded before the costly work as kube-apiserver bounds it,
 // and by one bound of rvplay's own (limits.go): etcd's request limit,
 // the fields whose ownership is tracked. A write the store refuses for a
-// quota reads as ResourceQuota's 403 (quota.go).
+// quota reads as ResourceQuota's 403 (quota.go). Objects with a TTL
+// (Events) are put with an etcd lease, as kube-apiserver's storage puts
+// them, so that they expire (lease.go).
 //
 // The package talks to storage through the small KV interface (shaped on
 // engine/mvcc's request types) so that it can run over a real etcd as well as

@@ -1,5 +1,6 @@
 // Package kubeapi serves the Kubernetes REST API of a playground session
-// as an api.Handler: discovery (/version, /api, /apis, …), the OpenAPI
+// as an api.Handler: discovery (/version, /api, /apis, …, legacy and
+// aggregated as the Accept header asks: aggregated.go), the OpenAPI
 // documents kubectl validates with, and every verb on the resources of
 // package kube (/api/v1/…, /apis/apps/v1/…), with kube-apiserver's query
 // parameters, content types, Status errors and watch streams, and its
