@@ -5,6 +5,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sort"
 	"sync"
 
@@ -37,6 +38,8 @@ func (reg *Registry) CustomResources(ctx context.Context) ([]*Resource, string, 
 	if err != nil {
 		return nil, "", err
 	}
+	var gone []*Resource
+	defer func() { reg.dropCaches(gone) }() // after c.mu is released
 	c := &reg.custom
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -69,8 +72,44 @@ func (reg *Registry) CustomResources(ctx context.Context) ([]*Resource, string, 
 		byName[name] = e
 		served = append(served, e.resources...)
 	}
+	for name, old := range c.byName {
+		if e := byName[name]; e == nil || !sameStorage(old.crd, e.crd) {
+			gone = append(gone, old.resources...)
+		}
+	}
 	c.stamp, c.byName, c.served = stamp, byName, served
 	return served, stamp, nil
+}
+
+// sameStorage says whether kube-apiserver's crdHandler keeps a
+// definition's storage (and its watch cache) across a change from a to
+// b: the same definition (UID) with the same spec and accepted names, a
+// change of its other status only. Deleted and created again, or changed,
+// it is built anew.
+func sameStorage(a, b Object) bool {
+	return UID(a) == UID(b) && reflect.DeepEqual(a["spec"], b["spec"]) &&
+		reflect.DeepEqual(pathValue(a, "status", "acceptedNames"), pathValue(b, "status", "acceptedNames"))
+}
+
+// dropCaches closes the watch caches that serve rs (their watchers end
+// and watch again), so that the resources that replace them get their
+// own.
+func (reg *Registry) dropCaches(rs []*Resource) {
+	if len(rs) == 0 {
+		return
+	}
+	var old []*cacher
+	reg.cachersMu.Lock()
+	for _, r := range rs {
+		if c := reg.cachers[r.Prefix("")]; c != nil && c.r == r {
+			delete(reg.cachers, r.Prefix(""))
+			old = append(old, c)
+		}
+	}
+	reg.cachersMu.Unlock()
+	for _, c := range old {
+		c.close()
+	}
 }
 
 // readDefinitions reads the stored definitions, in name order.

@@ -203,3 +203,42 @@ func TestACustomResourceIsWatchedWithAndWithoutTheWatchCache(t *testing.T) {
 		}
 	}
 }
+
+// A definition deleted and created again is a new resource to the watch
+// cache too, as kube-apiserver's crdHandler builds a new storage (and
+// cacher) for it: its watches speak of the new definition's kind, not the
+// first one's.
+func TestADefinitionCreatedAgainGetsANewWatchCache(t *testing.T) {
+	f := newFixture(t)
+	f.create(t, definitions, "", widgetDefinition("widgets", "Widget"))
+	first := f.served(t, "example.com", "v1", "widgets")
+	f.create(t, first, "default", Object{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"}})
+	w, err := f.s.Watch(f.ctx, first, "default", ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if _, err := f.s.Delete(f.ctx, definitions, "", "widgets.example.com", DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.Get(f.ctx, definitions, "", "widgets.example.com", ""); err == nil {
+		t.Fatal("the definition is still there")
+	}
+	f.create(t, definitions, "", widgetDefinition("widgets", "Gadget"))
+	again := f.served(t, "example.com", "v1", "widgets")
+	if again == nil || again.Kind != "Gadget" {
+		t.Fatalf("served: %+v", again)
+	}
+	f.create(t, again, "default", Object{"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": map[string]any{"name": "g"}})
+	w, err = f.s.Watch(f.ctx, again, "default", ListOptions{SendInitialEvents: bptr(true), ResourceVersionMatch: MatchNotOlderThan, AllowWatchBookmarks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if e := next(t, w); e.Type != Added || e.name() != "g" || e.Object["kind"] != "Gadget" {
+		t.Fatalf("first event: %v", e)
+	}
+	if b := next(t, w); b.Type != Bookmark || b.Object["kind"] != "Gadget" {
+		t.Fatalf("the bookmark ending the initial events: %v", b.Object)
+	}
+}
