@@ -219,6 +219,15 @@ func TestGatewayMatchesRecordedEtcd(t *testing.T) {
 		}
 		return
 	}
+	srv := startServer(t, "", "golden")
+	replayGolden(t, srv.URL+"/s/golden", nil)
+}
+
+// replayGolden plays the golden exchanges at base and compares the
+// answers with etcd's, but for the exchanges skip names (by index), each
+// with the reason it cannot match.
+func replayGolden(t *testing.T, base string, skip map[int]string) {
+	t.Helper()
 	data, err := os.ReadFile(goldenFile)
 	if err != nil {
 		t.Fatal(err)
@@ -227,9 +236,11 @@ func TestGatewayMatchesRecordedEtcd(t *testing.T) {
 	if len(lines) != len(goldenExchanges) {
 		t.Fatalf("%s has %d exchanges, the test %d: record it again", goldenFile, len(lines), len(goldenExchanges))
 	}
-	srv := startServer(t, "", "golden")
-	base := srv.URL + "/s/golden"
 	for i, e := range goldenExchanges {
+		if why, ok := skip[i]; ok {
+			t.Logf("#%d %s %.80s: not compared: %s", i, e.Path, e.Body, why)
+			continue
+		}
 		var want recorded
 		if err := json.Unmarshal([]byte(lines[i]), &want); err != nil {
 			t.Fatal(err)

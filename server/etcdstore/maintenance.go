@@ -47,8 +47,11 @@ func (s *Store) Alarm(ctx context.Context, r *mvcc.AlarmRequest) (*mvcc.AlarmRes
 	if err != nil {
 		return nil, fromEtcd(ctx, err)
 	}
-	s.saw(resp.Header.Revision)
+	// etcd 3.4 answers an alarm list without a header.
 	out := &mvcc.AlarmResponse{Header: header(resp.Header)}
+	if out.Header.Revision == 0 {
+		out.Header.Revision = s.Rev()
+	}
 	for _, a := range resp.Alarms {
 		if r.Alarm == mvcc.AlarmNone || mvcc.AlarmType(a.Alarm) == r.Alarm {
 			out.Alarms = append(out.Alarms, mvcc.AlarmMember{MemberID: a.MemberID, Alarm: mvcc.AlarmType(a.Alarm)})
