@@ -277,6 +277,9 @@ func revisionMember(body []byte, path ...string) int64 {
 	if v == "" {
 		v = memberNumber(body, path...)
 	}
+	if v == "" { // absent, as in most requests: no error to build
+		return 0
+	}
 	n, _ := strconv.ParseInt(v, 10, 64)
 	return n
 }

@@ -115,9 +115,24 @@ func (h *Handler) serveSessions(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// sessionPath splits a path under /s/ into the session's name and the
+// path within it, "/" first ("" for /s/<name> itself): a slice of path, not
+// a copy, as this runs on every request.
+func sessionPath(path string) (name, sub string) {
+	rest := strings.TrimPrefix(path, "/s/")
+	name, _, ok := strings.Cut(rest, "/")
+	if !ok {
+		return name, ""
+	}
+	return name, rest[len(name):]
+}
+
 func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
-	name, sub, hasSlash := strings.Cut(strings.TrimPrefix(r.URL.Path, "/s/"), "/")
-	sub = "/" + sub
+	name, sub := sessionPath(r.URL.Path)
+	hasSlash := sub != ""
+	if !hasSlash {
+		sub = "/"
+	}
 	info, ok := h.Registry.Lookup(name)
 	if !ok {
 		if h.admit(w, r, sub) {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
@@ -591,20 +592,34 @@ func (r *Registry) ifLoaded(name string) (*session.Session, func(), bool) {
 }
 
 func (r *Registry) releaser(e *entry, l *live) func() {
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			l.refs--
-			now := r.opts.Clock.Now()
-			if l.refs == 0 {
-				l.idleSince = now
-			}
-			if e.live == l {
-				e.lastUsed = now
-			}
-		})
+	// One allocation per request: the release and what it releases.
+	rel := &release{r: r, e: e, l: l}
+	return rel.do
+}
+
+// release is one Acquire's release; it counts once however often it is
+// called.
+type release struct {
+	r    *Registry
+	e    *entry
+	l    *live
+	done atomic.Bool
+}
+
+func (x *release) do() {
+	if x.done.Swap(true) {
+		return
+	}
+	r, l := x.r, x.l
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l.refs--
+	now := r.opts.Clock.Now()
+	if l.refs == 0 {
+		l.idleSince = now
+	}
+	if x.e.live == l {
+		x.e.lastUsed = now
 	}
 }
 

@@ -23,9 +23,12 @@ type BodyBudget struct {
 	max  int64
 	wait time.Duration
 
-	mu    sync.Mutex
-	held  int64
-	freed chan struct{} // closed (and replaced) when memory is given back
+	mu   sync.Mutex
+	held int64
+	// freed, made by the first reservation that has to wait, is closed
+	// when memory is given back (and made again by the next one to wait):
+	// while nobody waits, a release costs no channel.
+	freed chan struct{}
 	// waiting and changed, if set, are called when a reservation starts to
 	// wait and after the memory held changes (tests).
 	waiting func()
@@ -35,7 +38,7 @@ type BodyBudget struct {
 // NewBodyBudget returns a budget of max bytes; a body that cannot have its
 // memory waits at most wait for it.
 func NewBodyBudget(max int64, wait time.Duration) *BodyBudget {
-	return &BodyBudget{max: max, wait: wait, freed: make(chan struct{})}
+	return &BodyBudget{max: max, wait: wait}
 }
 
 // Held is the memory reserved now.
@@ -59,12 +62,16 @@ func (b *BodyBudget) reserve(ctx context.Context, n int64) bool {
 			}
 			return true
 		}
+		if n > b.max || b.wait <= 0 {
+			b.mu.Unlock()
+			return false
+		}
+		if b.freed == nil {
+			b.freed = make(chan struct{})
+		}
 		freed := b.freed
 		waiting := b.waiting
 		b.mu.Unlock()
-		if n > b.max || b.wait <= 0 {
-			return false
-		}
 		if timeout == nil {
 			t := time.NewTimer(b.wait)
 			defer t.Stop()
@@ -89,8 +96,10 @@ func (b *BodyBudget) release(n int64) {
 	}
 	b.mu.Lock()
 	b.held -= n
-	close(b.freed)
-	b.freed = make(chan struct{})
+	if b.freed != nil {
+		close(b.freed)
+		b.freed = nil
+	}
 	held, changed := b.held, b.changed
 	b.mu.Unlock()
 	if changed != nil {

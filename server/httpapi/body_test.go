@@ -231,3 +231,18 @@ func TestBodyDeadlineBoundsHandlersThatReadBodiesThemselves(t *testing.T) {
 		t.Fatalf("%d %s", resp.StatusCode, body)
 	}
 }
+
+// While no body waits for memory, giving memory back makes nothing: a
+// body is reserved and released on every request.
+func TestBodyBudgetReleaseWithoutWaitersAllocatesNothing(t *testing.T) {
+	b := NewBodyBudget(1<<20, time.Second)
+	ctx := context.Background()
+	if n := testing.AllocsPerRun(100, func() {
+		if !b.reserve(ctx, 100) {
+			t.Fatal("refused")
+		}
+		b.release(100)
+	}); n != 0 {
+		t.Errorf("reserve and release: %v allocations", n)
+	}
+}

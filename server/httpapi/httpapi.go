@@ -21,6 +21,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -171,7 +172,7 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	req := &api.Request{
 		Method: r.Method,
 		Path:   r.URL.Path,
-		Query:  r.URL.Query(),
+		Query:  query(r.URL),
 		Header: api.Header(r.Header),
 	}
 	if ws && a.opts.WebSocketMethod != nil {
@@ -220,6 +221,15 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write(resp.Body)
 	}
 	a.streamChunked(w, r, resp.Stream)
+}
+
+// query is u's query, nil when it has none (most gateway requests), so
+// that those are spared a map of their own: handlers only read it.
+func query(u *url.URL) url.Values {
+	if u.RawQuery == "" {
+		return nil
+	}
+	return u.Query()
 }
 
 // originOf names where a refused request came from.

@@ -115,8 +115,25 @@ func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
 // ObserveRequest counts a request that ended (telemetry.Recorder).
 func (m *Metrics) ObserveRequest(protocol, verb string, code int, elapsed time.Duration) {
-	m.requests.WithLabelValues(protocol, verb, strconv.Itoa(code)).Inc()
+	m.requests.WithLabelValues(protocol, verb, codeLabel(code)).Inc()
 	m.latency.WithLabelValues(protocol, verb).Observe(elapsed.Seconds())
+}
+
+// codeLabels are the labels of the usual status codes, made once: a
+// request's code would otherwise be formatted anew on every request.
+var codeLabels = func() map[int]string {
+	m := map[int]string{}
+	for _, c := range []int{200, 201, 204, 400, 401, 403, 404, 409, 410, 413, 422, 429, 500, 503, 504} {
+		m[c] = strconv.Itoa(c)
+	}
+	return m
+}()
+
+func codeLabel(code int) string {
+	if s, ok := codeLabels[code]; ok {
+		return s
+	}
+	return strconv.Itoa(code)
 }
 
 // RateLimited counts a request refused for its client's rate.

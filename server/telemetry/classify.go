@@ -41,8 +41,13 @@ func Classify(r *http.Request) (protocol, verb string) {
 	case !strings.HasPrefix(p, "/s/"):
 		return ProtocolWeb, cleanMethod(method)
 	}
-	_, sub, ok := strings.Cut(strings.TrimPrefix(p, "/s/"), "/")
-	sub = "/" + sub
+	// sub is the path within the session, "/" first (a slice of p, not a
+	// copy: Classify runs more than once on every request).
+	name, _, ok := strings.Cut(p[len("/s/"):], "/")
+	sub := "/"
+	if ok {
+		sub = p[len("/s/")+len(name):]
+	}
 	switch {
 	case !ok || sub == "/join" || sub == "/kubeconfig" || sub == "/rvplay/v1/reset":
 		return ProtocolClassroom, cleanMethod(method)
