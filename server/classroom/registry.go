@@ -199,8 +199,8 @@ type entry struct {
 
 // live is a loaded session.
 type live struct {
-	sess *session.Session
-	http *httpapi.Adapter
+	// Loaded is what Acquire hands out: one per load, not per request.
+	Loaded
 	// refs counts requests and streams in progress; idleSince is when it
 	// last dropped to zero.
 	refs      int
@@ -528,7 +528,7 @@ func (r *Registry) Acquire(ctx context.Context, name string) (*Loaded, func(), e
 			l.refs++
 			e.lastUsed = now
 			r.mu.Unlock()
-			return &Loaded{sess: l.sess, HTTP: l.http}, r.releaser(e, l), nil
+			return &l.Loaded, r.releaser(e, l), nil
 		case unloaded:
 			if len(r.loaded) >= r.opts.MaxLoaded {
 				victim := r.idlestLocked()
@@ -565,7 +565,7 @@ func (r *Registry) Acquire(ctx context.Context, name string) (*Loaded, func(), e
 			e.setState(isLoaded)
 			r.mu.Unlock()
 			r.opts.Logger.Info("session loaded", "session", name, "revision", l.sess.Store.Rev())
-			return &Loaded{sess: l.sess, HTTP: l.http}, r.releaser(e, l), nil
+			return &l.Loaded, r.releaser(e, l), nil
 		default: // loading, unloading, ended: wait for the next state
 			ch := e.changed
 			r.mu.Unlock()
@@ -651,7 +651,7 @@ func (r *Registry) open(name string) (*live, error) {
 		s.Close()
 		return nil, err
 	}
-	return &live{sess: s, http: httpapi.Handler(s, r.opts.HTTP)}, nil
+	return &live{Loaded: Loaded{sess: s, HTTP: httpapi.Handler(s, r.opts.HTTP)}}, nil
 }
 
 // idlestLocked is the loaded session without requests that has been idle
