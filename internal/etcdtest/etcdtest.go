@@ -253,6 +253,9 @@ func (s *Server) waitReady(timeout time.Duration) error {
 	}
 }
 
+// Pid is the etcd process's ID.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
 // Stop terminates etcd (SIGTERM, then SIGKILL after 10 s) and waits for it.
 func (s *Server) Stop() error {
 	var err error

@@ -142,6 +142,9 @@ type Server struct {
 	p   *process
 }
 
+// Pid is its process ID.
+func (s *Server) Pid() int { return s.p.cmd.Process.Pid }
+
 // Stop ends it (SIGTERM, then SIGKILL after 15 s).
 func (s *Server) Stop() { s.p.stop() }
 

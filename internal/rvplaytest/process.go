@@ -45,8 +45,13 @@ const clockTicks = 100
 
 // CPU is the processor time the process has taken so far, user and
 // system, from /proc/<pid>/stat.
-func (s *Server) CPU() (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.Pid()))
+func (s *Server) CPU() (time.Duration, error) { return ProcessCPU(s.Pid()) }
+
+// ProcessCPU is the processor time process pid (any program on this
+// machine: a reference server too) has taken so far, user and system,
+// from /proc/<pid>/stat.
+func ProcessCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
 	}
@@ -55,7 +60,7 @@ func (s *Server) CPU() (time.Duration, error) {
 	st := string(b)
 	f := strings.Fields(st[strings.LastIndexByte(st, ')')+1:])
 	if len(f) < 13 {
-		return 0, fmt.Errorf("short /proc/%d/stat: %q", s.Pid(), st)
+		return 0, fmt.Errorf("short /proc/%d/stat: %q", pid, st)
 	}
 	utime, _ := strconv.ParseInt(f[11], 10, 64)
 	stime, _ := strconv.ParseInt(f[12], 10, 64)
