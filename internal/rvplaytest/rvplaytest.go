@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rvplay/rvplay/internal/etcdtest"
 )
 
 // modulePath is the main module's, which holds ./server.
@@ -137,12 +139,28 @@ var binDir struct {
 	err  error
 }
 
+// StoreEnv names the environment variable that moves the servers Start
+// starts onto another store: RVPLAY_TEST_STORE=etcd runs each on a fresh
+// etcd of its own (--store etcd://), so that a suite written for the
+// server (client-go's, kubectl's) checks the Kubernetes API on an etcd
+// cluster too.
+const StoreEnv = "RVPLAY_TEST_STORE"
+
 // Start builds (once) and starts the server binary on a free loopback port
-// with a fresh SQLite file in the test's temp dir, serving session (an open
-// session; none if empty), with flags added to its command line; it stops
-// the server when the test ends, and shows its output if the test failed.
+// with a fresh SQLite file in the test's temp dir (or a fresh etcd, see
+// StoreEnv), serving session (an open session; none if empty), with flags
+// added to its command line; it stops the server when the test ends, and
+// shows its output if the test failed.
 func Start(tb testing.TB, session string, flags ...string) *Server {
 	tb.Helper()
+	switch store := os.Getenv(StoreEnv); store {
+	case "", "sqlite":
+	case "etcd":
+		e := etcdtest.Start(tb, etcdtest.Options{})
+		flags = append([]string{"--store", "etcd://" + strings.TrimPrefix(e.URL, "http://")}, flags...)
+	default:
+		tb.Fatalf("%s=%q: want sqlite or etcd", StoreEnv, store)
+	}
 	binDir.once.Do(func() {
 		if binDir.dir = BinDir; binDir.dir == "" {
 			binDir.dir, binDir.err = os.MkdirTemp("", "rvplay-bin-")
