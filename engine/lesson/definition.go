@@ -23,6 +23,11 @@ type Lesson struct {
 	Slug   string `json:"slug"`
 	Setup  Setup  `json:"setup"`
 	Steps  []Step `json:"steps"`
+	// Class says whether, on a class's session, each student gets their
+	// own copy of the lesson's names or everyone shares the article's.
+	// Only the server reads it (package classnames): offline and on an
+	// open session every learner has the article's names.
+	Class json.RawMessage `json:"class,omitempty"`
 }
 
 // Setup is what a lesson starts from.

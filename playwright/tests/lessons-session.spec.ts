@@ -7,6 +7,7 @@
 // student's page shows the moment from the other side: B's 409, R's 410.
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { attachShots, lessons, locale, runStep } from './lessonlib';
+import { run } from './labhelpers';
 
 test.use({ locale });
 
@@ -75,3 +76,67 @@ for (const number of [3, 4, 6]) {
     await close();
   });
 }
+
+// Lesson 1 on a class's session, two students at once: each works on keys
+// of their own (k1-<their id>), which the text, the Run buttons and the
+// checks all use, so that one's puts never move the other's version; the
+// article's own command, typed by one of them, passes nobody's step.
+test('lesson 1: etcd-revisions on a server session, two students at once on their own keys', async ({ browser }, testInfo) => {
+  test.setTimeout(150_000);
+  const lesson = lessons.find((l) => l.number === 1)!;
+  const teacherCtx = await browser.newContext();
+  const created = await teacherCtx.request.post('/sessions', { data: {} });
+  expect(created.status()).toBe(201);
+  const { id, joinCode } = await created.json();
+  const students = [];
+  for (const name of ['Ada', 'Bob']) {
+    const ctx = await browser.newContext();
+    const joined = await ctx.request.post(`/s/${id}/join`, { data: { code: joinCode, name } });
+    expect(joined.status()).toBe(201);
+    const page = await ctx.newPage();
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(`/s/${id}/`);
+    await expect(page.getByTestId('lab')).toHaveAttribute('data-lessons-ready', 'true', { timeout: 30_000 });
+    students.push({ ctx, page, panel: page.getByTestId('lesson-panel'), id: (await joined.json()).id as string });
+  }
+  const [ada, bob] = students;
+  for (const s of students) {
+    await s.panel.locator(`[data-testid="lesson-link"][data-lesson="${lesson.slug}"]`).click();
+    await expect(s.panel.getByTestId('lesson-setup-note')).toContainText(`k1-${s.id}`);
+    await s.panel.getByTestId('lesson-start').click();
+    await expect(s.panel).toHaveAttribute('data-step', '1');
+  }
+  for (const [i, step] of lesson.steps.entries()) {
+    const n = i + 1;
+    for (const s of students) {
+      await expect(s.panel).toHaveAttribute('data-step', String(n));
+      // The text's commands are the student's own, each with its Run button.
+      const own = s.panel.getByTestId('lesson-text').locator('[data-command]');
+      await expect(own.first()).toHaveAttribute('data-command', new RegExp(`k[12]-${s.id}`));
+      await expect(own.filter({ hasText: /\bk1 / })).toHaveCount(0);
+    }
+    if (n === 1) {
+      // Bob types the article's command as written: it is nobody's step.
+      await run(bob.page, 'etcdctl put k1 v1');
+      await ada.panel.getByTestId('lesson-check').click();
+      await expect(ada.panel.getByTestId('lesson-verdict')).toHaveAttribute('data-passed', 'false');
+    }
+    // Action for action, taking turns.
+    for (const actionId of step.solution || []) {
+      for (const s of students) await runStep(s.page, { ...step, solution: [actionId] });
+    }
+    for (const s of students) {
+      await s.panel.getByTestId('lesson-check').click();
+      await expect(s.panel.getByTestId('lesson-verdict'), `step ${n} (${step.id}) for ${s.id}`).toHaveAttribute('data-passed', 'true', { timeout: 20_000 });
+    }
+    if (step.id === 'delete-and-look-back') {
+      // The past each reads is their own k1's creation, not revision 6.
+      for (const s of students) await expect(s.panel.getByTestId('lesson-text').locator('[data-command*="--rev="]')).not.toHaveAttribute('data-command', /--rev=6 /);
+      await attachShots(ada.page, testInfo, 'lesson 1 on a class session: a student on her own keys');
+    }
+    for (const s of students) await s.panel.getByTestId('lesson-next').click();
+  }
+  for (const s of students) await expect(s.panel.getByTestId('lesson-done')).toBeVisible();
+  for (const s of students) await s.ctx.close();
+  await teacherCtx.close();
+});

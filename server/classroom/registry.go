@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/lesson/classnames"
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/session"
 	"github.com/rvplay/rvplay/engine/sqlite"
@@ -646,6 +647,11 @@ func (r *Registry) open(name string) (*live, error) {
 	if err := r.keepProgress(name, s); err != nil {
 		s.Close()
 		return nil, err
+	}
+	if s.Lessons != nil {
+		// A student works on their own names where a lesson says so
+		// (its "class" object); the teacher on the article's.
+		s.Lessons.Own = classnames.New(s.Store).For
 	}
 	if err := r.restoreSettings(name, s); err != nil {
 		s.Close()

@@ -4,7 +4,7 @@ import './setup.mjs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { parseDeepLink, deepLink, parseDuration, Progress, actionText, focusOf, unmetPart, predicateText, textPath } from '../static/js/lessons.js';
+import { parseDeepLink, deepLink, parseDuration, Progress, actionText, focusOf, unmetPart, predicateText, textPath, ownWords, ownText } from '../static/js/lessons.js';
 
 const root = new URL('../lessons/', import.meta.url);
 const lessons = readdirSync(root).filter((d) => /^\d\d-/.test(d)).map((d) => JSON.parse(readFileSync(new URL(`${d}/lesson.json`, root), 'utf8')));
@@ -65,4 +65,25 @@ test('every action of every lesson has words, and every step a place to look at'
   }
   assert.deepEqual(focusOf({ verify: { exchange: { client: 'B', status: 409 } } }), { client: 'B' });
   assert.deepEqual(focusOf({ verify: { key: { key: 'k1' } } }), { panel: 'etcd-panel' });
+});
+
+// The words the server replaces in a student's commands
+// (engine/lesson/classnames, TestWordsReplacesWholeWords: the same table).
+test('a student of a class sees their own names where the server gives them', () => {
+  const own = { k1: 'k1-ada-x', nginx: 'nginx-ada-x', default: 'ada-x', 6: '4312' };
+  for (const [input, want] of Object.entries({
+    'etcdctl put k1 v1': 'etcdctl put k1-ada-x v1',
+    'etcdctl get k1 --rev=6 -w json': 'etcdctl get k1-ada-x --rev=4312 -w json',
+    'etcdctl put k10 v1': 'etcdctl put k10 v1',
+    'kubectl rollout status deployment/nginx': 'kubectl rollout status deployment/nginx-ada-x',
+    'etcdctl get /registry/deployments/default/nginx -w json': 'etcdctl get /registry/deployments/ada-x/nginx-ada-x -w json',
+    'kubectl get deployment nginx-deployment': 'kubectl get deployment nginx-deployment',
+    "kubectl get deployment nginx -o jsonpath='{.metadata.generation}'": "kubectl get deployment nginx-ada-x -o jsonpath='{.metadata.generation}'",
+  })) assert.equal(ownWords(input, own), want, input);
+  // In a text: console blocks and inline code, not prose or manifests.
+  const md = 'Put `k1` at revision 6:\n\n```console\netcdctl get k1 --rev=6 -w json\n```\n\n```yaml\nmetadata:\n  name: nginx\n```\n';
+  assert.equal(ownText(md, own), 'Put `k1-ada-x` at revision 6:\n\n```console\netcdctl get k1-ada-x --rev=4312 -w json\n```\n\n```yaml\nmetadata:\n  name: nginx\n```\n');
+  assert.equal(ownText(md, null), md);
+  // Every lesson says whose names it uses on a class session.
+  for (const l of lessons) assert.ok(l.class && (l.class.shared || l.class.names || l.class.namespace), l.slug);
 });

@@ -190,7 +190,7 @@ func (r *Runner) Setup(ctx context.Context, l *lesson.Lesson) *lesson.SetupResul
 
 // Verify evaluates step n (from 1) of l over the exchanges after since.
 func (r *Runner) Verify(l *lesson.Lesson, n int, since int64) (lesson.Result, error) {
-	out, err := r.Session.Lessons.Verify(l.Slug, n, since, "")
+	out, err := r.Session.Lessons.Verify(l, l.Slug, n, since, "")
 	if err != nil {
 		return lesson.Result{}, err
 	}

@@ -40,6 +40,31 @@ export function parseDuration(s) {
   return ms;
 }
 
+// ownWords replaces the words that own names in s, as the server does in a
+// lesson's commands for a student of a class (engine/lesson/classnames): a
+// word is a run of letters, digits, '-', '_' and '.', so k1 becomes
+// k1-ada-x7k2q in "etcdctl get k1", nginx in "deployment/nginx", but not
+// k1 in k10.
+export function ownWords(s, own) {
+  return s.replace(/[A-Za-z0-9_.-]+/g, (w) => (Object.hasOwn(own, w) ? own[w] : w));
+}
+
+// ownText gives a lesson text a student's own names (own: the map the
+// session applied to the lesson's definition, its class.own) in its code:
+// inline code and console blocks, whose lines then match the student's
+// click-to-run commands. Prose, and other code blocks (a manifest's labels
+// share the object's word), keep the article's words.
+export function ownText(md, own) {
+  if (!own || !Object.keys(own).length) return md;
+  let fence = null;
+  return md.split('\n').map((line) => {
+    const open = line.match(/^\s*```\s*(\S*)/);
+    if (open) { fence = fence === null ? open[1] : null; return line; }
+    if (fence !== null) return fence === 'console' ? ownWords(line, own) : line;
+    return line.replace(/`[^`]+`/g, (code) => ownWords(code, own));
+  }).join('\n');
+}
+
 // textPath is where a lesson text lives under the static assets.
 export const textPath = (dir, language, n) => `lessons/${dir}/${language}/${String(n).padStart(2, '0')}.md`;
 
@@ -195,15 +220,41 @@ export function mountLessons(lab) {
   const bySlug = (slug) => refs.find((l) => l.slug === slug);
   const titleOf = (ref) => ref.titles?.[lang()] || ref.titles?.en || ref.slug;
 
-  // definition fetches a lesson.json once.
+  // definition fetches a lesson's definition once: offline its
+  // lesson.json, on a server session the session's (a student of a class
+  // gets their own names in it where the lesson gives them their own).
   function definition(ref) {
     if (!defs.has(ref.dir)) {
-      defs.set(ref.dir, fetch(`${cfg.static}lessons/${ref.dir}/lesson.json`).then((r) => {
+      const d = server ? request('GET', `${ROUTE}/${ref.slug}`) : fetch(`${cfg.static}lessons/${ref.dir}/lesson.json`).then((r) => {
         if (!r.ok) throw new Error(`${ref.dir}: ${r.status}`);
         return r.json();
-      }).then((d) => ({ ...d, dir: ref.dir, number: ref.number })));
+      });
+      defs.set(ref.dir, d.then((x) => ({ ...x, dir: ref.dir, number: ref.number })).catch((e) => { defs.delete(ref.dir); throw e; }));
     }
     return defs.get(ref.dir);
+  }
+
+  // refresh reads a server session's definition again as a step begins:
+  // a revision the article quotes (etcdctl get k1 --rev=6) is, for a
+  // student of a class, their own key's, known once they made it.
+  async function refresh(lesson) {
+    if (!server) return;
+    try {
+      const d = await request('GET', `${ROUTE}/${lesson.slug}`);
+      Object.assign(lesson, d, { dir: lesson.dir, number: lesson.number });
+    } catch { /* keep the copy we have */ }
+  }
+
+  // own is the map of the learner's own names in lesson (none: the
+  // article's names).
+  const own = (lesson) => lesson?.class?.own || null;
+
+  // classNote says, on a server session, whose names the lesson uses.
+  function classNote(lesson) {
+    const o = own(lesson);
+    if (o) return t('lessons.own', { names: Object.entries(o).filter(([k]) => !/^\d+$/.test(k)).map(([, v]) => v).join(', ') });
+    if (lesson.class?.shared) return t('lessons.shared');
+    return t('lessons.serverSetup');
   }
 
   // prefetch starts loading the lesson and the text the learner will see
@@ -258,6 +309,7 @@ export function mountLessons(lab) {
       // A deep link into a lesson not started here: set it up first.
       await setup(lesson);
     }
+    if (step > 0) await refresh(lesson);
     cur = { lesson, step, since: cur?.lesson === lesson ? cur.since : 0, hints: 0, result: null, busy: false };
     progress.at(slug, step);
     showLessonClients(lesson);
@@ -336,6 +388,7 @@ export function mountLessons(lab) {
     progress.at(l.slug, step);
     setHash(deepLink(l.slug, step));
     cur.since = step > 0 ? newestSeq(l, step) : 0;
+    if (step > 0) await refresh(l);
     await render();
     focus();
   }
@@ -457,11 +510,11 @@ export function mountLessons(lab) {
     }));
     const title = el('h3', { 'data-testid': 'lesson-title', text: s.title });
     const text_ = el('div', { class: 'lesson-text', 'data-testid': 'lesson-text' });
-    text_.innerHTML = renderMarkdown(s.body); // safe: markdown.js escapes raw HTML and filters URLs
+    text_.innerHTML = renderMarkdown(ownText(s.body, own(l))); // safe: markdown.js escapes raw HTML and filters URLs
     const parts = [head, intro ? null : dots, title, text_];
 
     if (intro) {
-      parts.push(el('p', { class: 'muted', text: l.setup?.fresh && !server ? t('lessons.fresh') : server ? t('lessons.serverSetup') : '' }));
+      parts.push(el('p', { class: 'muted', 'data-testid': 'lesson-setup-note', text: l.setup?.fresh && !server ? t('lessons.fresh') : server ? classNote(l) : '' }));
       parts.push(el('div', { class: 'row' },
         el('button', { type: 'button', class: 'primary', 'data-testid': 'lesson-start', onclick: lab.guard(start), text: p.started ? t('lessons.restart') : t('lessons.start') }),
         p.started ? el('button', { type: 'button', 'data-testid': 'lesson-continue', onclick: lab.guard(() => go(Math.max(1, p.step))), text: t('lessons.continue') }) : null));
@@ -486,7 +539,7 @@ export function mountLessons(lab) {
     if (s.realCluster) {
       const d = el('details', { class: 'real-cluster', 'data-testid': 'lesson-real-cluster' }, el('summary', { text: t('lessons.realcluster') }));
       const div = el('div');
-      div.innerHTML = renderMarkdown(s.realCluster);
+      div.innerHTML = renderMarkdown(ownText(s.realCluster, own(l)));
       d.append(div);
       parts.push(d);
     }
@@ -549,7 +602,7 @@ export function mountLessons(lab) {
     box.replaceChildren(...s.hints.slice(0, cur.hints).map((h, i) => {
       const d = el('div', { class: 'hint', 'data-testid': 'lesson-hint-text' }, el('b', { text: t('lessons.hint.n', { n: i + 1, total: s.hints.length }) }));
       const div = el('div');
-      div.innerHTML = renderMarkdown(h);
+      div.innerHTML = renderMarkdown(ownText(h, own(cur.lesson)));
       d.append(div);
       return d;
     }));

@@ -1,0 +1,406 @@
+// Package classnames gives each student of a class's session their own
+// names in a lesson. All students of a class share one store, so the
+// article's names collide: lesson 1 checks that k1 is at version 1, and
+// thirty students putting k1 break each other's check. A lesson's
+// definition says in its "class" object which of its names each student
+// gets a copy of, or that its names are shared because the lesson is
+// about people racing on one object (lessons 3, 4 and 6):
+//
+//	"class": {"names": ["k1", "k2", "k3"], "revisions": {"6": "k1"}}
+//	"class": {"names": ["x"], "namespace": true}
+//	"class": {"shared": "two people race on one Deployment"}
+//
+// For a student, a name n becomes n-<their id> (the id is a DNS-1123 label,
+// so the result is a valid object name and etcd key part); with
+// "namespace" the namespace default becomes the student's own namespace
+// (named by their id, created when they joined); "revisions" maps a
+// revision the article quotes in a command (etcdctl get k1 --rev=6) to the
+// create_revision of the student's copy of a key, read from the store
+// when the definition is asked for. The rewriting covers the set-up's
+// objects, every action (console commands, their stdin manifests, client
+// operations), the verify predicates and the traps; the definition served
+// to the student carries the map it applied ("own") so that the lab
+// rewrites the code in the lesson's texts the same way.
+//
+// The teacher, an open session and the offline lab keep the article's
+// names: the package is the server's (the WebAssembly build never links
+// it; lesson.Service.Own is nil there).
+package classnames
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/lesson"
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+// Class is a lesson's "class" object.
+type Class struct {
+	// Shared says why everyone works on the article's names (a lesson
+	// about people racing on one object). Exclusive with Names,
+	// Namespace and Revisions.
+	Shared string `json:"shared,omitempty"`
+	// Names are the lesson's keys and object names each student gets
+	// their own copy of.
+	Names []string `json:"names,omitempty"`
+	// Namespace: the namespace default is the student's own namespace
+	// (lessons that list and watch a namespace's objects).
+	Namespace bool `json:"namespace,omitempty"`
+	// Revisions maps a revision quoted in a command to the name of the
+	// key whose create_revision it is in the article.
+	Revisions map[string]string `json:"revisions,omitempty"`
+	// Own is what a served definition's names became for its student
+	// (name -> own name, "default" -> their namespace, "6" -> revision).
+	Own map[string]string `json:"own,omitempty"`
+}
+
+// Of reads l's class object; a lesson without one is an error (every
+// lesson must decide).
+func Of(l *lesson.Lesson) (*Class, error) {
+	if len(l.Class) == 0 {
+		return nil, fmt.Errorf("%s: no \"class\": say whether students share its names or get their own", l.Dir)
+	}
+	var c Class
+	dec := json.NewDecoder(strings.NewReader(string(l.Class)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%s: class: %w", l.Dir, err)
+	}
+	own := len(c.Names) > 0 || c.Namespace || len(c.Revisions) > 0
+	switch {
+	case c.Shared != "" && own:
+		return nil, fmt.Errorf("%s: class: shared names or own names, not both", l.Dir)
+	case c.Shared == "" && !own:
+		return nil, fmt.Errorf("%s: class: names to own, or why they are shared", l.Dir)
+	case len(c.Own) > 0:
+		return nil, fmt.Errorf("%s: class: \"own\" is the server's answer, not part of a definition", l.Dir)
+	}
+	for _, n := range c.Names {
+		if n == "" || tokenEnd(n, 0) != len(n) {
+			return nil, fmt.Errorf("%s: class: name %q is not one word", l.Dir, n)
+		}
+	}
+	for rev, key := range c.Revisions {
+		if n, err := strconv.ParseInt(rev, 10, 64); err != nil || n <= 0 || !contains(c.Names, key) {
+			return nil, fmt.Errorf("%s: class: revision %q must be a number and %q one of the names", l.Dir, rev, key)
+		}
+	}
+	return &c, nil
+}
+
+// Check reads the class object of every lesson of c.
+func Check(c *lesson.Catalog) error {
+	var errs []error
+	for _, l := range c.Lessons() {
+		if _, err := Of(l); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Owner gives students their own names in lessons, reading the revisions
+// it maps from store. Its For is a lesson.Service's Own.
+type Owner struct {
+	store mvcc.ReadView
+
+	mu    sync.Mutex
+	cache map[string]*lesson.Lesson // lesson dir, own map -> rewritten lesson
+}
+
+// maxCached bounds the cache (students x lessons x revisions seen).
+const maxCached = 4096
+
+// New returns an Owner over store.
+func New(store mvcc.ReadView) *Owner { return &Owner{store: store, cache: map[string]*lesson.Lesson{}} }
+
+// For returns l as p works on it: with their own names if p is a student
+// and l gives students their own; l itself otherwise, and when the
+// rewriting fails (a definition that does not parse once rewritten is a
+// bug the lessons' tests catch; the article's names still work).
+func (o *Owner) For(l *lesson.Lesson, p api.Principal) *lesson.Lesson {
+	if p.Role != api.RoleStudent || !isDNSLabel(p.ID) {
+		return l
+	}
+	c, err := Of(l)
+	if err != nil || c.Shared != "" {
+		return l
+	}
+	own := o.ownMap(c, p.ID)
+	key := l.Dir + "\x00" + mapKey(own)
+	o.mu.Lock()
+	cached := o.cache[key]
+	o.mu.Unlock()
+	if cached != nil {
+		return cached
+	}
+	out, err := Rewrite(l, c, own)
+	if err != nil {
+		return l
+	}
+	o.mu.Lock()
+	if len(o.cache) >= maxCached {
+		clear(o.cache)
+	}
+	o.cache[key] = out
+	o.mu.Unlock()
+	return out
+}
+
+// Suffix is what a student's own names end with.
+func Suffix(id string) string { return "-" + id }
+
+// ownMap is what c's names become for the student id.
+func (o *Owner) ownMap(c *Class, id string) map[string]string {
+	own := map[string]string{}
+	for _, n := range c.Names {
+		own[n] = n + Suffix(id)
+	}
+	if c.Namespace {
+		own["default"] = id
+	}
+	for rev, key := range c.Revisions {
+		if r := o.createRevision(own[key]); r > 0 {
+			own[rev] = strconv.FormatInt(r, 10)
+		}
+	}
+	return own
+}
+
+// createRevision is key's create_revision now (0: it does not exist).
+func (o *Owner) createRevision(key string) int64 {
+	resp, err := o.store.Range(context.Background(), &mvcc.RangeRequest{Key: []byte(key)})
+	if err != nil || len(resp.Kvs) == 0 {
+		return 0
+	}
+	return resp.Kvs[0].CreateRevision
+}
+
+func mapKey(m map[string]string) string {
+	b, _ := json.Marshal(m) // sorted keys
+	return string(b)
+}
+
+// Rewrite returns a copy of l whose names are replaced as own says, with
+// own recorded in its class object.
+func Rewrite(l *lesson.Lesson, c *Class, own map[string]string) (*lesson.Lesson, error) {
+	raw, err := json.Marshal(l)
+	if err != nil {
+		return nil, err
+	}
+	var def map[string]any
+	if err := json.Unmarshal(raw, &def); err != nil {
+		return nil, err
+	}
+	r := &rewriter{own: own, namespace: c.Namespace, ns: own["default"]}
+	if setup, ok := def["setup"].(map[string]any); ok {
+		for _, o := range list(setup["objects"]) {
+			r.object(o)
+		}
+	}
+	for _, s := range list(def["steps"]) {
+		step, _ := s.(map[string]any)
+		for _, a := range list(step["actions"]) {
+			r.action(a)
+		}
+		for _, t := range list(step["traps"]) {
+			trap, _ := t.(map[string]any)
+			for _, a := range list(trap["actions"]) {
+				r.action(a)
+			}
+		}
+		if v, ok := step["verify"]; ok && v != nil {
+			r.predicate(v)
+		}
+	}
+	cc := *c
+	cc.Own = own
+	def["class"] = cc
+	delete(def, "number")
+	delete(def, "dir")
+	data, err := json.Marshal(def)
+	if err != nil {
+		return nil, err
+	}
+	return lesson.Parse(l.Dir, data)
+}
+
+// rewriter replaces names in a definition's JSON tree, in the places that
+// hold names: not in labels, images or container names, which share the
+// article's words ("app: nginx", "nginx:1.14.2") but are not the object's
+// name.
+type rewriter struct {
+	own       map[string]string
+	namespace bool   // default -> ns
+	ns        string // the student's namespace
+}
+
+func list(v any) []any { l, _ := v.([]any); return l }
+
+// Words replaces every word of s that own names (a word is a run of
+// letters, digits, '-', '_' and '.': "k1", "nginx-deployment", "6" in
+// "--rev=6", "nginx" in "deployment/nginx" and in
+// "/registry/deployments/default/nginx").
+func Words(s string, own map[string]string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		j := tokenEnd(s, i)
+		if j == i {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		w := s[i:j]
+		if r, ok := own[w]; ok {
+			w = r
+		}
+		b.WriteString(w)
+		i = j
+	}
+	return b.String()
+}
+
+// tokenEnd is where the word starting at i ends (i: no word there).
+func tokenEnd(s string, i int) int {
+	for i < len(s) {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			break
+		}
+		i++
+	}
+	return i
+}
+
+// str replaces m[field], a string, with fn of it.
+func str(m map[string]any, field string, fn func(string) string) {
+	if s, ok := m[field].(string); ok {
+		m[field] = fn(s)
+	}
+}
+
+func (r *rewriter) words(s string) string { return Words(s, r.own) }
+
+// name replaces a whole name.
+func (r *rewriter) name(s string) string {
+	if n, ok := r.own[s]; ok {
+		return n
+	}
+	return s
+}
+
+func (r *rewriter) object(v any) {
+	o, _ := v.(map[string]any)
+	meta, _ := o["metadata"].(map[string]any)
+	if meta == nil {
+		return
+	}
+	str(meta, "name", r.name)
+	str(meta, "namespace", r.name)
+	if _, set := meta["namespace"]; !set && r.namespace && o["kind"] != "Namespace" {
+		meta["namespace"] = r.ns
+	}
+}
+
+func (r *rewriter) action(v any) {
+	a, _ := v.(map[string]any)
+	if a == nil {
+		return
+	}
+	str(a, "run", r.words)
+	str(a, "stdin", r.manifest)
+	str(a, "name", r.name)
+	str(a, "namespace", r.name)
+	if _, set := a["namespace"]; !set && r.namespace && a["client"] != nil && a["resource"] != "namespaces" {
+		a["namespace"] = r.ns
+	}
+	if o, ok := a["object"]; ok {
+		r.object(o)
+	}
+}
+
+// manifest replaces the name and namespace of a YAML manifest's top-level
+// metadata ("metadata:" then "  name: nginx"), and nothing else: its
+// labels and containers keep the article's words.
+func (r *rewriter) manifest(s string) string {
+	lines := strings.Split(s, "\n")
+	inMeta := false
+	for i, line := range lines {
+		switch {
+		case line == "metadata:":
+			inMeta = true
+		case !strings.HasPrefix(line, " "):
+			inMeta = false
+		case inMeta:
+			for _, f := range []string{"  name: ", "  namespace: "} {
+				if v, ok := strings.CutPrefix(line, f); ok {
+					lines[i] = f + r.name(strings.TrimSpace(v))
+				}
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// predicate replaces names in a predicate and the matches inside it.
+func (r *rewriter) predicate(v any) {
+	p, _ := v.(map[string]any)
+	for k, x := range p {
+		switch k {
+		case "all", "any":
+			for _, q := range list(x) {
+				r.predicate(q)
+			}
+		case "not":
+			r.predicate(x)
+		case "key", "object", "exchange":
+			r.match(x)
+		case "sequence":
+			seq, _ := x.(map[string]any)
+			for _, m := range list(seq["steps"]) {
+				r.match(m)
+			}
+		}
+	}
+}
+
+// match replaces the names a key check, an object check or an exchange
+// match names.
+func (r *rewriter) match(v any) {
+	m, _ := v.(map[string]any)
+	if m == nil {
+		return
+	}
+	str(m, "name", r.name)
+	str(m, "namespace", r.name)
+	str(m, "key", r.words)
+	str(m, "keyPrefix", r.words)
+}
+
+func isDNSLabel(s string) bool {
+	if s == "" || len(s) > 63 || s[0] == '-' || s[len(s)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,98 @@
+package classnames
+
+import (
+	"testing"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/lesson"
+	"github.com/rvplay/rvplay/engine/mvcc"
+)
+
+// A name is replaced where it is a whole word, never inside another word.
+func TestWordsReplacesWholeWords(t *testing.T) {
+	own := map[string]string{"k1": "k1-ada-x", "nginx": "nginx-ada-x", "default": "ada-x", "6": "4312"}
+	for in, want := range map[string]string{
+		"etcdctl put k1 v1":                                                 "etcdctl put k1-ada-x v1",
+		"etcdctl get k1 --rev=6 -w json":                                    "etcdctl get k1-ada-x --rev=4312 -w json",
+		"etcdctl put k10 v1":                                                "etcdctl put k10 v1",
+		"kubectl rollout status deployment/nginx":                           "kubectl rollout status deployment/nginx-ada-x",
+		"etcdctl get /registry/deployments/default/nginx -w json":           "etcdctl get /registry/deployments/ada-x/nginx-ada-x -w json",
+		"kubectl get deployment nginx-deployment":                           "kubectl get deployment nginx-deployment",
+		"kubectl get deployment nginx -o jsonpath='{.metadata.generation}'": "kubectl get deployment nginx-ada-x -o jsonpath='{.metadata.generation}'",
+	} {
+		if got := Words(in, own); got != want {
+			t.Errorf("Words(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// In a manifest only the object's own name and namespace change: labels,
+// selectors, containers and images keep the article's word.
+func TestAManifestKeepsItsLabelsAndImages(t *testing.T) {
+	r := &rewriter{own: map[string]string{"nginx": "nginx-ada-x", "default": "ada-x"}}
+	in := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nginx\n  namespace: default\n  labels:\n    app: nginx\nspec:\n  template:\n    metadata:\n      name: nginx\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.14.2\n"
+	want := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nginx-ada-x\n  namespace: ada-x\n  labels:\n    app: nginx\nspec:\n  template:\n    metadata:\n      name: nginx\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.14.2\n"
+	if got := r.manifest(in); got != want {
+		t.Errorf("manifest:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A lesson must decide, once: shared names (and why) or names to own.
+func TestAClassObjectSaysOneThing(t *testing.T) {
+	for class, ok := range map[string]bool{
+		``:                         false,
+		`{}`:                       false,
+		`{"shared":"people race"}`: true,
+		`{"names":["k1"]}`:         true,
+		`{"namespace":true}`:       true,
+		`{"shared":"people race","names":["k1"]}`: false,
+		`{"names":["k1 k2"]}`:                     false,
+		`{"names":["k1"],"revisions":{"6":"k2"}}`: false,
+		`{"names":["k1"],"revisions":{"x":"k1"}}`: false,
+		`{"names":["k1"],"own":{"k1":"k1-a"}}`:    false,
+		`{"names":["k1"],"typo":true}`:            false,
+	} {
+		l := &lesson.Lesson{Dir: "01-x", Slug: "x"}
+		if class != "" {
+			l.Class = []byte(class)
+		}
+		if _, err := Of(l); (err == nil) != ok {
+			t.Errorf("class %s: error %v, want ok=%v", class, err, ok)
+		}
+	}
+}
+
+// The teacher, an open session's learners (no principal: the teacher)
+// and a shared lesson keep the article's names.
+func TestOnlyStudentsGetTheirOwnNames(t *testing.T) {
+	own, err := lesson.Parse("01-keys", []byte(`{"slug":"keys","class":{"names":["k1"]},
+	  "steps":[{"id":"put","actions":[{"id":"put","run":"etcdctl put k1 v1"}],"solution":["put"],"verify":{"key":{"key":"k1"}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err := lesson.Parse("02-race", []byte(`{"slug":"race","class":{"shared":"people race"},
+	  "steps":[{"id":"put","actions":[{"id":"put","run":"etcdctl put k1 v1"}],"solution":["put"],"verify":{"key":{"key":"k1"}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := New(store)
+	student := api.Principal{ID: "ada-x7k2q", Name: "Ada", Role: api.RoleStudent}
+	if got := o.For(own, student).Steps[0].Actions[0].Run; got != "etcdctl put k1-ada-x7k2q v1" {
+		t.Errorf("the student runs %q", got)
+	}
+	if first := o.For(own, student); o.For(own, student) != first {
+		t.Error("the rewritten lesson is not cached")
+	}
+	for _, p := range []api.Principal{{ID: "teacher", Role: api.RoleTeacher}, {}, {ID: "Not A Label", Role: api.RoleStudent}} {
+		if o.For(own, p) != own {
+			t.Errorf("%+v gets other names", p)
+		}
+	}
+	if o.For(shared, student) != shared {
+		t.Error("a shared lesson's names changed")
+	}
+}

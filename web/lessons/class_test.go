@@ -1,0 +1,265 @@
+package lessons_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/lesson"
+	"github.com/rvplay/rvplay/engine/lesson/classnames"
+	"github.com/rvplay/rvplay/engine/mvcc"
+	"github.com/rvplay/rvplay/engine/session"
+	"github.com/rvplay/rvplay/internal/jsconsole"
+)
+
+// Every lesson decides whether a class's students share its names or get
+// their own, and its declaration reads.
+func TestEveryLessonSaysWhoseNamesItUses(t *testing.T) {
+	if err := classnames.Check(catalog(t)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// classSession is a class's session as the server runs it: students work
+// on their own names where a lesson says so.
+func classSession(t *testing.T) *session.Session {
+	t.Helper()
+	s, err := session.New("class", mvcc.NewMemoryBackend(), session.Options{Lessons: catalog(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	s.Lessons.Own = classnames.New(s.Store).For
+	return s
+}
+
+// learner is one person in a class: their principal, their own console
+// (the lab's, under Node), and the lesson as the session serves it to them.
+type learner struct {
+	t       *testing.T
+	p       api.Principal
+	sess    *session.Session
+	console *jsconsole.Console
+	l       *lesson.Lesson
+	since   int64
+}
+
+func join(t *testing.T, sess *session.Session, p api.Principal) *learner {
+	t.Helper()
+	h := api.HandlerFunc(func(ctx context.Context, req *api.Request) *api.Response {
+		return sess.Serve(api.WithPrincipal(ctx, p), req)
+	})
+	c, err := jsconsole.Start(h, jsconsole.Options{})
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return &learner{t: t, p: p, sess: sess, console: c}
+}
+
+// call sends a request to the session's lesson routes as the learner.
+func (u *learner) call(method, path string, body any, out any) {
+	u.t.Helper()
+	req := &api.Request{Method: method, Path: path, Header: api.Header{"Content-Type": {"application/json"}}}
+	if body != nil {
+		req.Body, _ = json.Marshal(body)
+	}
+	resp := u.sess.Serve(api.WithPrincipal(context.Background(), u.p), req)
+	if resp.Status != 200 {
+		u.t.Fatalf("%s: %s %s: %d %s", u.p.ID, method, path, resp.Status, resp.Body)
+	}
+	if out != nil {
+		if err := json.Unmarshal(resp.Body, out); err != nil {
+			u.t.Fatal(err)
+		}
+	}
+}
+
+// open reads the lesson as the session serves it to the learner (the lab
+// reads it again at every step: a revision it maps may have come since).
+func (u *learner) open(slug string) {
+	u.t.Helper()
+	var raw json.RawMessage
+	u.call("GET", lesson.LessonsPath+"/"+slug, nil, &raw)
+	l, err := lesson.Parse(u.sess.Lessons.Catalog.Lesson(slug).Dir, raw)
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	u.l = l
+}
+
+// enter starts step n: only what the learner does from now counts.
+func (u *learner) enter(n int) {
+	u.t.Helper()
+	u.open(u.l.Slug)
+	u.since = u.verify(n, 1<<62).Seq
+}
+
+func (u *learner) verify(n int, since int64) *lesson.VerifyResponse {
+	u.t.Helper()
+	var out lesson.VerifyResponse
+	u.call("POST", fmt.Sprintf("%s/%s/steps/%d/verify", lesson.LessonsPath, u.l.Slug, n), map[string]int64{"since": since}, &out)
+	return &out
+}
+
+func (u *learner) passes(n int) bool { return u.verify(n, u.since).Passed }
+
+func (u *learner) run(a lesson.Action) {
+	u.t.Helper()
+	if a.Kind() != "run" {
+		u.t.Fatalf("%s: action %s is not a console command", u.l.Slug, a.ID)
+	}
+	out, status := u.console.RunString(context.Background(), a.Run, a.Stdin, time.Time{})
+	if status == 127 || status == 2 {
+		u.t.Fatalf("%s: %q: %s", u.p.ID, a.Run, out)
+	}
+}
+
+// Two students do a lesson at once on one session, action for action:
+// each passes every step on their own names, and neither's work passes or
+// breaks the other's step, not even the article's own commands run by one
+// of them (which on shared names would put k1 at version 2 under the
+// other's check).
+func TestTwoStudentsDoALessonAtOnceOnOneSession(t *testing.T) {
+	for _, slug := range []string{"etcd-revisions", "resourceversion-is-mod-revision"} {
+		t.Run(slug, func(t *testing.T) {
+			sess := classSession(t)
+			teacher := join(t, sess, api.Principal{ID: "teacher", Role: api.RoleTeacher})
+			alice := join(t, sess, api.Principal{ID: "alice-k3x9q", Name: "Alice", Role: api.RoleStudent})
+			bob := join(t, sess, api.Principal{ID: "bob-7hw2d", Name: "Bob", Role: api.RoleStudent})
+			article := sess.Lessons.Catalog.Lesson(slug)
+			// The teacher's push sets the class up (the lesson's settings).
+			teacher.call("POST", lesson.LessonsPath+"/"+slug+"/setup", nil, nil)
+			teacher.open(slug)
+			if string(mustJSON(t, teacher.l.Steps)) != string(mustJSON(t, article.Steps)) {
+				t.Errorf("the teacher's lesson is not the article's")
+			}
+			for _, u := range []*learner{alice, bob} {
+				u.call("POST", lesson.LessonsPath+"/"+slug+"/setup", nil, nil)
+				u.open(slug)
+			}
+			for n := 1; n <= len(article.Steps); n++ {
+				step := article.Steps[n-1]
+				alice.enter(n)
+				bob.enter(n)
+				a, b := alice.l.Steps[n-1].SolutionActions(), bob.l.Steps[n-1].SolutionActions()
+				for i := range a {
+					if a[i].Run != step.SolutionActions()[i].Run && a[i].Run == b[i].Run {
+						t.Errorf("step %d: alice and bob both run %q", n, a[i].Run)
+					}
+				}
+				// Bob first does all of his step: Alice's is not passed by it.
+				for _, x := range b {
+					bob.run(x)
+				}
+				if !bob.passes(n) {
+					t.Fatalf("step %d (%s): bob's solution does not pass his step", n, step.ID)
+				}
+				if alice.passes(n) {
+					t.Fatalf("step %d (%s): bob's work passes alice's step", n, step.ID)
+				}
+				// Bob runs the article's commands as written (a student
+				// who copies them from the articles): they touch the
+				// article's names, not Alice's.
+				for _, x := range step.SolutionActions() {
+					bob.run(x)
+				}
+				for _, x := range a {
+					alice.run(x)
+				}
+				if !alice.passes(n) {
+					t.Fatalf("step %d (%s): alice's solution does not pass her step after bob's work", n, step.ID)
+				}
+				if !bob.passes(n) {
+					t.Fatalf("step %d (%s): bob's step no longer passes after alice's work", n, step.ID)
+				}
+			}
+		})
+	}
+}
+
+// A wrong action does not pass a student's step, and does not take the
+// other student's passed step away.
+func TestOneStudentsWrongActionPassesNobodysStep(t *testing.T) {
+	sess := classSession(t)
+	alice := join(t, sess, api.Principal{ID: "alice-k3x9q", Name: "Alice", Role: api.RoleStudent})
+	bob := join(t, sess, api.Principal{ID: "bob-7hw2d", Name: "Bob", Role: api.RoleStudent})
+	for _, u := range []*learner{alice, bob} {
+		u.call("POST", lesson.LessonsPath+"/etcd-revisions/setup", nil, nil)
+		u.open("etcd-revisions")
+		u.enter(1)
+	}
+	for _, x := range alice.l.Steps[0].SolutionActions() {
+		alice.run(x)
+	}
+	// Bob's wrong way through step 1 (writing without reading), on his
+	// own key and on Alice's name as the article writes it.
+	for _, trap := range bob.l.Steps[0].Traps {
+		for _, x := range trap.Actions {
+			bob.run(x)
+		}
+	}
+	bob.run(lesson.Action{ID: "article", Run: "etcdctl put k1 v1"})
+	if bob.passes(1) {
+		t.Error("bob's wrong action passes his step")
+	}
+	if !alice.passes(1) {
+		t.Error("bob's wrong action took alice's step away")
+	}
+}
+
+// What a student's lesson becomes: their own keys in commands and
+// predicates, the revision the article quotes mapped to their own key's,
+// their own object names in manifests (not the labels and images that
+// share the article's word), and the map the lab applies to the texts.
+func TestAStudentsLessonUsesTheirOwnNames(t *testing.T) {
+	sess := classSession(t)
+	alice := join(t, sess, api.Principal{ID: "alice-k3x9q", Name: "Alice", Role: api.RoleStudent})
+	alice.call("POST", lesson.LessonsPath+"/etcd-revisions/setup", nil, nil)
+	alice.open("etcd-revisions")
+	alice.run(alice.l.Steps[0].Actions[0]) // etcdctl put k1-alice-k3x9q v1
+	created := sess.Store.Rev()
+	alice.open("etcd-revisions")
+	get := alice.l.Steps[3].Action("get-old").Run
+	if want := fmt.Sprintf("etcdctl get k1-alice-k3x9q --rev=%d -w json", created); get != want {
+		t.Errorf("step 4's read in the past is %q, want %q", get, want)
+	}
+	var class classnames.Class
+	if err := json.Unmarshal(alice.l.Class, &class); err != nil || class.Own["k1"] != "k1-alice-k3x9q" || class.Own["6"] != fmt.Sprint(created) {
+		t.Errorf("class: %s %v", alice.l.Class, err)
+	}
+
+	alice.open("inside-update")
+	stdin := alice.l.Steps[0].Actions[0].Stdin
+	for _, want := range []string{"  name: nginx-alice-k3x9q\n", "app: nginx\n", "image: nginx:1.14.2", "- name: nginx\n"} {
+		if !strings.Contains(stdin, want) {
+			t.Errorf("inside-update's manifest has no %q:\n%s", want, stdin)
+		}
+	}
+	if got := alice.l.Steps[0].Verify; !strings.Contains(string(mustJSON(t, got)), `"name":"nginx-alice-k3x9q"`) {
+		t.Errorf("inside-update's first check: %s", mustJSON(t, got))
+	}
+
+	alice.open("list-then-watch")
+	if a := alice.l.Steps[0].Actions[0]; a.Namespace != "alice-k3x9q" {
+		t.Errorf("list-then-watch's list is in %q, want the student's namespace", a.Namespace)
+	}
+
+	alice.open("lost-update") // shared: the article's names
+	if a := alice.l.Steps[0].Actions[0]; a.Name != "nginx" || a.Namespace != "" {
+		t.Errorf("lost-update is shared, yet alice gets %+v", a)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
