@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -247,6 +248,15 @@ func TestAStudentsLessonUsesTheirOwnNames(t *testing.T) {
 	alice.open("list-then-watch")
 	if a := alice.l.Steps[0].Actions[0]; a.Namespace != "alice-k3x9q" {
 		t.Errorf("list-then-watch's list is in %q, want the student's namespace", a.Namespace)
+	}
+
+	alice.open("get-and-list")
+	tooNew := alice.l.Steps[3].Action("b-future")
+	if tooNew == nil {
+		t.Fatal("get-and-list has no too-new action")
+	}
+	if rv, _ := strconv.ParseInt(tooNew.ResourceVersion, 10, 64); rv < sess.Store.Rev()+100000 {
+		t.Errorf("get-and-list's too new resourceVersion is %q, at revision %d", tooNew.ResourceVersion, sess.Store.Rev())
 	}
 
 	alice.open("lost-update") // shared: the article's names

@@ -53,8 +53,10 @@ type Class struct {
 	// Namespace: the namespace default is the student's own namespace
 	// (lessons that list and watch a namespace's objects).
 	Namespace bool `json:"namespace,omitempty"`
-	// Revisions maps a revision quoted in a command to the name of the
-	// key whose create_revision it is in the article.
+	// Revisions maps a revision quoted in a command or a client action
+	// to what it stands for: the name of the key whose create_revision it
+	// is in the article ("6": "k1"), or "+N", N past the store's revision
+	// when the step begins (a resourceVersion too new to be served).
 	Revisions map[string]string `json:"revisions,omitempty"`
 	// Own is what a served definition's names became for its student
 	// (name -> own name, "default" -> their namespace, "6" -> revision).
@@ -87,9 +89,9 @@ func Of(l *lesson.Lesson) (*Class, error) {
 			return nil, fmt.Errorf("%s: class: name %q is not one word", l.Dir, n)
 		}
 	}
-	for rev, key := range c.Revisions {
-		if n, err := strconv.ParseInt(rev, 10, 64); err != nil || n <= 0 || !contains(c.Names, key) {
-			return nil, fmt.Errorf("%s: class: revision %q must be a number and %q one of the names", l.Dir, rev, key)
+	for rev, to := range c.Revisions {
+		if !isRevision(rev) || !contains(c.Names, to) && !(strings.HasPrefix(to, "+") && isRevision(to[1:])) {
+			return nil, fmt.Errorf("%s: class: revision %q must be a number, and %q one of the names or +<number>", l.Dir, rev, to)
 		}
 	}
 	return &c, nil
@@ -166,12 +168,26 @@ func (o *Owner) ownMap(c *Class, id string) map[string]string {
 	if c.Namespace {
 		own["default"] = id
 	}
-	for rev, key := range c.Revisions {
-		if r := o.createRevision(own[key]); r > 0 {
+	for rev, to := range c.Revisions {
+		var r int64
+		if ahead, ok := strings.CutPrefix(to, "+"); ok {
+			// Between N and 2N past the store's revision, the same
+			// for N revisions (so the rewritten lesson stays cached).
+			n, _ := strconv.ParseInt(ahead, 10, 64)
+			r = (o.store.Rev()/n + 2) * n
+		} else {
+			r = o.createRevision(own[to])
+		}
+		if r > 0 {
 			own[rev] = strconv.FormatInt(r, 10)
 		}
 	}
 	return own
+}
+
+func isRevision(s string) bool {
+	n, err := strconv.ParseInt(s, 10, 64)
+	return err == nil && n > 0
 }
 
 // createRevision is key's create_revision now (0: it does not exist).
@@ -318,6 +334,7 @@ func (r *rewriter) action(v any) {
 	str(a, "stdin", r.manifest)
 	str(a, "name", r.name)
 	str(a, "namespace", r.name)
+	str(a, "resourceVersion", r.name) // a number the class maps; "list", "keep"... are no names
 	if _, set := a["namespace"]; !set && r.namespace && a["client"] != nil && a["resource"] != "namespaces" {
 		a["namespace"] = r.ns
 	}

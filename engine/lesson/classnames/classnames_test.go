@@ -96,3 +96,33 @@ func TestOnlyStudentsGetTheirOwnNames(t *testing.T) {
 		t.Error("a shared lesson's names changed")
 	}
 }
+
+// A revision "too new to serve" stays ahead of a busy class's store: N to
+// 2N past its revision, the same for N revisions; a client action's
+// resourceVersion is mapped as a command's is.
+func TestATooNewRevisionStaysAhead(t *testing.T) {
+	l, err := lesson.Parse("01-future", []byte(`{"slug":"future","class":{"namespace":true,"revisions":{"1000":"+100"}},
+	  "steps":[{"id":"get","actions":[{"id":"get","client":"B","do":"get","resource":"configmaps","name":"a","resourceVersion":"1000"},
+	    {"id":"list","client":"B","do":"list","resource":"configmaps","resourceVersion":"list"}],"solution":["get"],
+	    "verify":{"exchange":{"client":"B","verb":"get","status":504}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 250; i++ {
+		if _, err := store.Put(t.Context(), &mvcc.PutRequest{Key: []byte("k"), Value: []byte("v")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	own := New(store).For(l, api.Principal{ID: "ada-x7k2q", Role: api.RoleStudent})
+	get, list := own.Steps[0].Actions[0], own.Steps[0].Actions[1]
+	if get.ResourceVersion != "400" || get.Namespace != "ada-x7k2q" {
+		t.Errorf("at revision %d the too new get is %+v, want resourceVersion 400 in the student's namespace", store.Rev(), get)
+	}
+	if list.ResourceVersion != "list" {
+		t.Errorf("a list from the client's last list became %q", list.ResourceVersion)
+	}
+}
