@@ -32,11 +32,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/kube"
 	"github.com/rvplay/rvplay/engine/lesson"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
@@ -90,7 +92,7 @@ func Of(l *lesson.Lesson) (*Class, error) {
 		}
 	}
 	for rev, to := range c.Revisions {
-		if !isRevision(rev) || !contains(c.Names, to) && !(strings.HasPrefix(to, "+") && isRevision(to[1:])) {
+		if !isRevision(rev) || !slices.Contains(c.Names, to) && !(strings.HasPrefix(to, "+") && isRevision(to[1:])) {
 			return nil, fmt.Errorf("%s: class: revision %q must be a number, and %q one of the names or +<number>", l.Dir, rev, to)
 		}
 	}
@@ -128,7 +130,7 @@ func New(store mvcc.ReadView) *Owner { return &Owner{store: store, cache: map[st
 // rewriting fails (a definition that does not parse once rewritten is a
 // bug the lessons' tests catch; the article's names still work).
 func (o *Owner) For(l *lesson.Lesson, p api.Principal) *lesson.Lesson {
-	if p.Role != api.RoleStudent || !isDNSLabel(p.ID) {
+	if p.Role != api.RoleStudent || kube.IsDNS1123Label(p.ID) != nil {
 		return l
 	}
 	c, err := Of(l)
@@ -399,25 +401,4 @@ func (r *rewriter) match(v any) {
 	str(m, "namespace", r.name)
 	str(m, "key", r.words)
 	str(m, "keyPrefix", r.words)
-}
-
-func isDNSLabel(s string) bool {
-	if s == "" || len(s) > 63 || s[0] == '-' || s[len(s)-1] == '-' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
