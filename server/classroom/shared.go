@@ -95,10 +95,12 @@ func (r *Registry) refresh(ctx context.Context) {
 	}
 	r.mu.Unlock()
 	for _, name := range gone {
-		// Created here since the list was read: still there.
-		stillGone := func(*entry) bool { _, ok, err := st.SessionInfo(name); return err == nil && !ok }
-		err := r.takeOffline(ctx, name, stillGone, true, "ended on another server", func() error { return nil })
-		if err != nil && err != errSkipped && err != ErrNotFound {
+		// One created here since the list was read is there now.
+		if _, there, err := st.SessionInfo(name); err != nil || there {
+			continue
+		}
+		err := r.takeOffline(ctx, name, nil, true, "ended on another server", func() error { return nil })
+		if err != nil && err != ErrNotFound {
 			r.opts.Logger.Error("ending a session ended elsewhere failed", "session", name, "err", err)
 		}
 	}

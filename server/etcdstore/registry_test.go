@@ -1,0 +1,72 @@
+package etcdstore_test
+
+import (
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/internal/etcdtest"
+	"github.com/rvplay/rvplay/server/classroom"
+	"github.com/rvplay/rvplay/server/etcdstore"
+)
+
+// Two registries on one cluster, as two replicas have: what one does, the
+// other learns from the cluster.
+func TestRegistriesOnOneClusterLearnWhatTheOtherDid(t *testing.T) {
+	cli := client(t, etcdtest.Start(t, etcdtest.Options{}).URL)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	registry := func() *classroom.Registry {
+		r, err := classroom.New(etcdstore.NewSessions(cli, "", etcdstore.Options{}), classroom.Options{Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(r.Close)
+		return r
+	}
+	a, b := registry(), registry()
+	created, err := a.CreateGuarded("class")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := b.Lookup("class"); !ok || !s.Guarded {
+		t.Fatalf("b looks up a's new session: %+v, %v", s, ok)
+	}
+	if _, err := b.CreateGuarded("class"); err != classroom.ErrExists {
+		t.Fatalf("b creates a session a created: %v, want ErrExists", err)
+	}
+	if created, err := b.CreateOpen("class"); err != nil || created {
+		t.Fatalf("b's CreateOpen of a's guarded session: %v, %v (it is kept as it is)", created, err)
+	}
+	if s, _ := b.Lookup("class"); !s.Guarded {
+		t.Fatal("b's CreateOpen made a's guarded session open")
+	}
+	joined, err := a.Join(ctx, "class", created.JoinCode, "Ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := b.Authenticate("class", joined.Token); !ok || p.Role != api.RoleStudent || p.ID != joined.ID {
+		t.Fatalf("b authenticates a's student: %+v, %v", p, ok)
+	}
+	if _, ok := b.Authenticate("class", "not-a-token"); ok {
+		t.Fatal("b took a token nobody was given")
+	}
+	if p, ok := b.Authenticate("class", created.TeacherToken); !ok || p.Role != api.RoleTeacher {
+		t.Fatalf("b authenticates the teacher: %+v, %v", p, ok)
+	}
+	if _, release, err := b.Acquire(ctx, "class"); err != nil {
+		t.Fatal(err)
+	} else {
+		release()
+	}
+	if err := a.End(ctx, "class"); err != nil {
+		t.Fatal(err)
+	}
+	b.Sweep(ctx)
+	if _, ok := b.Lookup("class"); ok {
+		t.Fatal("after its sweep, b still has the session a ended")
+	}
+	if _, _, err := b.Acquire(ctx, "class"); err != classroom.ErrNotFound {
+		t.Fatalf("acquiring the ended session on b: %v", err)
+	}
+}
