@@ -15,6 +15,7 @@ import (
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/session"
 	"github.com/rvplay/rvplay/internal/jsconsole"
+	"github.com/rvplay/rvplay/web/lessons"
 )
 
 // Every lesson decides whether a class's students share its names or get
@@ -272,4 +273,65 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// What a class's lesson routes pay for a student's own names on every
+// definition, set-up and verify call (a lab checks after every action and
+// a class has up to 200 students): the rewritten lesson from the cache,
+// and the rewriting itself for a student seen the first time.
+func BenchmarkAStudentsLesson(b *testing.B) {
+	c, err := lesson.Load(lessons.Definitions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	store, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, slug := range []string{"etcd-revisions", "inside-update"} {
+		l := c.Lesson(slug)
+		b.Run(slug+"/cached", func(b *testing.B) {
+			o := classnames.New(store)
+			p := api.Principal{ID: "ada-x7k2q", Role: api.RoleStudent}
+			o.For(l, p)
+			b.ReportAllocs()
+			for b.Loop() {
+				o.For(l, p)
+			}
+		})
+		b.Run(slug+"/rewritten", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				classnames.New(store).For(l, api.Principal{ID: "ada-x7k2q", Role: api.RoleStudent})
+			}
+		})
+	}
+}
+
+// A student's verify call on a class's session, with their own names (the
+// server's) and with the article's (Own nil): what the names add to the
+// call a lab makes after every action.
+func BenchmarkAStudentsVerify(b *testing.B) {
+	s, err := session.New("class", mvcc.NewMemoryBackend(), session.Options{Lessons: catalog(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = s.Close() }()
+	ctx := api.WithPrincipal(context.Background(), api.Principal{ID: "ada-x7k2q", Role: api.RoleStudent})
+	own := classnames.New(s.Store).For
+	for _, mode := range []string{"own", "article"} {
+		b.Run(mode, func(b *testing.B) {
+			s.Lessons.Own = nil
+			if mode == "own" {
+				s.Lessons.Own = own
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				resp := s.Serve(ctx, &api.Request{Method: "POST", Path: lesson.LessonsPath + "/etcd-revisions/steps/1/verify", Body: []byte(`{"since":0}`)})
+				if resp.Status != 200 {
+					b.Fatalf("%d %s", resp.Status, resp.Body)
+				}
+			}
+		})
+	}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/rvplay/rvplay/web/lessons"
 )
 
-func catalog(t *testing.T) *lesson.Catalog {
+func catalog(t testing.TB) *lesson.Catalog {
 	t.Helper()
 	c, err := lesson.Load(lessons.Definitions())
 	if err != nil {
