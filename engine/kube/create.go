@@ -40,10 +40,12 @@ func (reg *Registry) create(ctx context.Context, r *Resource, ns string, obj Obj
 			return Written{}, NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 		}
 		m["namespace"] = ns
-		if ok, err := reg.namespaceExists(ctx, ns); err != nil {
+		if ok, terminating, err := reg.namespaceState(ctx, ns); err != nil {
 			return Written{}, err
 		} else if !ok {
 			return Written{}, NewNotFound("", "namespaces", ns)
+		} else if terminating {
+			return Written{}, forbidTerminatingNamespace(r, obj, ns)
 		}
 	} else {
 		delete(m, "namespace")

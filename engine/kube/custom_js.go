@@ -7,7 +7,6 @@ import (
 	"errors"
 
 	"github.com/rvplay/rvplay/engine/kube/schema"
-	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
 // The browser build serves no CustomResourceDefinitions: serving them
@@ -50,7 +49,3 @@ func (reg *Registry) deleteDefinition(context.Context, string, DeleteOptions) (a
 
 // OpenAPI: no resource is a custom one.
 func (r *Resource) OpenAPI() (schema.Resource, bool) { return schema.Resource{}, false }
-
-func (reg *Registry) customResourcesIn(_ context.Context, _ string, ops []mvcc.RequestOp) ([]mvcc.RequestOp, error) {
-	return ops, nil
-}

@@ -138,20 +138,3 @@ func (reg *Registry) definitionObjects(ctx context.Context) ([]Object, error) {
 	}
 	return out, nil
 }
-
-// customResourcesIn adds to ops the deletes of the custom resources in
-// namespace ns (each resource once, whatever its served versions).
-func (reg *Registry) customResourcesIn(ctx context.Context, ns string, ops []mvcc.RequestOp) ([]mvcc.RequestOp, error) {
-	custom, _, err := reg.CustomResources(ctx)
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	for _, r := range custom {
-		if p := r.Prefix(ns); r.Namespaced && !seen[p] {
-			seen[p] = true
-			ops = append(ops, mvcc.RequestOp{DeleteRange: &mvcc.DeleteRangeRequest{Key: []byte(p), RangeEnd: prefixEnd([]byte(p))}})
-		}
-	}
-	return ops, nil
-}

@@ -15,6 +15,21 @@ func finalizers(o Object) []any {
 	return l
 }
 
+// The garbage collector's finalizers (metav1.FinalizerOrphanDependents,
+// FinalizerDeleteDependents): an object deleted with one of them waits
+// until the garbage collector has orphaned, or deleted, its dependents.
+const (
+	FinalizerOrphanDependents = "orphan"
+	FinalizerDeleteDependents = "foregroundDeletion"
+)
+
+// The propagation policies of a delete (metav1.DeletionPropagation).
+const (
+	DeletePropagationOrphan     = "Orphan"
+	DeletePropagationBackground = "Background"
+	DeletePropagationForeground = "Foreground"
+)
+
 // Preconditions are DeleteOptions.preconditions.
 type Preconditions struct {
 	UID             *string `json:"uid,omitempty"`
@@ -25,8 +40,12 @@ type Preconditions struct {
 type DeleteOptions struct {
 	Preconditions      *Preconditions
 	GracePeriodSeconds *int64
-	PropagationPolicy  string
-	DryRun             bool
+	// PropagationPolicy is "", Orphan, Background or Foreground.
+	PropagationPolicy string
+	// OrphanDependents is the deprecated form of the policy (true:
+	// Orphan, false: Foreground); never set together with it.
+	OrphanDependents *bool
+	DryRun           bool
 }
 
 // DeleteOptionsRequest is a DeleteOptions as a client sends it: the JSON
@@ -57,6 +76,12 @@ func DecodeDeleteOptions(body []byte) (DeleteOptions, error) {
 // dryRun "All" is a dry run) and returns the options of the delete.
 func (rq DeleteOptionsRequest) Options() (DeleteOptions, error) {
 	var do DeleteOptions
+	if rq.OrphanDependents != nil && rq.PropagationPolicy != nil {
+		return do, NewInvalid("meta.k8s.io", "DeleteOptions", "", []FieldError{{
+			Type: CauseFieldValueInvalid, Field: "propagationPolicy", Value: *rq.PropagationPolicy,
+			Detail: "orphanDependents and deletionPropagation cannot be both set"}})
+	}
+	do.OrphanDependents = rq.OrphanDependents
 	if p := rq.PropagationPolicy; p != nil {
 		switch *p {
 		case "Foreground", "Background", "Orphan":
@@ -79,6 +104,15 @@ func (rq DeleteOptionsRequest) Options() (DeleteOptions, error) {
 
 // Delete removes an object. The answer is the deleted object (types that
 // return it, or an object kept by finalizers) or a success *Status.
+//
+// What happens to the object's dependents is the garbage collector's
+// business, which the delete hands over through finalizers, as
+// kube-apiserver's generic store does: Orphan adds "orphan" and Foreground
+// "foregroundDeletion" (so the object stays, with a deletionTimestamp,
+// until the garbage collector removes the finalizer), Background deletes
+// at once and leaves the collector to find the dependents whose owner is
+// gone. Without a policy, a finalizer the object already has decides, else
+// Background, every served type's default.
 func (reg *Registry) Delete(ctx context.Context, r *Resource, ns, name string, o DeleteOptions) (any, error) {
 	if err := reg.bootstrap(ctx); err != nil {
 		return nil, err
@@ -89,6 +123,14 @@ func (reg *Registry) Delete(ctx context.Context, r *Resource, ns, name string, o
 	if r == definitions {
 		return reg.deleteDefinition(ctx, name, o)
 	}
+	if isNamespaces(r) {
+		return reg.deleteNamespace(ctx, r, name, o)
+	}
+	return reg.deleteObject(ctx, r, ns, name, o)
+}
+
+// deleteObject is the generic store's Delete.
+func (reg *Registry) deleteObject(ctx context.Context, r *Resource, ns, name string, o DeleteOptions) (any, error) {
 	key := r.Key(ns, name)
 	for {
 		kv, _, err := reg.get(ctx, key, 0)
@@ -102,63 +144,42 @@ func (reg *Registry) Delete(ctx context.Context, r *Resource, ns, name string, o
 		if err != nil {
 			return nil, err
 		}
-		if p := o.Preconditions; p != nil {
-			// rest.BeforeDelete names the Kind, not the resource.
-			if p.UID != nil && *p.UID != UID(cur) {
-				return nil, NewConflict(r.Group, r.Kind, name, fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, UID(cur)))
-			}
-			if p.ResourceVersion != nil && *p.ResourceVersion != ResourceVersion(cur) {
-				return nil, NewConflict(r.Group, r.Kind, name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, ResourceVersion(cur)))
-			}
+		if err := checkDeletePreconditions(r, cur, name, o.Preconditions); err != nil {
+			return nil, err
 		}
-		if len(finalizers(cur)) > 0 {
+		changed, _ := gcFinalizers(cur, o)
+		if len(finalizers(cur)) > 0 || changed {
 			// graceful: mark for deletion, the last finalizer removal deletes
 			w, err := reg.guaranteedUpdate(ctx, r, ns, name, o.DryRun, false, nil, func(c Object) (Object, error) {
 				if ResourceVersion(c) != ResourceVersion(cur) {
 					return nil, errRetryDelete
 				}
 				c = copyObject(c)
-				cm := meta(c)
-				if str(cm, "deletionTimestamp") == "" {
-					cm["deletionTimestamp"] = reg.timestamp()
-					cm["deletionGracePeriodSeconds"] = jsonInt(0)
-					if g, ok := numberInt(cm["generation"]); ok && g > 0 {
-						cm["generation"] = jsonInt(g + 1)
-					}
+				if changed, fs := gcFinalizers(c, o); changed {
+					setFinalizers(c, fs)
 				}
+				if len(finalizers(c)) == 0 {
+					return nil, errDeleteNow
+				}
+				reg.markAsDeleting(c)
 				return c, nil
 			})
 			if err == errRetryDelete {
 				continue
 			}
-			if err != nil {
-				return nil, err
+			if err != errDeleteNow {
+				if err != nil {
+					return nil, err
+				}
+				return w.Object, nil
 			}
-			return w.Object, nil
 		}
 		if o.DryRun {
 			return reg.deleteAnswer(r, cur), nil
 		}
-		var ops []mvcc.RequestOp
-		ops = append(ops, mvcc.RequestOp{DeleteRange: &mvcc.DeleteRangeRequest{Key: []byte(key)}})
-		if r.Resource == "namespaces" {
-			// the namespace controller's work, done at once: everything in
-			// the namespace goes with it, custom resources too.
-			for _, rr := range Resources {
-				if rr.Namespaced {
-					p := rr.Prefix(name)
-					ops = append(ops, mvcc.RequestOp{DeleteRange: &mvcc.DeleteRangeRequest{Key: []byte(p), RangeEnd: prefixEnd([]byte(p))}})
-				}
-			}
-			if customServed {
-				if ops, err = reg.customResourcesIn(ctx, name, ops); err != nil {
-					return nil, err
-				}
-			}
-		}
 		resp, err := reg.kv.Txn(ctx, &mvcc.TxnRequest{
 			Compare: []mvcc.Compare{{Target: mvcc.CompareMod, Result: mvcc.CompareEqual, Key: []byte(key), ModRevision: kv.ModRevision}},
-			Success: ops,
+			Success: []mvcc.RequestOp{{DeleteRange: &mvcc.DeleteRangeRequest{Key: []byte(key)}}},
 		})
 		if err != nil {
 			return nil, err
@@ -172,7 +193,113 @@ func (reg *Registry) Delete(ctx context.Context, r *Resource, ns, name string, o
 	}
 }
 
-var errRetryDelete = errors.New("retry delete")
+var (
+	errRetryDelete = errors.New("retry delete")
+	errDeleteNow   = errors.New("delete now")
+)
+
+// checkDeletePreconditions is rest.BeforeDelete's check, which names the
+// Kind, not the resource.
+func checkDeletePreconditions(r *Resource, cur Object, name string, p *Preconditions) error {
+	if p == nil {
+		return nil
+	}
+	if p.UID != nil && *p.UID != UID(cur) {
+		return NewConflict(r.Group, r.Kind, name, fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, UID(cur)))
+	}
+	if p.ResourceVersion != nil && *p.ResourceVersion != ResourceVersion(cur) {
+		return NewConflict(r.Group, r.Kind, name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, ResourceVersion(cur)))
+	}
+	return nil
+}
+
+// gcFinalizers is deletionFinalizersForGarbageCollection: the object's
+// finalizers with "orphan" and "foregroundDeletion" as the options (or,
+// without a policy, the object's own finalizers) say, and whether that
+// changes them.
+func gcFinalizers(o Object, opts DeleteOptions) (bool, []any) {
+	orphan, foreground := false, false
+	switch {
+	case opts.OrphanDependents != nil:
+		orphan, foreground = *opts.OrphanDependents, false
+	case opts.PropagationPolicy != "":
+		orphan = opts.PropagationPolicy == DeletePropagationOrphan
+		foreground = opts.PropagationPolicy == DeletePropagationForeground
+	default:
+		for _, f := range finalizers(o) {
+			switch f {
+			case FinalizerOrphanDependents:
+				orphan = true
+			case FinalizerDeleteDependents:
+				foreground = true
+			}
+			if orphan || foreground {
+				break
+			}
+		}
+	}
+	old := finalizers(o)
+	out := make([]any, 0, len(old)+1)
+	for _, f := range old {
+		if f != FinalizerOrphanDependents && f != FinalizerDeleteDependents {
+			out = append(out, f)
+		}
+	}
+	if orphan {
+		out = append(out, FinalizerOrphanDependents)
+	}
+	if foreground {
+		out = append(out, FinalizerDeleteDependents)
+	}
+	if sameStringSet(old, out) {
+		return false, old
+	}
+	return true, out
+}
+
+func sameStringSet(a, b []any) bool {
+	in := func(l []any, s any) bool {
+		for _, x := range l {
+			if x == s {
+				return true
+			}
+		}
+		return false
+	}
+	for _, x := range a {
+		if !in(b, x) {
+			return false
+		}
+	}
+	for _, x := range b {
+		if !in(a, x) {
+			return false
+		}
+	}
+	return true
+}
+
+func setFinalizers(o Object, fs []any) {
+	if len(fs) == 0 {
+		delete(meta(o), "finalizers")
+		return
+	}
+	meta(o)["finalizers"] = fs
+}
+
+// markAsDeleting is the generic store's: deletionTimestamp now (unless an
+// earlier one is set), no grace period, and a new generation the first
+// time.
+func (reg *Registry) markAsDeleting(o Object) {
+	m := meta(o)
+	if str(m, "deletionTimestamp") == "" {
+		if g, ok := numberInt(m["generation"]); ok && g > 0 {
+			m["generation"] = jsonInt(g + 1)
+		}
+		m["deletionTimestamp"] = reg.timestamp()
+	}
+	m["deletionGracePeriodSeconds"] = jsonInt(0)
+}
 
 func (reg *Registry) deleteAnswer(r *Resource, cur Object) any {
 	if r.ReturnDeletedObject {
@@ -190,7 +317,8 @@ func (reg *Registry) DeleteCollection(ctx context.Context, r *Resource, ns strin
 	}
 	out := &List{Kind: l.Kind, APIVersion: l.APIVersion, Resource: r, Items: []Object{}}
 	for _, it := range l.Objects() {
-		d, err := reg.Delete(ctx, r, Namespace(it), Name(it), DeleteOptions{DryRun: o.DryRun, GracePeriodSeconds: o.GracePeriodSeconds})
+		d, err := reg.Delete(ctx, r, Namespace(it), Name(it), DeleteOptions{DryRun: o.DryRun, GracePeriodSeconds: o.GracePeriodSeconds,
+			PropagationPolicy: o.PropagationPolicy, OrphanDependents: o.OrphanDependents})
 		if err != nil {
 			var se *StatusError
 			if errors.As(err, &se) && se.Status.Reason == ReasonNotFound {

@@ -16,3 +16,25 @@ func admitNamespaceDelete(r *Resource, name string) error {
 	}
 	return nil
 }
+
+// NamespaceTerminatingCause is the cause kube's NamespaceLifecycle adds to
+// its refusal of content for a terminating namespace
+// (v1.NamespaceTerminatingCause); controllers recognise it.
+const NamespaceTerminatingCause = "NamespaceTerminating"
+
+// forbidTerminatingNamespace is NamespaceLifecycle's refusal of a create
+// in a namespace being deleted, named after the object (its generateName
+// when it has no name yet, as admission runs before names are generated).
+func forbidTerminatingNamespace(r *Resource, obj Object, ns string) error {
+	name := Name(obj)
+	if name == "" {
+		name = str(meta(obj), "generateName")
+	}
+	if name == "" {
+		name = "Unknown"
+	}
+	err := NewForbidden(r.Group, r.Resource, name, "unable to create new content in namespace "+ns+" because it is being terminated")
+	err.Status.Details.Causes = append(err.Status.Details.Causes, StatusCause{Type: NamespaceTerminatingCause,
+		Message: "namespace " + ns + " is being terminated", Field: "metadata.namespace"})
+	return err
+}

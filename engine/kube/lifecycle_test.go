@@ -7,7 +7,7 @@ import (
 
 // kube-apiserver's NamespaceLifecycle refuses to delete default,
 // kube-system and kube-public, for everyone, dry run or not, present or not;
-// any other namespace (kube-node-lease too) is deleted with what it holds.
+// any other namespace (kube-node-lease too) may be deleted.
 func TestTheImmortalNamespacesMayNotBeDeleted(t *testing.T) {
 	f := newFixture(t)
 	for _, ns := range []string{"default", "kube-system", "kube-public"} {

@@ -42,11 +42,6 @@ func (reg *Registry) get(ctx context.Context, key string, rev int64) (*mvcc.KeyV
 	return resp.Kvs[0], resp.Header.Revision, nil
 }
 
-func (reg *Registry) namespaceExists(ctx context.Context, ns string) (bool, error) {
-	kv, _, err := reg.get(ctx, "/registry/namespaces/"+ns, 0)
-	return kv != nil, err
-}
-
 func isCompacted(err error) bool {
 	var me *mvcc.Error
 	return errors.As(err, &me) && me.Message == mvcc.ErrCompacted.Message

@@ -84,7 +84,8 @@ func (reg *Registry) guaranteedUpdate(ctx context.Context, r *Resource, ns, name
 		if dryRun {
 			return Written{Object: nobj}, nil
 		}
-		finalized := str(meta(nobj), "deletionTimestamp") != "" && len(finalizers(nobj)) == 0
+		finalized := str(meta(nobj), "deletionTimestamp") != "" && len(finalizers(nobj)) == 0 &&
+			(!isNamespaces(r) || len(namespaceSpecFinalizers(nobj)) == 0)
 		if !finalized {
 			if err := checkEtcdRequest(key, data); err != nil {
 				m := meta(nobj)

@@ -85,6 +85,9 @@ func resourceList(served []*kube.Resource, group, version string) (*apiResourceL
 		if r.Status {
 			l.Resources = append(l.Resources, apiResource{Name: r.Resource + "/status", Namespaced: r.Namespaced, Kind: r.Kind, Verbs: sub})
 		}
+		if r.Group == "" && r.Resource == "namespaces" {
+			l.Resources = append(l.Resources, apiResource{Name: "namespaces/finalize", Kind: r.Kind, Verbs: []string{"update"}})
+		}
 		if r.Scale {
 			l.Resources = append(l.Resources, apiResource{Name: r.Resource + "/scale", Namespaced: r.Namespaced,
 				Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: sub})

@@ -237,7 +237,7 @@ func route(req *api.Request, p string, lookup func(group, version, resource stri
 	if parts[0] == "namespaces" && len(parts) >= 3 && group == "" {
 		// /namespaces/<ns>/<resource>[/<name>[/<sub>]], unless <resource>
 		// is a subresource of the namespace itself
-		if len(parts) == 3 && parts[2] == "status" {
+		if len(parts) == 3 && (parts[2] == "status" || parts[2] == "finalize") {
 			rq.res, rq.name, rq.sub = nsRes, parts[1], parts[2]
 			return rq, true, nil
 		}
@@ -284,6 +284,9 @@ func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response 
 		if msgs := pathSegmentErrors(rq.name); len(msgs) > 0 {
 			return statusResponse(kube.NewBadRequest(fmt.Sprintf("%s: %s", rq.name, strings.Join(msgs, ", "))))
 		}
+	}
+	if rq.sub == "finalize" && rq.Method != "PUT" {
+		return statusResponse(kube.NewMethodNotSupported(r.Group, r.Resource+"/finalize", methodVerb(rq)))
 	}
 	watch := rq.watchPath || boolParam(q, "watch")
 	switch {
@@ -369,7 +372,12 @@ func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response 
 		if err != nil {
 			return statusResponse(err)
 		}
-		out, err := h.reg.Update(ctx, r, rq.ns, rq.name, rq.sub, o, writeOptions(rq))
+		var out kube.Written
+		if rq.sub == "finalize" {
+			out, err = h.reg.Finalize(ctx, r, rq.name, o, writeOptions(rq))
+		} else {
+			out, err = h.reg.Update(ctx, r, rq.ns, rq.name, rq.sub, o, writeOptions(rq))
+		}
 		if err != nil {
 			return statusResponse(err)
 		}
@@ -594,5 +602,9 @@ func deleteOptions(rq *request) (kube.DeleteOptions, error) {
 		q.PropagationPolicy = &v
 	}
 	q.DryRun = rq.Query["dryRun"]
+	if _, ok := rq.Query["orphanDependents"]; ok {
+		b := boolParam(rq.Query, "orphanDependents")
+		q.OrphanDependents = &b
+	}
 	return q.Options()
 }

@@ -99,26 +99,3 @@ func TestConcurrentConditionalUpdatesLoseNothing(t *testing.T) {
 		t.Fatalf("counter %v after %d increments (%d conflicts)", got, clients*increments, conflicts)
 	}
 }
-
-func TestDeletingANamespaceDeletesItsObjects(t *testing.T) {
-	s, err := session.New("t", mvcc.NewMemoryBackend(), session.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	do(t, s, "POST", "/api/v1/namespaces", `{"metadata":{"name":"team"}}`)
-	do(t, s, "POST", "/api/v1/namespaces/team/configmaps", `{"metadata":{"name":"a"}}`)
-	do(t, s, "POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"a"}}`)
-	if code, _ := do(t, s, "DELETE", "/api/v1/namespaces/team", ""); code != 200 {
-		t.Fatal(code)
-	}
-	if code, _ := do(t, s, "GET", "/api/v1/namespaces/team/configmaps/a", ""); code != 404 {
-		t.Fatalf("object of a deleted namespace: %d", code)
-	}
-	if code, _ := do(t, s, "GET", "/api/v1/namespaces/default/configmaps/a", ""); code != 200 {
-		t.Fatalf("other namespace: %d", code)
-	}
-	if code, st := do(t, s, "POST", "/api/v1/namespaces/team/configmaps", `{"metadata":{"name":"b"}}`); code != 404 || st["message"] != `namespaces "team" not found` {
-		t.Fatalf("create in deleted namespace: %d %v", code, st)
-	}
-}
