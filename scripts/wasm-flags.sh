@@ -26,6 +26,7 @@ wasm_no_inline=(
 	regexp/...
 	text/tabwriter
 	github.com/rvplay/rvplay/engine/client
+	github.com/rvplay/rvplay/engine/controllers
 	github.com/rvplay/rvplay/engine/kube/patch
 	github.com/rvplay/rvplay/engine/lesson/...
 	github.com/rvplay/rvplay/wasm/internal/labapi

@@ -16,6 +16,30 @@ type Mapping struct {
 	SingularName string
 	ShortNames   []string
 	Namespaced   bool
+	Verbs        []string
+}
+
+// APIVersion is the mapping's group/version as objects name it ("v1",
+// "apps/v1").
+func (m Mapping) APIVersion() string {
+	if m.Resource.Group == "" {
+		return m.Resource.Version
+	}
+	return m.Resource.Group + "/" + m.Resource.Version
+}
+
+// Supports reports whether every verb is among the resource's.
+func (m Mapping) Supports(verbs ...string) bool {
+	for _, v := range verbs {
+		found := false
+		for _, w := range m.Verbs {
+			found = found || w == v
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // Mapper resolves the names people type ("deployments", "deploy",
@@ -56,6 +80,18 @@ func (m *Mapper) Lookup(ctx context.Context, name string) (Mapping, error) {
 		return mp, nil
 	}
 	return Mapping{}, fmt.Errorf("the server doesn't have a resource type %q", name)
+}
+
+// All discovers every resource the server serves (read afresh).
+func (m *Mapper) All(ctx context.Context) ([]Mapping, error) {
+	fresh, err := m.discover(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	m.mappings = fresh
+	m.mu.Unlock()
+	return fresh, nil
 }
 
 func match(ms []Mapping, name string) (Mapping, bool) {
@@ -130,6 +166,7 @@ func (m *Mapper) resources(ctx context.Context, path, group, version string) ([]
 			Namespaced   bool     `json:"namespaced"`
 			Kind         string   `json:"kind"`
 			ShortNames   []string `json:"shortNames"`
+			Verbs        []string `json:"verbs"`
 		} `json:"resources"`
 	}
 	if err := json.Unmarshal(data, &list); err != nil {
@@ -141,7 +178,7 @@ func (m *Mapper) resources(ctx context.Context, path, group, version string) ([]
 			continue // a subresource
 		}
 		out = append(out, Mapping{Resource: Resource{Group: group, Version: version, Resource: r.Name},
-			Kind: r.Kind, SingularName: r.SingularName, ShortNames: r.ShortNames, Namespaced: r.Namespaced})
+			Kind: r.Kind, SingularName: r.SingularName, ShortNames: r.ShortNames, Namespaced: r.Namespaced, Verbs: r.Verbs})
 	}
 	return out, nil
 }

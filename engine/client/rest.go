@@ -27,6 +27,7 @@ var (
 	Pods        = Resource{Version: "v1", Resource: "pods"}
 	Events      = Resource{Version: "v1", Resource: "events"}
 	Deployments = Resource{Group: "apps", Version: "v1", Resource: "deployments"}
+	ReplicaSets = Resource{Group: "apps", Version: "v1", Resource: "replicasets"}
 )
 
 // Path is the REST path of the collection (name "") or of one object, in a
@@ -342,6 +343,17 @@ func (rc ResourceClient) Apply(ctx context.Context, obj Object, fieldManager str
 // Delete removes an object, optionally with UID/resourceVersion
 // preconditions.
 func (rc ResourceClient) Delete(ctx context.Context, name string, opts DeleteOptions) error {
+	_, err := rc.c.call(ctx, "DELETE", rc.r.Path(rc.ns, name), url.Values{}, opts.body(), "application/json")
+	return err
+}
+
+// DeleteCollection deletes the objects the list options select.
+func (rc ResourceClient) DeleteCollection(ctx context.Context, opts DeleteOptions, lo ListOptions) error {
+	_, err := rc.c.call(ctx, "DELETE", rc.r.Path(rc.ns, ""), lo.Query(), opts.body(), "application/json")
+	return err
+}
+
+func (opts DeleteOptions) body() []byte {
 	body := map[string]any{"kind": "DeleteOptions", "apiVersion": "v1"}
 	if opts.Preconditions != nil {
 		body["preconditions"] = opts.Preconditions
@@ -350,6 +362,5 @@ func (rc ResourceClient) Delete(ctx context.Context, name string, opts DeleteOpt
 		body["propagationPolicy"] = opts.PropagationPolicy
 	}
 	b, _ := json.Marshal(body)
-	_, err := rc.c.call(ctx, "DELETE", rc.r.Path(rc.ns, name), url.Values{}, b, "application/json")
-	return err
+	return b
 }

@@ -81,36 +81,6 @@ func TestLateHandlerSeesExistingObjectsAsAdds(t *testing.T) {
 	}
 }
 
-func TestWorkQueueDeduplicatesAndRequeuesKeysAddedWhileProcessing(t *testing.T) {
-	var q workQueue
-	q.init()
-	ctx := context.Background()
-	q.add("a")
-	q.add("b")
-	q.add("a")
-	k, _ := q.get(ctx)
-	if k != "a" {
-		t.Fatalf("got %s", k)
-	}
-	q.add("a") // while processing: must come back after done
-	k2, _ := q.get(ctx)
-	if k2 != "b" {
-		t.Fatalf("got %s", k2)
-	}
-	q.done("a")
-	q.done("b")
-	k3, _ := q.get(ctx)
-	if k3 != "a" {
-		t.Fatalf("got %s", k3)
-	}
-	q.done("a")
-	cctx, cancel := context.WithCancel(ctx)
-	cancel()
-	if _, ok := q.get(cctx); ok {
-		t.Fatal("empty queue returned a key")
-	}
-}
-
 func TestReflectorStepLogKeepsTheLatestMaxSteps(t *testing.T) {
 	r := NewReflector(New(nil).Resource(ConfigMaps), NewStore())
 	r.MaxSteps = 3

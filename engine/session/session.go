@@ -5,8 +5,9 @@
 // (/rvplay/v1/...: settings, the record of exchanges, the lessons of package
 // lesson), behind one api.Handler that routes by path. It also runs what a cluster runs beside
 // its API server: kube-apiserver's automatic compaction (when the settings
-// turn it on) and a deployment controller (engine/client), an ordinary
-// client of the session whose requests are recorded like anyone's.
+// turn it on), kube-controller-manager's controllers and a kubelet
+// (engine/controllers), ordinary clients of the session whose requests are
+// recorded like anyone's.
 //
 // Every request the session serves is noted in its Record (record.go):
 // who sent it, what it asked, what it got, which resourceVersion it sent
@@ -60,7 +61,7 @@ type Options struct {
 	RecordSize       int
 	RecordPerStudent int
 	RecordStudents   int
-	// NoControllers leaves the deployment controller out.
+	// NoControllers leaves the controllers and the kubelet out.
 	NoControllers bool
 }
 
@@ -167,6 +168,7 @@ func NewWithStore(name string, store mvcc.KV, opts Options) (*Session, error) {
 	s.applySettings(settings)
 	s.Control.Handle(ControlPrefix+"/settings", api.HandlerFunc(s.serveSettings))
 	s.Control.Handle(ControlPrefix+"/exchanges", api.HandlerFunc(s.serveExchanges))
+	s.Control.HandlePrefix(FailPodPath, api.HandlerFunc(s.serveFailPod))
 	if opts.Lessons != nil {
 		s.Lessons = &lesson.Service{Catalog: opts.Lessons, Store: store, Handler: s, Exchanges: s.LessonExchanges, Now: clock.Now}
 		s.Control.HandlePrefix(lesson.LessonsPath, s.Lessons)

@@ -43,16 +43,21 @@ type Settings struct {
 	// its watches, bookmarks and resourceVersion "0" reads see each write
 	// that much later (a stale cache). Default: 0.
 	WatchCacheDelay time.Duration
-	// ControllersPaused stops the session's controllers (JSON
-	// "controllers": "running", the default, or "paused"): deployments
-	// then keep the status someone writes by hand, so a lesson can play
-	// the controller itself.
+	// ControllersPaused stops the session's controllers and its kubelet
+	// (JSON "controllers": "running", the default, or "paused"): nothing
+	// then runs beside the API server, deployments keep the status someone
+	// writes by hand, so a lesson can play the controller itself.
 	ControllersPaused bool
+	// PodReadyDelay is how long a pod's containers take to start and be
+	// ready once the kubelet admitted it (and to restart after a crash).
+	// A real kubelet takes as long as pulling images and starting
+	// containers does. Default: 1 s.
+	PodReadyDelay time.Duration
 }
 
 // DefaultSettings are a new session's settings.
 func DefaultSettings() Settings {
-	return Settings{BookmarkInterval: 10 * time.Second, CompactionInterval: DefaultCompactionInterval}
+	return Settings{BookmarkInterval: 10 * time.Second, CompactionInterval: DefaultCompactionInterval, PodReadyDelay: time.Second}
 }
 
 // DefaultCompactionInterval is kube-apiserver's --etcd-compaction-interval.
@@ -85,7 +90,8 @@ func (s Settings) MarshalJSON() ([]byte, error) {
 		watchCache = WatchCacheOn
 	}
 	return []byte(`{"bookmarkInterval":"` + s.BookmarkInterval.String() + `","compactionInterval":"` + s.CompactionInterval.String() +
-		`","watchCacheDelay":"` + s.WatchCacheDelay.String() + `","controllers":"` + controllers + `","watchCache":"` + watchCache + `"}`), nil
+		`","watchCacheDelay":"` + s.WatchCacheDelay.String() + `","controllers":"` + controllers + `","watchCache":"` + watchCache +
+		`","podReadyDelay":"` + s.PodReadyDelay.String() + `"}`), nil
 }
 
 // Validate checks every bound and names the first setting that breaks one.
@@ -99,6 +105,7 @@ func (s Settings) Validate() error {
 		{"bookmarkInterval", s.BookmarkInterval, MinBookmarkInterval, false, false},
 		{"compactionInterval", s.CompactionInterval, MinCompactionInterval, true, true},
 		{"watchCacheDelay", s.WatchCacheDelay, 0, false, true},
+		{"podReadyDelay", s.PodReadyDelay, 0, false, true},
 	} {
 		switch {
 		case c.d == 0 && c.zeroAllows:
@@ -122,6 +129,7 @@ type settingsPatch struct {
 	WatchCacheDelay    json.RawMessage `json:"watchCacheDelay"`
 	Controllers        *string         `json:"controllers"`
 	WatchCache         *string         `json:"watchCache"`
+	PodReadyDelay      json.RawMessage `json:"podReadyDelay"`
 }
 
 // Merge applies a JSON merge patch of settings ({"bookmarkInterval":"5s"})
@@ -134,7 +142,7 @@ func (s Settings) Merge(patch []byte) (Settings, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
 		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			return s, errors.New("unknown setting " + f + ": the settings are bookmarkInterval, compactionInterval, watchCacheDelay, controllers and watchCache")
+			return s, errors.New("unknown setting " + f + ": the settings are bookmarkInterval, compactionInterval, watchCacheDelay, controllers, watchCache and podReadyDelay")
 		}
 		if p.Controllers == nil && strings.Contains(err.Error(), "Go struct field settingsPatch.controllers") {
 			return s, errors.New(`controllers: neither "running" nor "paused"`)
@@ -152,6 +160,7 @@ func (s Settings) Merge(patch []byte) (Settings, error) {
 		{"bookmarkInterval", p.BookmarkInterval, &s.BookmarkInterval},
 		{"compactionInterval", p.CompactionInterval, &s.CompactionInterval},
 		{"watchCacheDelay", p.WatchCacheDelay, &s.WatchCacheDelay},
+		{"podReadyDelay", p.PodReadyDelay, &s.PodReadyDelay},
 	} {
 		if f.raw == nil {
 			continue

@@ -39,12 +39,12 @@ func serveAs(ctx context.Context, s *Session, method, path, body string, header 
 func TestSettingsAreReadAndPatchedAsJSONDurations(t *testing.T) {
 	s := open(t, "t", Options{})
 	r := serve(s, "GET", "/rvplay/v1/settings", "")
-	if r.Status != 200 || strings.TrimSpace(string(r.Body)) != `{"bookmarkInterval":"10s","compactionInterval":"5m0s","watchCacheDelay":"0s","controllers":"running","watchCache":"off"}` {
+	if r.Status != 200 || strings.TrimSpace(string(r.Body)) != `{"bookmarkInterval":"10s","compactionInterval":"5m0s","watchCacheDelay":"0s","controllers":"running","watchCache":"off","podReadyDelay":"1s"}` {
 		t.Fatalf("defaults: %d %s", r.Status, r.Body)
 	}
 	r = serveAs(context.Background(), s, "PATCH", "/rvplay/v1/settings", `{"compactionInterval":"30s","watchCacheDelay":2}`,
 		"Content-Type", "application/merge-patch+json")
-	if r.Status != 200 || strings.TrimSpace(string(r.Body)) != `{"bookmarkInterval":"10s","compactionInterval":"30s","watchCacheDelay":"2s","controllers":"running","watchCache":"off"}` {
+	if r.Status != 200 || strings.TrimSpace(string(r.Body)) != `{"bookmarkInterval":"10s","compactionInterval":"30s","watchCacheDelay":"2s","controllers":"running","watchCache":"off","podReadyDelay":"1s"}` {
 		t.Fatalf("patch: %d %s", r.Status, r.Body)
 	}
 	if got := s.Settings(); got.CompactionInterval != 30*time.Second || got.WatchCacheDelay != 2*time.Second {

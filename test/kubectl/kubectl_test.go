@@ -422,7 +422,12 @@ func kubectlScenario(t *testing.T, bin string) {
 			`deployment "web" successfully rolled out`)
 		got := k.ok("get", "deploy", "web", "-o",
 			"jsonpath={.metadata.generation} {.status.observedGeneration} {.status.availableReplicas} {.status.conditions[*].reason}")
+		// The conditions' order is the order they last changed in (an
+		// Available that dipped during the scale comes last), as in kube.
 		fields := strings.Fields(got)
+		if len(fields) == 5 {
+			sort.Strings(fields[3:])
+		}
 		if len(fields) != 5 || fields[0] != fields[1] || fields[2] != "4" ||
 			fields[3] != "MinimumReplicasAvailable" || fields[4] != "NewReplicaSetAvailable" {
 			t.Fatalf("status after rollout: %q", got)
@@ -464,6 +469,34 @@ spec:
 		mustContain(t, "create invalid rs", k.fails("create", "-f", bad),
 			`spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"`)
 		mustContain(t, "delete rs", k.ok("delete", "rs", "cache"), `replicaset.apps "cache" deleted`)
+	})
+	step("rollout history and undo", func(t *testing.T, k *kubectl) {
+		// Each template was a ReplicaSet with a revision annotation;
+		// history lists them, and --revision prints one's template.
+		hist := k.ok("rollout", "history", "deployment/web")
+		mustContain(t, "rollout history", hist, "deployment.apps/web", "REVISION", "1 ", "2 ")
+		mustContain(t, "rollout history --revision=1", k.ok("rollout", "history", "deployment/web", "--revision=1"),
+			"revision #1", "nginx:1.27")
+		// undo puts revision 1's template back: its ReplicaSet becomes the
+		// new one again, as revision 3.
+		mustContain(t, "rollout undo", k.ok("rollout", "undo", "deployment/web"), "deployment.apps/web rolled back")
+		mustContain(t, "rollout status after undo", k.ok("rollout", "status", "deployment/web", "--timeout=60s"),
+			`deployment "web" successfully rolled out`)
+		got := k.ok("get", "deploy", "web", "-o",
+			`jsonpath={.spec.template.spec.containers[0].image} {.metadata.annotations.deployment\.kubernetes\.io/revision}`)
+		if got != "nginx:1.27 3" {
+			t.Fatalf("after undo: %q", got)
+		}
+		hist = k.ok("rollout", "history", "deployment/web")
+		mustContain(t, "history after undo", hist, "2 ", "3 ")
+		// two ReplicaSets, the old one scaled to 0, and the pods of the
+		// new one, running.
+		rs := k.ok("get", "rs", "-l", "app=web", "-o", "jsonpath={range .items[*]}{.spec.replicas} {end}")
+		if f := strings.Fields(rs); len(f) != 2 || !(f[0] == "0" && f[1] == "4" || f[0] == "4" && f[1] == "0") {
+			t.Fatalf("replica sets after undo: %q", rs)
+		}
+		mustContain(t, "get rs,pods", k.ok("get", "rs,pods", "-l", "app=web"),
+			"replicaset.apps/web-", "pod/web-", "Running")
 	})
 	step("describe", func(t *testing.T, k *kubectl) {
 		mustContain(t, "describe deployment", k.ok("describe", "deployment", "web"), "Name:", "web", "Replicas:")
