@@ -53,7 +53,7 @@ func TestPodTemplateHashNamesTheReplicaSetAsKubeDoes(t *testing.T) {
 // neither.
 func TestRollingUpdateFenceposts(t *testing.T) {
 	for _, c := range []struct {
-		spec                string
+		spec               string
 		surge, unavailable int64
 	}{
 		{`{"replicas":4,"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":"25%","maxUnavailable":"25%"}}}`, 1, 1},

@@ -15,8 +15,8 @@ import (
 	"github.com/rvplay/rvplay/engine/controllers"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/util/dump"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/utils/dump"
 )
 
 var update = flag.Bool("update", false, "rewrite engine/controllers/podtemplate.types from k8s.io/api")
