@@ -164,23 +164,6 @@ func TestJSONPathsOfColumns(t *testing.T) {
 	}
 }
 
-func TestDeletingANamespaceDeletesItsCustomResources(t *testing.T) {
-	f := newFixture(t)
-	f.create(t, definitions, "", widgetDefinition("widgets", "Widget"))
-	r := f.served(t, "example.com", "v1", "widgets")
-	ns := Lookup("", "v1", "namespaces")
-	f.create(t, ns, "", Object{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "team"}})
-	f.create(t, r, "team", Object{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"}})
-	f.create(t, r, "default", Object{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "kept"}})
-	if _, err := f.s.Delete(f.ctx, ns, "", "team", DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	l, err := f.s.List(f.ctx, r, "", ListOptions{})
-	if err != nil || len(l.Objects()) != 1 || Name(l.Objects()[0]) != "kept" {
-		t.Fatalf("left: %v %v", l, err)
-	}
-}
-
 func TestACustomResourceIsWatchedWithAndWithoutTheWatchCache(t *testing.T) {
 	for _, cached := range []bool{false, true} {
 		f := newFixture(t)

@@ -377,6 +377,32 @@ func TestDeletingANamespaceEmptiesItThenDeletesIt(t *testing.T) {
 	})
 }
 
+// The namespace controller empties a namespace of custom resources too
+// (discovery lists them once their definition is established), each
+// resource once whatever its served versions, and only that namespace's.
+func TestDeletingANamespaceDeletesItsCustomResources(t *testing.T) {
+	inCluster(t, func(t *testing.T, c *cluster) {
+		if r := c.do("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", `{"metadata":{"name":"widgets.example.com"},
+			"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"widgets","kind":"Widget"},
+			"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}},
+			            {"name":"v2","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object"}}}]}}`); r.Status != 201 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		c.do("POST", "/api/v1/namespaces", `{"metadata":{"name":"team"}}`)
+		c.settle(time.Second)
+		c.do("POST", "/apis/example.com/v1/namespaces/team/widgets", `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"}}`)
+		c.do("POST", "/apis/example.com/v1/namespaces/default/widgets", `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"kept"}}`)
+		c.do("DELETE", "/api/v1/namespaces/team", "")
+		c.settle(time.Minute)
+		if ns := c.get("/api/v1/namespaces/team"); ns != nil {
+			t.Fatalf("namespace still there: %v\n%s", ns, c.record(0))
+		}
+		if l := c.list("/apis/example.com/v1/widgets"); len(l) != 1 || field(l[0], "metadata", "name") != "kept" {
+			t.Fatalf("left: %v", l)
+		}
+	})
+}
+
 // The lab fails a pod: its container exits with an error, the Deployment
 // loses an available replica, and the kubelet restarts it a delay later.
 func TestAFailedPodRestarts(t *testing.T) {
