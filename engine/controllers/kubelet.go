@@ -103,60 +103,148 @@ func (k *Kubelet) Fail(namespace, name string, crashLoop bool) error {
 
 func (k *Kubelet) delay() time.Duration { return max(k.readyDelay(), 0) }
 
+// The kubelet's view of a pod: what it reads of the spec, and the status
+// it owns and writes whole (as kube's, its status manager writes every
+// field of the status it keeps). Decoded once per sync with encoding/json:
+// under WebAssembly typed fields cost far less code than walks of
+// decoded JSON.
+type kubeletPod struct {
+	Metadata struct {
+		Name              string `json:"name"`
+		Namespace         string `json:"namespace"`
+		UID               string `json:"uid"`
+		Generation        int64  `json:"generation"`
+		DeletionTimestamp string `json:"deletionTimestamp"`
+	} `json:"metadata"`
+	Spec struct {
+		RestartPolicy  string          `json:"restartPolicy"`
+		InitContainers []specContainer `json:"initContainers"`
+		Containers     []specContainer `json:"containers"`
+	} `json:"spec"`
+	Status podStatus `json:"status"`
+}
+
+type specContainer struct {
+	Name  string `json:"name"`
+	Image string `json:"image"`
+}
+
+type podStatus struct {
+	ObservedGeneration    int64             `json:"observedGeneration"`
+	Phase                 string            `json:"phase"`
+	QOSClass              string            `json:"qosClass,omitempty"`
+	StartTime             string            `json:"startTime,omitempty"`
+	Conditions            []podCondition    `json:"conditions,omitempty"`
+	InitContainerStatuses []containerStatus `json:"initContainerStatuses,omitempty"`
+	ContainerStatuses     []containerStatus `json:"containerStatuses,omitempty"`
+}
+
+type podCondition struct {
+	Type               string  `json:"type"`
+	ObservedGeneration int64   `json:"observedGeneration"`
+	Status             string  `json:"status"`
+	LastProbeTime      *string `json:"lastProbeTime"`
+	LastTransitionTime string  `json:"lastTransitionTime"`
+	Reason             string  `json:"reason,omitempty"`
+	Message            string  `json:"message,omitempty"`
+}
+
+type containerStatus struct {
+	Name         string         `json:"name"`
+	State        containerState `json:"state"`
+	LastState    containerState `json:"lastState"`
+	Ready        bool           `json:"ready"`
+	RestartCount int64          `json:"restartCount"`
+	Image        string         `json:"image"`
+	ImageID      string         `json:"imageID"`
+	ContainerID  string         `json:"containerID,omitempty"`
+	Started      bool           `json:"started"`
+}
+
+type containerState struct {
+	Waiting    *waitingState    `json:"waiting,omitempty"`
+	Running    *runningState    `json:"running,omitempty"`
+	Terminated *terminatedState `json:"terminated,omitempty"`
+}
+
+type waitingState struct {
+	Reason  string `json:"reason"`
+	Message string `json:"message,omitempty"`
+}
+
+type runningState struct {
+	StartedAt string `json:"startedAt"`
+}
+
+type terminatedState struct {
+	ExitCode   int64  `json:"exitCode"`
+	Reason     string `json:"reason"`
+	StartedAt  string `json:"startedAt"`
+	FinishedAt string `json:"finishedAt"`
+}
+
+// container is the first container's status (the zero one when none).
+func (p *kubeletPod) container() containerStatus {
+	if len(p.Status.ContainerStatuses) == 0 {
+		return containerStatus{}
+	}
+	return p.Status.ContainerStatuses[0]
+}
+
 // sync brings one pod's status one step on, and schedules the next.
 func (k *Kubelet) sync(key string) error {
-	p, ok := k.pods.Get(key)
-	if !ok || beingDeleted(p) {
+	o, ok := k.pods.Get(key)
+	if !ok {
 		return nil
 	}
-	phase := podPhase(p)
+	var p kubeletPod
+	if decodeInto(o, &p) != nil || p.Metadata.DeletionTimestamp != "" {
+		return nil
+	}
+	phase := p.Status.Phase
 	if phase == "Succeeded" || phase == "Failed" {
 		return nil
 	}
 	now := k.c.Clock.Now()
 	k.mu.Lock()
 	f := k.faults[key]
+	pending := f != nil && f.pending
+	if pending {
+		f.pending = false
+	}
 	k.mu.Unlock()
 	switch {
-	case f != nil && f.pending:
-		k.mu.Lock()
-		f.pending = false
-		k.mu.Unlock()
-		return k.write(p, k.crashed(p, now))
-	case stringAt(p, "status", "startTime") == "":
-		return k.write(p, k.admitted(p, now))
+	case pending:
+		return k.write(o, k.crashed(&p, now))
+	case p.Status.StartTime == "":
+		return k.write(o, k.admitted(&p, now))
 	case phase == "Pending":
-		at := timeAt(p, "status", "startTime").Add(k.delay())
+		at := parseTime(p.Status.StartTime).Add(k.delay())
 		if now.Before(at) {
 			k.queue.AddAfter(key, at.Sub(now))
 			return nil
 		}
-		return k.write(p, k.running(p, now, 0))
+		return k.write(o, k.running(&p, now, 0))
 	}
 	// Running: a crashed container restarts a delay after it stopped.
-	cs := containerStatus(p)
-	term := mapOf(mapOf(cs["state"])["terminated"])
-	waiting := mapOf(mapOf(cs["state"])["waiting"])
-	if term == nil && waiting == nil {
+	cs := p.container()
+	if cs.State.Terminated == nil && cs.State.Waiting == nil {
 		return nil
 	}
-	restarts := int64At(client.Object(cs), "restartCount")
 	var at time.Time
-	if term != nil {
-		finished, _ := time.Parse(time.RFC3339, stringOf(term["finishedAt"]))
-		at = finished.Add(k.delay())
-	} else {
-		finished, _ := time.Parse(time.RFC3339, stringOf(mapOf(mapOf(cs["lastState"])["terminated"])["finishedAt"]))
-		at = finished.Add(backOff(restarts))
+	if t := cs.State.Terminated; t != nil {
+		at = parseTime(t.FinishedAt).Add(k.delay())
+	} else if t := cs.LastState.Terminated; t != nil {
+		at = parseTime(t.FinishedAt).Add(backOff(cs.RestartCount))
 	}
 	if now.Before(at) {
 		k.queue.AddAfter(key, at.Sub(now))
 		return nil
 	}
 	if f != nil && f.crashLoop {
-		return k.write(p, k.backingOff(p, now, restarts+1))
+		return k.write(o, k.backingOff(&p, now, cs.RestartCount+1))
 	}
-	return k.write(p, k.running(p, now, restarts+1))
+	return k.write(o, k.running(&p, now, cs.RestartCount+1))
 }
 
 // backOff is the kubelet's wait before the next restart of a container
@@ -169,9 +257,11 @@ func backOff(restarts int64) time.Duration {
 	return min(d, crashLoopBackOffMax)
 }
 
-func (k *Kubelet) write(p client.Object, status map[string]any) error {
+// write replaces the status of the pod as read from the informer (its
+// other fields sent back as they were).
+func (k *Kubelet) write(p client.Object, status *podStatus) error {
 	cp := p.DeepCopy()
-	cp.SetNested(status, "status")
+	cp["status"] = toJSONValue(status)
 	_, err := k.c.Resource(client.Pods).Namespace(p.Namespace()).UpdateStatus(k.queue.Context(), cp, client.WriteOptions{})
 	if client.IsNotFound(err) {
 		return nil
@@ -179,206 +269,146 @@ func (k *Kubelet) write(p client.Object, status map[string]any) error {
 	return err
 }
 
-func containerStatus(p client.Object) map[string]any {
-	l := listAt(p, "status", "containerStatuses")
-	if len(l) == 0 {
-		return nil
-	}
-	return mapOf(l[0])
-}
-
-func containerNames(p client.Object, list string) []string {
-	var out []string
-	for _, c := range listAt(p, "spec", list) {
-		out = append(out, stringOf(mapOf(c)["name"]))
-	}
-	return out
-}
-
-func podCondition(typ, status string, gen int64, at, reason, message string) map[string]any {
-	c := map[string]any{"type": typ, "observedGeneration": gen, "status": status, "lastProbeTime": nil, "lastTransitionTime": at}
-	if reason != "" {
-		c["reason"], c["message"] = reason, message
-	}
-	return c
+func newPodCondition(typ, status string, gen int64, at, reason, message string) podCondition {
+	return podCondition{Type: typ, ObservedGeneration: gen, Status: status, LastTransitionTime: at, Reason: reason, Message: message}
 }
 
 // baseStatus is the status fields every write has.
-func baseStatus(p client.Object, phase string) map[string]any {
-	st := map[string]any{"observedGeneration": p.Generation(), "phase": phase}
-	if q := stringAt(p, "status", "qosClass"); q != "" {
-		st["qosClass"] = q
+func baseStatus(p *kubeletPod, phase string) *podStatus {
+	return &podStatus{ObservedGeneration: p.Metadata.Generation, Phase: phase, QOSClass: p.Status.QOSClass, StartTime: p.Status.StartTime}
+}
+
+func names(cs []specContainer) string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Name)
 	}
-	if t := stringAt(p, "status", "startTime"); t != "" {
-		st["startTime"] = t
+	return strings.Join(out, " ")
+}
+
+// conditions are the four pod conditions, in kube's order, each given
+// as its status, reason and message.
+func (st *podStatus) setConditions(gen int64, at func(typ, status string) string, c [4][3]string) {
+	st.Conditions = nil
+	for i, typ := range [4]string{"PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady"} {
+		st.Conditions = append(st.Conditions, newPodCondition(typ, c[i][0], gen, at(typ, c[i][0]), c[i][1], c[i][2]))
 	}
-	return st
 }
 
 // admitted: Pending, containers being created.
-func (k *Kubelet) admitted(p client.Object, now time.Time) map[string]any {
+func (k *Kubelet) admitted(p *kubeletPod, now time.Time) *podStatus {
 	ts := rfc3339(now)
-	gen := p.Generation()
 	st := baseStatus(p, "Pending")
-	st["startTime"] = ts
-	inits, containers := containerNames(p, "initContainers"), containerNames(p, "containers")
-	notReady := "containers with unready status: [" + strings.Join(containers, " ") + "]"
-	initialized := podCondition("Initialized", "True", gen, ts, "", "")
-	if len(inits) > 0 {
-		initialized = podCondition("Initialized", "False", gen, ts, "ContainersNotInitialized", "containers with incomplete status: ["+strings.Join(inits, " ")+"]")
-	}
-	st["conditions"] = []any{
-		podCondition("PodReadyToStartContainers", "False", gen, ts, "", ""),
-		initialized,
-		podCondition("Ready", "False", gen, ts, "ContainersNotReady", notReady),
-		podCondition("ContainersReady", "False", gen, ts, "ContainersNotReady", notReady),
-	}
+	st.StartTime = ts
+	notReady := "containers with unready status: [" + names(p.Spec.Containers) + "]"
+	initialized := [3]string{"True"}
 	reason := "ContainerCreating"
-	if len(inits) > 0 {
+	if len(p.Spec.InitContainers) > 0 {
+		initialized = [3]string{"False", "ContainersNotInitialized", "containers with incomplete status: [" + names(p.Spec.InitContainers) + "]"}
 		reason = "PodInitializing"
-		st["initContainerStatuses"] = k.statuses(p, "initContainers", func(string) map[string]any {
-			return map[string]any{"waiting": map[string]any{"reason": "PodInitializing"}}
-		}, false, 0, nil)
+		st.InitContainerStatuses = k.statuses(p, p.Spec.InitContainers, containerState{Waiting: &waitingState{Reason: "PodInitializing"}}, false, 0, nil)
 	}
-	st["containerStatuses"] = k.statuses(p, "containers", func(string) map[string]any {
-		return map[string]any{"waiting": map[string]any{"reason": reason}}
-	}, false, 0, nil)
+	st.setConditions(p.Metadata.Generation, func(string, string) string { return ts }, [4][3]string{
+		{"False"}, initialized, {"False", "ContainersNotReady", notReady}, {"False", "ContainersNotReady", notReady}})
+	st.ContainerStatuses = k.statuses(p, p.Spec.Containers, containerState{Waiting: &waitingState{Reason: reason}}, false, 0, nil)
 	return st
 }
 
-// running: init containers completed, containers running and ready.
-func (k *Kubelet) running(p client.Object, now time.Time, restarts int64) map[string]any {
-	ts := rfc3339(now)
-	gen := p.Generation()
-	st := baseStatus(p, "Running")
-	start := stringAt(p, "status", "startTime")
-	if start == "" {
-		start = ts
-		st["startTime"] = ts
-	}
-	old := conditionTimes(p)
-	at := func(typ, status string) string {
-		if t, ok := old[typ+"="+status]; ok {
-			return t
-		}
-		return ts
-	}
-	st["conditions"] = []any{
-		podCondition("PodReadyToStartContainers", "True", gen, at("PodReadyToStartContainers", "True"), "", ""),
-		podCondition("Initialized", "True", gen, at("Initialized", "True"), "", ""),
-		podCondition("Ready", "True", gen, ts, "", ""),
-		podCondition("ContainersReady", "True", gen, ts, "", ""),
-	}
-	if len(listAt(p, "spec", "initContainers")) > 0 {
-		st["initContainerStatuses"] = k.statuses(p, "initContainers", func(string) map[string]any {
-			return map[string]any{"terminated": map[string]any{"exitCode": int64(0), "reason": "Completed", "startedAt": start, "finishedAt": start}}
-		}, false, 0, nil)
-	}
-	var last map[string]any
-	if restarts > 0 {
-		if cs := containerStatus(p); cs != nil {
-			last = mapOf(mapOf(cs["state"])["terminated"])
-			if last == nil {
-				last = mapOf(mapOf(cs["lastState"])["terminated"])
+// keptTimes: a condition's lastTransitionTime stays while its status
+// does not change.
+func keptTimes(p *kubeletPod, now string, changes ...string) func(typ, status string) string {
+	return func(typ, status string) string {
+		for _, c := range changes {
+			if c == typ {
+				return now
 			}
 		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == typ && c.Status == status {
+				return c.LastTransitionTime
+			}
+		}
+		return now
 	}
-	st["containerStatuses"] = k.statuses(p, "containers", func(string) map[string]any {
-		return map[string]any{"running": map[string]any{"startedAt": ts}}
-	}, true, restarts, last)
+}
+
+// running: init containers completed, containers running and ready.
+func (k *Kubelet) running(p *kubeletPod, now time.Time, restarts int64) *podStatus {
+	ts := rfc3339(now)
+	st := baseStatus(p, "Running")
+	if st.StartTime == "" {
+		st.StartTime = ts
+	}
+	st.setConditions(p.Metadata.Generation, keptTimes(p, ts, "Ready", "ContainersReady"), [4][3]string{{"True"}, {"True"}, {"True"}, {"True"}})
+	if len(p.Spec.InitContainers) > 0 {
+		st.InitContainerStatuses = k.statuses(p, p.Spec.InitContainers, containerState{Terminated: &terminatedState{Reason: "Completed", StartedAt: st.StartTime, FinishedAt: st.StartTime}}, false, 0, nil)
+	}
+	var last *terminatedState
+	if restarts > 0 {
+		cs := p.container()
+		if last = cs.State.Terminated; last == nil {
+			last = cs.LastState.Terminated
+		}
+	}
+	st.ContainerStatuses = k.statuses(p, p.Spec.Containers, containerState{Running: &runningState{StartedAt: ts}}, true, restarts, last)
 	return st
 }
 
 // crashed: the containers exited with an error; Never ends the pod.
-func (k *Kubelet) crashed(p client.Object, now time.Time) map[string]any {
+func (k *Kubelet) crashed(p *kubeletPod, now time.Time) *podStatus {
 	ts := rfc3339(now)
-	gen := p.Generation()
 	phase := "Running"
-	if stringAt(p, "spec", "restartPolicy") == "Never" {
+	if p.Spec.RestartPolicy == "Never" {
 		phase = "Failed"
 	}
 	st := baseStatus(p, phase)
-	if stringAt(p, "status", "startTime") == "" {
-		st["startTime"] = ts
+	if st.StartTime == "" {
+		st.StartTime = ts
 	}
-	containers := containerNames(p, "containers")
-	notReady := "containers with unready status: [" + strings.Join(containers, " ") + "]"
+	notReady := "containers with unready status: [" + names(p.Spec.Containers) + "]"
 	reason := "ContainersNotReady"
 	if phase == "Failed" {
 		reason = "PodFailed"
 		notReady = ""
 	}
-	old := conditionTimes(p)
-	keep := func(typ, status string) string {
-		if t, ok := old[typ+"="+status]; ok {
-			return t
-		}
-		return ts
+	st.setConditions(p.Metadata.Generation, keptTimes(p, ts), [4][3]string{{"True"}, {"True"}, {"False", reason, notReady}, {"False", reason, notReady}})
+	st.InitContainerStatuses = p.Status.InitContainerStatuses
+	cs := p.container()
+	started := ts
+	if r := cs.State.Running; r != nil && r.StartedAt != "" {
+		started = r.StartedAt
 	}
-	st["conditions"] = []any{
-		podCondition("PodReadyToStartContainers", "True", gen, keep("PodReadyToStartContainers", "True"), "", ""),
-		podCondition("Initialized", "True", gen, keep("Initialized", "True"), "", ""),
-		podCondition("Ready", "False", gen, keep("Ready", "False"), reason, notReady),
-		podCondition("ContainersReady", "False", gen, keep("ContainersReady", "False"), reason, notReady),
-	}
-	if is := listAt(p, "status", "initContainerStatuses"); len(is) > 0 {
-		st["initContainerStatuses"] = is
-	}
-	restarts := int64At(client.Object(containerStatus(p)), "restartCount")
-	started := stringOf(mapOf(mapOf(containerStatus(p)["state"])["running"])["startedAt"])
-	if started == "" {
-		started = ts
-	}
-	st["containerStatuses"] = k.statuses(p, "containers", func(string) map[string]any {
-		return map[string]any{"terminated": map[string]any{"exitCode": int64(1), "reason": "Error", "startedAt": started, "finishedAt": ts}}
-	}, false, restarts, mapOf(mapOf(containerStatus(p)["lastState"])["terminated"]))
+	st.ContainerStatuses = k.statuses(p, p.Spec.Containers, containerState{Terminated: &terminatedState{ExitCode: 1, Reason: "Error", StartedAt: started, FinishedAt: ts}},
+		false, cs.RestartCount, cs.LastState.Terminated)
 	return st
 }
 
 // backingOff: a container of a crash loop failed again and waits.
-func (k *Kubelet) backingOff(p client.Object, now time.Time, restarts int64) map[string]any {
+func (k *Kubelet) backingOff(p *kubeletPod, now time.Time, restarts int64) *podStatus {
 	ts := rfc3339(now)
 	st := baseStatus(p, "Running")
-	st["conditions"] = listAt(p, "status", "conditions")
-	if is := listAt(p, "status", "initContainerStatuses"); len(is) > 0 {
-		st["initContainerStatuses"] = is
+	st.Conditions = p.Status.Conditions
+	st.InitContainerStatuses = p.Status.InitContainerStatuses
+	last := &terminatedState{ExitCode: 1, Reason: "Error", StartedAt: ts, FinishedAt: ts}
+	st.ContainerStatuses = k.statuses(p, p.Spec.Containers, containerState{}, false, restarts, last)
+	for i := range st.ContainerStatuses {
+		cs := &st.ContainerStatuses[i]
+		cs.State.Waiting = &waitingState{Reason: "CrashLoopBackOff",
+			Message: "back-off " + backOff(restarts).String() + " restarting failed container=" + cs.Name + " pod=" + p.Metadata.Name + "_" + p.Metadata.Namespace + "(" + p.Metadata.UID + ")"}
 	}
-	last := map[string]any{"exitCode": int64(1), "reason": "Error", "startedAt": ts, "finishedAt": ts}
-	st["containerStatuses"] = k.statuses(p, "containers", func(name string) map[string]any {
-		return map[string]any{"waiting": map[string]any{"reason": "CrashLoopBackOff",
-			"message": fmt.Sprintf("back-off %s restarting failed container=%s pod=%s_%s(%s)", backOff(restarts), name, p.Name(), p.Namespace(), p.UID())}}
-	}, false, restarts, last)
 	return st
 }
 
-// conditionTimes are the lastTransitionTimes of the pod's conditions by
-// "type=status", kept while a condition does not change.
-func conditionTimes(p client.Object) map[string]string {
-	out := map[string]string{}
-	for _, c := range listAt(p, "status", "conditions") {
-		m := mapOf(c)
-		out[stringOf(m["type"])+"="+stringOf(m["status"])] = stringOf(m["lastTransitionTime"])
-	}
-	return out
-}
-
-// statuses are the container statuses of one list of the pod's spec.
-func (k *Kubelet) statuses(p client.Object, list string, state func(name string) map[string]any, ready bool, restarts int64, last map[string]any) []any {
-	var out []any
-	for _, c := range listAt(p, "spec", list) {
-		cm := mapOf(c)
-		name, image := stringOf(cm["name"]), stringOf(cm["image"])
-		s := state(name)
-		_, isRunning := s["running"]
-		lastState := map[string]any{}
-		if last != nil {
-			lastState["terminated"] = last
-		}
-		cs := map[string]any{"name": name, "state": s, "lastState": lastState, "ready": ready, "restartCount": restarts,
-			"image": normalizeImage(image), "imageID": "", "started": isRunning}
-		if _, waiting := s["waiting"]; !waiting || restarts > 0 {
-			cs["imageID"] = imageID(image)
-			cs["containerID"] = containerID(p.UID(), name, restarts)
+// statuses are the container statuses of one list of the pod's spec, each
+// in the given state.
+func (k *Kubelet) statuses(p *kubeletPod, list []specContainer, state containerState, ready bool, restarts int64, last *terminatedState) []containerStatus {
+	var out []containerStatus
+	for _, c := range list {
+		cs := containerStatus{Name: c.Name, State: state, LastState: containerState{Terminated: last}, Ready: ready, RestartCount: restarts,
+			Image: normalizeImage(c.Image), Started: state.Running != nil}
+		if state.Waiting == nil || restarts > 0 {
+			cs.ImageID = imageID(c.Image)
+			cs.ContainerID = containerID(p.Metadata.UID, c.Name, restarts)
 		}
 		out = append(out, cs)
 	}

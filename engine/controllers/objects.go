@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"encoding/json"
 	"strconv"
 	"time"
 
@@ -132,3 +133,22 @@ func conditionOf(o client.Object, typ string) map[string]any {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// decodeInto reads an object of an informer into a Go struct of the
+// fields a controller needs (encoding/json, already linked: under
+// WebAssembly reading typed fields takes far less code than walking
+// decoded JSON).
+func decodeInto(o client.Object, v any) error { return json.Unmarshal(o.JSON(), v) }
+
+// toJSONValue is v as decoded JSON (maps, slices, json.Number), as an
+// Object's fields are.
+func toJSONValue(v any) any {
+	b, _ := json.Marshal(v)
+	o, _ := client.DecodeObject([]byte(`{"v":` + string(b) + `}`))
+	return o["v"]
+}
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339, s)
+	return t
+}
