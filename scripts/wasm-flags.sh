@@ -9,37 +9,29 @@
 # accept brotli get rvplay.wasm.br, about 28% smaller).
 wasm_budget_gzip=2000000
 
-# wasm_no_inline lists the packages compiled without inlining (-l). Under
-# WebAssembly an inlined call copies the callee's code into every caller,
-# so inlining costs more bytes there than natively; in these packages it
-# buys no speed anyone measures: they run once per learner action or per
-# lab client step, never per stored key (the lab's clients and their JSON
-# operations, the lesson engine and its embedded definitions, JSON patch
-# and merge patch, fmt, which the engine uses only to word errors, YAML,
-# regexp and tabwriter; the console is JavaScript, not in the module).
-# The store, the gateway, the Kubernetes API, the session and the bridge
-# keep inlining, and bench/enginebench is built without these flags.
-# Figures in wasm/BENCHMARKS.md. A pattern that matches no linked package
-# is harmless.
-wasm_no_inline=(
-	fmt
-	regexp/...
-	text/tabwriter
-	github.com/rvplay/rvplay/engine/client
-	github.com/rvplay/rvplay/engine/controllers
-	github.com/rvplay/rvplay/engine/kube/patch
-	github.com/rvplay/rvplay/engine/lesson/...
-	github.com/rvplay/rvplay/wasm/internal/labapi
-	github.com/rvplay/rvplay/wasm/internal/remote
-	github.com/rvplay/rvplay/web/lessons
-	go.yaml.in/yaml/v2
+# wasm_inline lists the only packages compiled with inlining; every other
+# one, the runtime included, is compiled without it (-gcflags=all=-l).
+# Under WebAssembly an inlined call copies the callee's code into every
+# caller, and Go's code there is about five bytes of wasm per byte of
+# source: inlining cost 163 KB of the 2 MB gzip budget, which kube-
+# controller-manager's controllers and the kubelet (engine/controllers,
+# 139 KB) need. The store keeps it (its range and watch paths run per
+# stored key; 19.6 KB), as does the runtime's map (86 B). The price: a
+# Kubernetes request takes about 1.5x the CPU under WebAssembly (a
+# learner's action stays far from the lab's 50 ms long-task budget);
+# bench/enginebench is built without these flags, so the engine's
+# benchmark figures are those of inlined code. Figures in
+# wasm/BENCHMARKS.md.
+wasm_inline=(
+	github.com/rvplay/rvplay/engine/mvcc
+	internal/runtime/maps
 )
 
 # The commit, for rvplay.version in the page ("devel" outside a checkout).
 wasm_version=$(git rev-parse --short=12 HEAD 2>/dev/null || echo devel)
-wasm_build_flags=(-trimpath "-ldflags=-s -w -X main.version=$wasm_version")
-for p in "${wasm_no_inline[@]}"; do
-	wasm_build_flags+=("-gcflags=$p=-l")
+wasm_build_flags=(-trimpath "-ldflags=-s -w -X main.version=$wasm_version" "-gcflags=all=-l")
+for p in "${wasm_inline[@]}"; do
+	wasm_build_flags+=("-gcflags=$p=") # the last matching -gcflags wins
 done
 
 # wasm_build builds ./wasm for the browser with the flags above; extra
