@@ -46,18 +46,27 @@ func (r *Runner) runCommand(ctx context.Context, line, stdin string) (string, er
 
 // passTime lets time pass while a command waits, as it does while a learner
 // watches `kubectl rollout status`: whenever something arms a timer (the
-// controller's ready delay, its backoff after a conflict), the fake clock
-// moves on by a small step, up to maxPassed in all. It stops when the
-// returned function is called.
+// controllers' backoff after a conflict), the fake clock moves on by a
+// small step, and so it does, a step every idle real millisecond, while a
+// timer is armed and nothing else happens (the kubelet's ready delay: once
+// every pod waits for it, nobody arms another timer), up to maxPassed in
+// all. It stops when the returned function is called.
 func (r *Runner) passTime(ctx context.Context) (stop func()) {
-	const tick, maxPassed = 10 * time.Millisecond, 30 * time.Second
+	const tick, idle, maxPassed = 10 * time.Millisecond, time.Millisecond, 30 * time.Second
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
+		quiet := time.NewTicker(idle)
+		defer quiet.Stop()
 		for passed := time.Duration(0); passed < maxPassed; passed += tick {
 			select {
 			case <-r.Clock.TimerCreated():
+			case <-quiet.C:
+				if r.Clock.Timers() == 0 {
+					passed -= tick
+					continue
+				}
 			case <-done:
 				return
 			case <-ctx.Done():
