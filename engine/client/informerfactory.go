@@ -42,10 +42,14 @@ func (f *InformerFactory) ForResource(r Resource) *Informer {
 	return i
 }
 
-// Start runs the informers not yet running until ctx ends.
+// Start runs the informers not yet running until ctx ends (none once it
+// has: Wait may be returning).
 func (f *InformerFactory) Start(ctx context.Context) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if ctx.Err() != nil {
+		return
+	}
 	for r, i := range f.informers {
 		if f.started[r] {
 			continue

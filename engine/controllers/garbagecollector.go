@@ -27,13 +27,16 @@ import (
 // every change is a request of its own, with the object's UID (and
 // resourceVersion) as a precondition.
 type garbageCollector struct {
-	c        *client.Client
-	kinds    map[string]client.Mapping // apiVersion + "/" + kind
-	toDelete *client.WorkQueue
-	toOrphan *client.WorkQueue
+	c           *client.Client
+	factory     *client.InformerFactory
+	toDelete    *client.WorkQueue
+	toOrphan    *client.WorkQueue
+	rediscovery *client.WorkQueue // nil where no definitions are served
 
-	mu    sync.Mutex
-	nodes map[string]*node // by UID
+	mu        sync.Mutex
+	nodes     map[string]*node          // by UID
+	kinds     map[string]client.Mapping // apiVersion + "/" + kind
+	monitored map[client.Resource]bool
 }
 
 // node is an object of the graph; a virtual one is an owner named by a
@@ -52,21 +55,64 @@ type objectRef struct {
 }
 
 func newGarbageCollector(ctx context.Context, c *client.Client, f *client.InformerFactory, mappings []client.Mapping) *garbageCollector {
-	gc := &garbageCollector{c: c, kinds: map[string]client.Mapping{}, nodes: map[string]*node{},
+	gc := &garbageCollector{c: c, factory: f, kinds: map[string]client.Mapping{}, monitored: map[client.Resource]bool{}, nodes: map[string]*node{},
 		toDelete: client.NewWorkQueue(ctx, c.Clock), toOrphan: client.NewWorkQueue(ctx, c.Clock)}
+	if definitionsServed {
+		gc.rediscovery = client.NewWorkQueue(ctx, c.Clock)
+	}
+	gc.monitor(mappings)
+	return gc
+}
+
+// monitor watches the resources of mappings not watched yet (the
+// factory's Start runs their informers).
+func (gc *garbageCollector) monitor(mappings []client.Mapping) {
+	type watched struct {
+		r client.Resource
+		h client.Handler
+	}
+	var add []watched
+	gc.mu.Lock()
 	for _, m := range mappings {
 		gc.kinds[m.APIVersion()+"/"+m.Kind] = m
-		if !m.Supports("delete", "list", "watch") || m.Resource.Group == "" && m.Resource.Resource == "events" {
+		if gc.monitored[m.Resource] || !m.Supports("delete", "list", "watch") || m.Resource.Group == "" && m.Resource.Resource == "events" {
 			continue
 		}
-		m := m
-		f.ForResource(m.Resource).AddHandler(client.Handler{
+		gc.monitored[m.Resource] = true
+		h := client.Handler{
 			OnAdd:    func(o client.Object) { gc.observe(m, o) },
 			OnUpdate: func(_, o client.Object) { gc.observe(m, o) },
 			OnDelete: func(o client.Object) { gc.forget(o) },
-		})
+		}
+		if definitionsServed && m.Resource.Group == "apiextensions.k8s.io" && m.Resource.Resource == "customresourcedefinitions" {
+			h = client.Handler{
+				OnAdd:    func(o client.Object) { gc.observe(m, o); gc.rediscovery.Add("") },
+				OnUpdate: func(_, o client.Object) { gc.observe(m, o); gc.rediscovery.Add("") },
+				OnDelete: h.OnDelete,
+			}
+		}
+		add = append(add, watched{m.Resource, h})
 	}
-	return gc
+	gc.mu.Unlock()
+	for _, w := range add { // a store's handler sees what it holds: not under gc.mu
+		gc.factory.ForResource(w.r).AddHandler(w.h)
+	}
+}
+
+// rediscover is the garbage collector's resync of its monitors (kube's
+// GarbageCollector.Sync, which polls discovery every 30 seconds): here a
+// CustomResourceDefinition created or changed reads discovery again, and
+// the resources it serves from then on are watched too, so that their
+// objects are collected like any other.
+func (gc *garbageCollector) rediscover(string) error {
+	ctx := gc.rediscovery.Context()
+	mappings, err := client.NewMapper(gc.c).All(ctx)
+	if err != nil {
+		return err
+	}
+	gc.monitor(mappings)
+	gc.factory.Start(ctx)
+	return nil
 }
 
 func (gc *garbageCollector) run() {
@@ -76,6 +122,13 @@ func (gc *garbageCollector) run() {
 		defer wg.Done()
 		gc.toOrphan.Work(gc.attemptToOrphan)
 	}()
+	if definitionsServed {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			gc.rediscovery.Work(gc.rediscover)
+		}()
+	}
 	gc.toDelete.Work(gc.attemptToDelete)
 	wg.Wait()
 }
@@ -205,7 +258,9 @@ func (gc *garbageCollector) forget(o client.Object) {
 }
 
 func (gc *garbageCollector) resource(ref objectRef) (client.ResourceClient, bool) {
+	gc.mu.Lock()
 	m, ok := gc.kinds[ref.APIVersion+"/"+ref.Kind]
+	gc.mu.Unlock()
 	if !ok {
 		return client.ResourceClient{}, false
 	}

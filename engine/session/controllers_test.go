@@ -403,6 +403,34 @@ func TestDeletingANamespaceDeletesItsCustomResources(t *testing.T) {
 	})
 }
 
+// The garbage collector watches the resources a definition serves from
+// the moment it is established, not only those served when it started:
+// a custom resource whose owner is deleted is collected.
+func TestTheGarbageCollectorCollectsCustomResourcesDefinedLater(t *testing.T) {
+	inCluster(t, func(t *testing.T, c *cluster) {
+		owner := c.do("POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"owner"}}`)
+		c.settle(time.Second) // the controllers run, with the resources served so far
+		var cm struct{ Metadata struct{ UID string } }
+		json.Unmarshal(owner.Body, &cm)
+		if r := c.do("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", `{"metadata":{"name":"widgets.example.com"},
+			"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"widgets","kind":"Widget"},
+			"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}}`); r.Status != 201 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		c.settle(time.Second)
+		if r := c.do("POST", "/apis/example.com/v1/namespaces/default/widgets", `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w",
+			"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"owner","uid":"`+cm.Metadata.UID+`"}]}}`); r.Status != 201 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		c.settle(time.Second)
+		c.do("DELETE", "/api/v1/namespaces/default/configmaps/owner", "")
+		c.settle(time.Minute)
+		if w := c.get("/apis/example.com/v1/namespaces/default/widgets/w"); w != nil {
+			t.Fatalf("the widget outlived its owner: %v\n%s", w, c.record(0))
+		}
+	})
+}
+
 // The lab fails a pod: its container exits with an error, the Deployment
 // loses an available replica, and the kubelet restarts it a delay later.
 func TestAFailedPodRestarts(t *testing.T) {
