@@ -82,7 +82,11 @@ test('a student of a class sees their own names where the server gives them', ()
   })) assert.equal(ownWords(input, own), want, input);
   // In a text: console blocks and inline code, not prose or manifests.
   const md = 'Put `k1` at revision 6:\n\n```console\netcdctl get k1 --rev=6 -w json\n```\n\n```yaml\nmetadata:\n  name: nginx\n```\n';
-  assert.equal(ownText(md, own), 'Put `k1-ada-x` at revision 6:\n\n```console\netcdctl get k1-ada-x --rev=4312 -w json\n```\n\n```yaml\nmetadata:\n  name: nginx\n```\n');
+  assert.equal(ownText(md, own), 'Put `k1-ada-x` at revision 6:\n\n```console\netcdctl get k1-ada-x --rev=4312 -w json\n```\n\n```yaml\nmetadata:\n  name: nginx-ada-x\n```\n');
+  // A manifest's own name changes, not its labels, containers or images
+  // (engine/lesson/classnames, TestAManifestKeepsItsLabelsAndImages).
+  const yaml = '```yaml\nkind: Deployment\nmetadata:\n  name: nginx\n  labels:\n    app: nginx\nspec:\n  template:\n    metadata:\n      name: nginx\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.14.2\n```\n\n```\nerror: nginx\n```';
+  assert.equal(ownText(yaml, own), yaml.replace('  name: nginx\n  labels', '  name: nginx-ada-x\n  labels'));
   assert.equal(ownText(md, null), md);
   // Every lesson says whose names it uses on a class session.
   for (const l of lessons) assert.ok(l.class && (l.class.shared || l.class.names || l.class.namespace), l.slug);

@@ -52,15 +52,24 @@ export function ownWords(s, own) {
 // ownText gives a lesson text a student's own names (own: the map the
 // session applied to the lesson's definition, its class.own) in its code:
 // inline code and console blocks, whose lines then match the student's
-// click-to-run commands. Prose, and other code blocks (a manifest's labels
-// share the object's word), keep the article's words.
+// click-to-run commands, and a yaml block's own metadata (its name and
+// namespace, as the server does in a command's manifest: labels and images
+// share the object's word but keep it). Prose and other blocks (output)
+// keep the article's words.
 export function ownText(md, own) {
   if (!own || !Object.keys(own).length) return md;
   let fence = null;
+  let meta = false;
   return md.split('\n').map((line) => {
     const open = line.match(/^\s*```\s*(\S*)/);
-    if (open) { fence = fence === null ? open[1] : null; return line; }
-    if (fence !== null) return fence === 'console' ? ownWords(line, own) : line;
+    if (open) { fence = fence === null ? open[1] : null; meta = false; return line; }
+    if (fence === 'console') return ownWords(line, own);
+    if (fence === 'yaml') {
+      if (!line.startsWith(' ')) meta = line === 'metadata:';
+      const m = meta && line.match(/^( {2}(?:name|namespace): )(\S+)$/);
+      return m && Object.hasOwn(own, m[2]) ? m[1] + own[m[2]] : line;
+    }
+    if (fence !== null) return line;
     return line.replace(/`[^`]+`/g, (code) => ownWords(code, own));
   }).join('\n');
 }
