@@ -11,13 +11,14 @@ import (
 	"testing"
 
 	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/api/kubeapi/kubegolden"
 )
 
 // discoveryExchange is one recorded aggregated discovery exchange
 // (testdata/discovery_exchanges.jsonl, recorded from kube-apiserver
 // v1.36.3 by test/kubediff's TestRecordDiscoveryGolden).
 type discoveryExchange struct {
-	exchange
+	kubegolden.Exchange
 	IfNoneMatch string            `json:"ifNoneMatch"`
 	Headers     map[string]string `json:"headers"`
 }
@@ -143,7 +144,7 @@ func TestAggregatedDiscoveryGolden(t *testing.T) {
 		}
 		resp := f.h.Serve(t.Context(), &api.Request{Method: e.Method, Path: e.Path, Header: h, Body: body})
 		if resp.Status != e.Status {
-			t.Errorf("#%d %s: status %d, want %d: %s", i, e.Note, resp.Status, e.Status, truncate(resp.Body))
+			t.Errorf("#%d %s: status %d, want %d: %s", i, e.Note, resp.Status, e.Status, kubegolden.Truncate(resp.Body))
 			continue
 		}
 		if custom {
@@ -174,7 +175,7 @@ func TestAggregatedDiscoveryGolden(t *testing.T) {
 		if want := jsonRoundTrip(received); !reflect.DeepEqual(ours, want) {
 			wb, _ := json.Marshal(want)
 			t.Errorf("#%d %s: body differs:\n got %s\nwant %s", i, e.Note, resp.Body, wb)
-		} else if g, o := keyOrder(e.Received), keyOrder(resp.Body); !isSubsequence(o, g) {
+		} else if g, o := kubegolden.KeyOrder(e.Received), kubegolden.KeyOrder(resp.Body); !isSubsequence(o, g) {
 			// the cut document's keys are, in order, some of kube's
 			t.Errorf("#%d %s: field order differs:\n got %v\nkube's %v", i, e.Note, o, g)
 		}

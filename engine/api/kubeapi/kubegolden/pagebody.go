@@ -1,6 +1,6 @@
 //go:build !(js && wasm)
 
-package kubeapi
+package kubegolden
 
 // pageBody is the body as the client sends it: unchanged outside the
 // browser build.

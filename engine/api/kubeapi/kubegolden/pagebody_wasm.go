@@ -1,6 +1,6 @@
 //go:build js && wasm
 
-package kubeapi
+package kubegolden
 
 import (
 	"encoding/json"
