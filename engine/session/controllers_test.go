@@ -11,6 +11,7 @@ import (
 
 	"github.com/rvplay/rvplay/engine/api"
 	ctrl "github.com/rvplay/rvplay/engine/controllers"
+	"github.com/rvplay/rvplay/engine/kube"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
@@ -381,6 +382,9 @@ func TestDeletingANamespaceEmptiesItThenDeletesIt(t *testing.T) {
 // (discovery lists them once their definition is established), each
 // resource once whatever its served versions, and only that namespace's.
 func TestDeletingANamespaceDeletesItsCustomResources(t *testing.T) {
+	if !kube.CustomResourcesServed {
+		t.Skip("the browser build serves no CustomResourceDefinitions")
+	}
 	inCluster(t, func(t *testing.T, c *cluster) {
 		if r := c.do("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", `{"metadata":{"name":"widgets.example.com"},
 			"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"widgets","kind":"Widget"},
@@ -407,6 +411,9 @@ func TestDeletingANamespaceDeletesItsCustomResources(t *testing.T) {
 // the moment it is established, not only those served when it started:
 // a custom resource whose owner is deleted is collected.
 func TestTheGarbageCollectorCollectsCustomResourcesDefinedLater(t *testing.T) {
+	if !kube.CustomResourcesServed {
+		t.Skip("the browser build serves no CustomResourceDefinitions")
+	}
 	inCluster(t, func(t *testing.T, c *cluster) {
 		owner := c.do("POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"owner"}}`)
 		c.settle(time.Second) // the controllers run, with the resources served so far
