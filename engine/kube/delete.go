@@ -129,18 +129,24 @@ func (reg *Registry) Delete(ctx context.Context, r *Resource, ns, name string, o
 	return reg.deleteObject(ctx, r, ns, name, o)
 }
 
+// current reads the object at key as it is now: NotFound when it is not.
+func (reg *Registry) current(ctx context.Context, r *Resource, key, name string) (*mvcc.KeyValue, Object, error) {
+	kv, _, err := reg.get(ctx, key, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if kv == nil {
+		return nil, nil, NewNotFound(r.Group, r.Resource, name)
+	}
+	cur, err := decodeKV(kv)
+	return kv, cur, err
+}
+
 // deleteObject is the generic store's Delete.
 func (reg *Registry) deleteObject(ctx context.Context, r *Resource, ns, name string, o DeleteOptions) (any, error) {
 	key := r.Key(ns, name)
 	for {
-		kv, _, err := reg.get(ctx, key, 0)
-		if err != nil {
-			return nil, err
-		}
-		if kv == nil {
-			return nil, NewNotFound(r.Group, r.Resource, name)
-		}
-		cur, err := decodeKV(kv)
+		kv, cur, err := reg.current(ctx, r, key, name)
 		if err != nil {
 			return nil, err
 		}

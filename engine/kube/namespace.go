@@ -20,15 +20,7 @@ const NamespaceFinalizerKubernetes = "kubernetes"
 // which deletes it. A delete once spec.finalizers is empty is the generic
 // one.
 func (reg *Registry) deleteNamespace(ctx context.Context, r *Resource, name string, o DeleteOptions) (any, error) {
-	key := r.Key("", name)
-	kv, _, err := reg.get(ctx, key, 0)
-	if err != nil {
-		return nil, err
-	}
-	if kv == nil {
-		return nil, NewNotFound(r.Group, r.Resource, name)
-	}
-	cur, err := decodeKV(kv)
+	_, cur, err := reg.current(ctx, r, r.Key("", name), name)
 	if err != nil {
 		return nil, err
 	}
