@@ -115,7 +115,7 @@ func run() error {
 	flag.DurationVar(&settings.CompactionInterval, "compaction-interval", settings.CompactionInterval,
 		"a session's initial automatic compaction interval, as kube-apiserver's --etcd-compaction-interval (5m there); 0: off")
 	flag.BoolVar(&settings.WatchCache, "watch-cache", settings.WatchCache,
-		"serve a session's Kubernetes watches and the reads kube-apiserver serves from its watch cache (resourceVersion=0, NotOlderThan) from one watch cache per resource, as kube-apiserver's --watch-cache (on there); off: the store serves each, etcd-level answers")
+		"serve a session's Kubernetes watches and the reads kube-apiserver serves from its watch cache (resourceVersion=0, NotOlderThan) from one watch cache per resource, as kube-apiserver's --watch-cache (on by default there and here); false: the store serves each, etcd-level answers")
 	flag.DurationVar(&settings.WatchCacheDelay, "watch-cache-delay", settings.WatchCacheDelay,
 		"a session's initial lag of the watch cache behind the store (its watches, bookmarks and resourceVersion=0 reads)")
 	recordSize := flag.Int("exchange-record-size", session.DefaultRecordSize,

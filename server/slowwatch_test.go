@@ -18,6 +18,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/rvplay/rvplay/engine/session"
 	"github.com/rvplay/rvplay/server/classroom"
 )
 
@@ -94,6 +95,12 @@ func TestASlowWebSocketWatcherIsClosedAndNobodyElseWaits(t *testing.T) {
 	opts.HTTP.SlowTimeout = 2 * time.Second
 	opts.HTTP.WriteTimeout = 30 * time.Second
 	opts.HTTP.Observe = slow
+	// The store serves the watches (kube-apiserver's --watch-cache=false):
+	// the watcher held here is the WebSocket's, and the re-watch from a
+	// compacted resourceVersion at the end is etcd's 410 at once.
+	settings := session.DefaultSettings()
+	settings.WatchCache = false
+	opts.Session.Settings = &settings
 	sdb, err := openMemoryData(t)
 	if err != nil {
 		t.Fatal(err)

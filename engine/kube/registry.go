@@ -27,8 +27,8 @@ type Options struct {
 	// its watch cache, from one cache per resource (cacher.go), as
 	// kube-apiserver's --watch-cache (its default) does. Without it every
 	// watch and read goes to the store, as --watch-cache=false makes them:
-	// the etcd-level behaviour, a session's default (its watchCache
-	// setting turns the cache on; SetWatchCache).
+	// the etcd-level behaviour (a session's watchCache setting, on by
+	// default, calls SetWatchCache).
 	WatchCache bool
 	// WatchCacheDelay makes the watch cache lag this far behind the store:
 	// its watches, bookmarks and reads see each write that much later.

@@ -33,11 +33,10 @@ type Settings struct {
 	// once it has caught up, the revisions it still holds), from one watch
 	// cache per resource with kube-apiserver's window, messages ("too old
 	// resource version: N (M)") and bookmarks (JSON "watchCache": "on" or
-	// "off"). kube-apiserver: on (--watch-cache). Default here: off, the
-	// etcd-level behaviour (a compaction gives watches and reads their 410
-	// at once) that the lessons on compaction teach; a class's session
-	// turns it on for its many watchers (one store watch per resource
-	// whatever their number).
+	// "off"). kube-apiserver: on (--watch-cache), and so here. Off is
+	// kube-apiserver's --watch-cache=false, the etcd-level behaviour (a
+	// compaction gives watches and reads their 410 at once) that the
+	// lessons on compaction and bookmarks pin.
 	WatchCache bool
 	// WatchCacheDelay makes the watch cache lag this far behind the store:
 	// its watches, bookmarks and resourceVersion "0" reads see each write
@@ -57,7 +56,7 @@ type Settings struct {
 
 // DefaultSettings are a new session's settings.
 func DefaultSettings() Settings {
-	return Settings{BookmarkInterval: 10 * time.Second, CompactionInterval: DefaultCompactionInterval, PodReadyDelay: time.Second}
+	return Settings{BookmarkInterval: 10 * time.Second, CompactionInterval: DefaultCompactionInterval, PodReadyDelay: time.Second, WatchCache: true}
 }
 
 // DefaultCompactionInterval is kube-apiserver's --etcd-compaction-interval.

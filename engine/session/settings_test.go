@@ -39,12 +39,12 @@ func serveAs(ctx context.Context, s *Session, method, path, body string, header 
 func TestSettingsAreReadAndPatchedAsJSONDurations(t *testing.T) {
 	s := open(t, "t", Options{})
 	r := serve(s, "GET", "/rvplay/v1/settings", "")
-	if r.Status != 200 || strings.TrimSpace(string(r.Body)) != `{"bookmarkInterval":"10s","compactionInterval":"5m0s","watchCacheDelay":"0s","controllers":"running","watchCache":"off","podReadyDelay":"1s"}` {
+	if r.Status != 200 || strings.TrimSpace(string(r.Body)) != `{"bookmarkInterval":"10s","compactionInterval":"5m0s","watchCacheDelay":"0s","controllers":"running","watchCache":"on","podReadyDelay":"1s"}` {
 		t.Fatalf("defaults: %d %s", r.Status, r.Body)
 	}
 	r = serveAs(context.Background(), s, "PATCH", "/rvplay/v1/settings", `{"compactionInterval":"30s","watchCacheDelay":2}`,
 		"Content-Type", "application/merge-patch+json")
-	if r.Status != 200 || strings.TrimSpace(string(r.Body)) != `{"bookmarkInterval":"10s","compactionInterval":"30s","watchCacheDelay":"2s","controllers":"running","watchCache":"off","podReadyDelay":"1s"}` {
+	if r.Status != 200 || strings.TrimSpace(string(r.Body)) != `{"bookmarkInterval":"10s","compactionInterval":"30s","watchCacheDelay":"2s","controllers":"running","watchCache":"on","podReadyDelay":"1s"}` {
 		t.Fatalf("patch: %d %s", r.Status, r.Body)
 	}
 	if got := s.Settings(); got.CompactionInterval != 30*time.Second || got.WatchCacheDelay != 2*time.Second {
@@ -222,6 +222,14 @@ func TestAutomaticCompactionIsKubeApiserversFiveMinutes(t *testing.T) {
 	}
 }
 
+// watchCacheOff are the default settings but the watch cache: the
+// etcd-level read path of kube-apiserver's --watch-cache=false.
+func watchCacheOff() *Settings {
+	s := DefaultSettings()
+	s.WatchCache = false
+	return &s
+}
+
 func getKey(t *testing.T, s *Session, key string) *mvcc.KeyValue {
 	t.Helper()
 	r, err := s.Store.Range(context.Background(), &mvcc.RangeRequest{Key: []byte(key)})
@@ -236,15 +244,15 @@ func parseQuery(q string) map[string][]string {
 	return v
 }
 
-// The watch cache is a session setting, off by default: the store serves
-// each watch, and a start at a compacted revision is etcd's 410. Turned
-// on, the cache lists the store then and its window starts there: an
+// The watch cache is a session setting, on by default. Off, the store
+// serves each watch, and a start at a compacted revision is etcd's 410.
+// Turned on, the cache lists the store then and its window starts there: an
 // older start is "too old resource version: N (M)", a start in it is
 // served; turned off again, the watches it served end (their clients
 // watch again, from the store).
 func TestTheWatchCacheSettingChoosesWhoServesWatches(t *testing.T) {
 	clock := kube.NewFakeClock(epoch)
-	s := open(t, "t", Options{Clock: clock, NoControllers: true})
+	s := open(t, "t", Options{Clock: clock, NoControllers: true, Settings: watchCacheOff()})
 	serve(s, "POST", cmPath, `{"metadata":{"name":"a"}}`)
 	a, _ := strconv.ParseInt(last(t, s).RV, 10, 64)
 	serve(s, "POST", cmPath, `{"metadata":{"name":"b"}}`)

@@ -258,6 +258,14 @@ test('two clients conflict: the stale PUT gets 409 with the real Status JSON', a
 test('watch, compact, and the reflector relists after 410', async ({ page }, testInfo) => {
   test.setTimeout(60_000);
   await openLab(page);
+  // The etcd-level read path (kube-apiserver's --watch-cache=false): the
+  // resume after the compaction below is etcd's 410 at once, where the
+  // watch cache, a session's default, would still serve it from its window.
+  await page.getByTestId('settings-open').click();
+  await page.getByTestId('setting-watchCache').fill('off');
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('settings-result')).toHaveAttribute('data-ok', 'true');
+  await page.getByTestId('settings-close').click();
   await run(page, 'kubectl create configmap one --from-literal=a=1');
   await expect(consoleText(page)).toContainText('configmap/one created');
   await page.getByTestId('reflector-start').click();

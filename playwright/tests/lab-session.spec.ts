@@ -83,6 +83,10 @@ test('two browsers on one session: live writes, watch events, a conflict, and th
   // with its code, as a student.
   const session = await newClass(ctxA.request);
   const name = session.id;
+  // The etcd-level read path (kube-apiserver's --watch-cache=false): B's
+  // resume after the compaction below is etcd's 410 at once, where the
+  // watch cache, a session's default, would still serve it from its window.
+  expect((await ctxA.request.put(`/s/${name}/rvplay/v1/settings`, { data: { watchCache: 'off' } })).status()).toBe(200);
   const joined = await ctxB.request.post(`/s/${name}/join`, { data: { code: session.joinCode, name: 'B' } });
   expect(joined.status()).toBe(201);
   const a = await ctxA.newPage();

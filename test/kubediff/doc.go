@@ -10,8 +10,8 @@
 // each side's starting revision, UIDs replaced by their order of
 // appearance) and compared request by request. It runs in both of
 // kube-apiserver's read paths: the watch cache off (the reference with
-// --watch-cache=false, rvplay's session with its default setting) and on
-// (both with it, rvplay's session with "watchCache": "on").
+// --watch-cache=false, rvplay's server with --watch-cache=false) and on
+// (both with it, each side's default).
 //
 // It is a module of its own so that the product module never depends on
 // k8s.io/apiserver or etcd's server; the reference programs are nested

@@ -19,7 +19,7 @@ var (
 	flagNoKeep     = flag.Bool("kubediff.nokeep", false, "leave out the keep label and annotation (objects can lose all their managed fields)")
 	flagTrace      = flag.Bool("kubediff.trace", false, "log every request and the reference's normalised answer")
 	flagCacheSeeds = flag.Int("kubediff.cache-seeds", 2, "with the watch cache on, run only seeds 1..N (each future resourceVersion waits 3 s on both sides: about a minute a seed)")
-	flagModes      = flag.String("kubediff.watch-cache", "both", "the watch cache of both sides: off (the reference's --watch-cache=false, rvplay's default), on (both with it) or both")
+	flagModes      = flag.String("kubediff.watch-cache", "both", "the watch cache of both sides: off (the reference's --watch-cache=false, rvplay's too), on (both sides' default) or both")
 )
 
 // A knownDifference is a way rvplay is known to answer differently from

@@ -220,8 +220,7 @@ func startRvplay(t *testing.T) string {
 
 // watchCache runs both sides with their watch cache (sample-apiserver's
 // --watch-cache, rvplay's session setting): kube-apiserver's default read
-// path. Off, the reference answers from etcd, as rvplay's sessions do by
-// default.
+// path, each side's default. Off, both answer from etcd.
 var watchCache bool
 
 func ctxTimeout(d time.Duration) (context.Context, context.CancelFunc) {

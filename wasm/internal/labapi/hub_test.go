@@ -86,7 +86,12 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	sess, err := session.New("t", mvcc.NewMemoryBackend(), session.Options{NoControllers: true})
+	// The etcd-level read path (kube-apiserver's --watch-cache=false):
+	// a watch from a compacted revision is a 410 at once, which the
+	// reflector's relist tests here need.
+	settings := session.DefaultSettings()
+	settings.WatchCache = false
+	sess, err := session.New("t", mvcc.NewMemoryBackend(), session.Options{NoControllers: true, Settings: &settings})
 	if err != nil {
 		t.Fatal(err)
 	}
