@@ -64,6 +64,7 @@ func kubeAPIServerConfig(kas *kubeapiservertest.Server) *rest.Config {
 // without errors, a list at a compacted revision is then a 410 and a list
 // afterwards still sees every object.
 func TestKubeAPIServerRunsOnRvplay(t *testing.T) {
+	rvplaytest.RequireSessionCompaction(t) // kube-apiserver's, every 2 s
 	kas, r := kubeAPIServerOnRvplay(t)
 	ctx := testContext(t)
 	cfg := restConfig(kas.URL)

@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
 
 // watchControl sits in client-go's transport: it can end the current
@@ -133,6 +135,7 @@ func compact(t *testing.T, base, rev string) {
 }
 
 func TestInformerRelistsAfterItsWatchRevisionWasCompacted(t *testing.T) {
+	rvplaytest.RequireSessionCompaction(t)
 	for _, mode := range []struct {
 		name      string
 		watchList bool
