@@ -40,6 +40,8 @@ test('settings are Go durations; only changed ones are sent', () => {
   assert.deepEqual(changed({ a: '5s', b: '1m0s' }, { a: '5s', b: '30s' }), { b: '30s' });
   assert.equal(settingsLine({ bookmarkInterval: '5s', compactionInterval: '0s', watchCacheDelay: '0s' }),
     'bookmarks every 5s · no automatic compaction · watch-cache lag 0s');
+  assert.equal(settingsLine({ bookmarkInterval: '10s', compactionInterval: '5m0s', watchCacheDelay: '0s', watchCache: 'on' }),
+    'bookmarks every 10s · compaction every 5m0s · watch-cache lag 0s · watch cache on');
 });
 
 test('a share link always points at the offline lab', () => {

@@ -26,6 +26,9 @@ export function settingsLine(s) {
     if (k === 'compactionInterval' && zero(s[k])) items.push(t('settings.line.compactionInterval.off'));
     else items.push(t(`settings.line.${k}`, { v: s[k] }));
   }
+  // Which read path serves watches and cached reads: a lesson that
+  // teaches etcd's own answers turns the watch cache off.
+  if (s.watchCache === 'on' || s.watchCache === 'off') items.push(t(`settings.line.watchCache.${s.watchCache}`));
   return items.join(' · ');
 }
 
