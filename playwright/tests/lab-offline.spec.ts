@@ -145,6 +145,38 @@ test('a reload keeps the lab: the history of operations is replayed', async ({ p
   await expect(row.locator('td').nth(3)).toHaveText('2');
 });
 
+// setCompaction sets the session's automatic compaction interval in the
+// settings dialog, as a learner does.
+async function setCompaction(page: Page, interval: string) {
+  await page.getByTestId('settings-open').click();
+  await page.getByTestId('setting-compactionInterval').fill(interval);
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('settings-result')).toHaveAttribute('data-ok', 'true');
+  await page.getByTestId('settings-close').click();
+}
+
+test('a reload replays the automatic compaction\'s ticks where they happened', async ({ page }) => {
+  test.setTimeout(60_000);
+  await openLab(page);
+  await setCompaction(page, '1s');
+  await run(page, 'etcdctl put /registry/demo/a one');
+  // The second tick writes compact_rev_key again and compacts to the first's.
+  const ticks = page.locator('[data-testid="etcd-key"][data-key="compact_rev_key"]').locator('td').nth(3);
+  await expect(ticks).toHaveText(/^([2-9]|\d\d+)$/, { timeout: 15_000 });
+  await setCompaction(page, '0s');
+  // A write after the timer stopped: any tick still under way landed before it.
+  await run(page, 'etcdctl put /registry/demo/b two');
+  const row = page.locator('[data-testid="etcd-key"][data-key="/registry/demo/b"]');
+  await expect(row).toBeVisible();
+  const rev = await row.getByTestId('etcd-key-mod').textContent();
+  const version = await ticks.textContent();
+  await page.reload();
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-replayed', /\d+/, { timeout: 15_000 });
+  await expect(row.getByTestId('etcd-key-mod')).toHaveText(rev!);
+  await expect(ticks).toHaveText(version!);
+  await expect(page.getByTestId('store-revision')).toHaveText(rev!);
+});
+
 test('a share link and an exported file replay the same lab elsewhere', async ({ page, browser }) => {
   test.setTimeout(90_000);
   await openLab(page);

@@ -16,6 +16,7 @@
 import { $, el, keyPath } from './dom.js';
 import { t, onLanguageChange } from './i18n.js';
 import { GatewayError } from './etcd.js';
+import { tickOp } from './ticks.js';
 
 export const TIMELINE_BACK = 120;
 const PROBE_MS = 3000;
@@ -170,6 +171,9 @@ export function mountEtcd(lab) {
       revs.see(res.header.revision);
       for (const ev of res.events) {
         revs.addEvent(ev.kv.modRevision, { type: ev.type, key: ev.kv.key });
+        // Offline the history replays: the compaction timer's ticks go in it.
+        const tick = lab.cfg.mode === 'server' || lab.replaying ? null : tickOp(ev, lab.history.ops);
+        if (tick) lab.record(tick);
       }
       if (res.events.length) refresh();
     }, (err) => {

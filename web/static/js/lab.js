@@ -7,7 +7,8 @@
 
 import { loadEngine, wasmTransport, httpTransport } from './transport.js';
 import { Clients } from './goclients.js';
-import { Etcd } from './etcd.js';
+import { Etcd, b64 } from './etcd.js';
+import { pausedOp, COMPACT_REV_KEY } from './ticks.js';
 import { History } from './history.js';
 import { $, Frame } from './dom.js';
 import { setLanguage, chosenLanguage, t } from './i18n.js';
@@ -22,7 +23,7 @@ import { mountEtcd } from './etcdview.js';
 import { mountTimeline } from './timeline.js';
 import { mountEditor } from './editor.js';
 import { mountConsole } from './consolepanel.js';
-import { mountSettings } from './settings.js';
+import { mountSettings, zero } from './settings.js';
 import { mountLabFile } from './labfile.js';
 import { mountKeys } from './keys.js';
 import { mountLessons } from './lessons.js';
@@ -73,6 +74,13 @@ const actions = {
   settings: (o) => lab.settings.save(o.set),
   lesson: (o) => lab.transport.request('POST', `/rvplay/v1/lessons/${o.slug}/setup`),
   'lesson-action': (o) => lab.clients.runAction(o.action),
+  // An automatic compaction's tick: its write of compact_rev_key, then its
+  // compaction to the previous tick's revision (the value it wrote).
+  tick: async (o) => {
+    await lab.etcd.call('/v3/kv/put', { key: b64(COMPACT_REV_KEY), value: b64(o.v) });
+    const rev = Number(o.v);
+    if (rev > 0) await lab.etcd.compact(rev).then(() => lab.revisions.seeCompaction(rev), () => {});
+  },
 };
 
 async function withSubject(o, fn) {
@@ -80,15 +88,36 @@ async function withSubject(o, fn) {
   return fn();
 }
 
+// The compaction timer stays off while a history replays: its recorded
+// ticks replay in its place, and it starts again at the end with the
+// interval the history left (a settings change, or a lesson's set-up).
+const SETTINGS = '/rvplay/v1/settings';
+const setCompaction = (v) => lab.transport.request('PUT', SETTINGS, { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ compactionInterval: v }) });
+
+// pauseCompaction turns the timer off and answers the interval it had.
+async function pauseCompaction() {
+  const r = await lab.transport.request('GET', SETTINGS);
+  if (r.status !== 200) return undefined;
+  const { compactionInterval } = JSON.parse(r.body);
+  if (compactionInterval && !zero(compactionInterval)) await setCompaction('0s');
+  return compactionInterval;
+}
+
 lab.replay = async (ops) => {
   lab.replaying = true;
+  let interval = await pauseCompaction();
   try {
     for (const op of ops) {
+      const paused = pausedOp(op);
+      interval = paused.interval ?? interval;
       const fn = actions[op.op];
-      if (fn) await fn(op);
+      if (fn) await fn(paused.run);
+      if (op.op === 'lesson') interval = (await pauseCompaction()) ?? interval;
     }
   } finally {
+    if (interval && !zero(interval)) await setCompaction(interval);
     lab.replaying = false;
+    lab.settings.load().catch(() => {});
   }
 };
 
