@@ -550,6 +550,9 @@ var errVeryShortWatch = errors.New("very short watch: Unexpected watch close - w
 // fails. Clean closes reopen the watch; failures end the round. cancel
 // releases w's context.
 func (r *Reflector) watch(ctx context.Context, w *Watcher, cancel context.CancelFunc) error {
+	// A watch is timed from its request, as client-go's: how long it
+	// lasted must not depend on when this goroutine got to its stream.
+	start := r.clock().Now()
 	for ctx.Err() == nil {
 		if w == nil {
 			wctx, wcancel, err := r.watchContext(ctx)
@@ -563,6 +566,7 @@ func (r *Reflector) watch(ctx context.Context, w *Watcher, cancel context.Cancel
 			opts.AllowWatchBookmarks = bookmarks
 			opts.TimeoutSeconds = r.watchTimeout()
 			req := r.request(opts, true)
+			start = r.clock().Now()
 			w, err = r.Client.Watch(wctx, opts)
 			if err != nil {
 				r.endWatch(cancel)
@@ -587,7 +591,7 @@ func (r *Reflector) watch(ctx context.Context, w *Watcher, cancel context.Cancel
 			}
 			r.step(Step{Kind: StepWatch, RV: opts.ResourceVersion, Request: req})
 		}
-		_, _, err := r.handleWatch(ctx, w, r.clock().Now(), nil)
+		_, _, err := r.handleWatch(ctx, w, start, nil)
 		w.Stop()
 		w = nil
 		r.endWatch(cancel)

@@ -573,6 +573,45 @@ func TestReflectorRelistsAfterAVeryShortEmptyWatch(t *testing.T) {
 	}
 }
 
+// serverTime is the server's fake clock as a reflector's: its watches are
+// timed in the time the server's timeouts follow; backoffs end at once.
+type serverTime struct{ c *kube.FakeClock }
+
+func (c serverTime) Now() time.Time                                   { return c.c.Now() }
+func (c serverTime) Sleep(ctx context.Context, d time.Duration) error { return ctx.Err() }
+
+// client-go starts a watch's clock before it sends the request: a watch
+// the server ends after the second it was asked for is not a "very short
+// watch", however late the reflector's goroutine got to its stream (here
+// the whole second passes before it reads a frame). Timed from the first
+// read, it relisted at random when the machine was busy.
+func TestAWatchIsTimedFromItsRequest(t *testing.T) {
+	clock := kube.NewFakeClock(time.Unix(1_700_000_000, 0))
+	_, c := newTestSession(t, kube.Options{Clock: clock})
+	createCM(t, c, "default", "a")
+	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), NewStore())
+	r.MinWatchTimeout = time.Second // timeoutSeconds=1 (jitter 0)
+	r.Clock = serverTime{clock}
+	rec := record(t, r)
+	recordStep := r.OnStep
+	first := true
+	r.OnStep = func(s Step) {
+		if s.Kind == StepWatch && first {
+			first = false
+			clock.Step(time.Second) // the server ends the watch
+		}
+		recordStep(s)
+	}
+	runReflector(t, r)
+	end := rec.until("the first watch's end", func(s Step) bool { return s.Kind == StepWatchClosed || s.Kind == StepError })
+	if end.Kind != StepWatchClosed {
+		t.Fatalf("a watch that lasted its second ended in %v, want a clean close and a re-watch", end)
+	}
+	if n := rec.count(StepList); n != 1 {
+		t.Fatalf("%d lists, want 1", n)
+	}
+}
+
 func TestStepMarshalsForAUI(t *testing.T) {
 	s := Step{Seq: 3, Time: time.Unix(0, 0), Kind: StepExpired, RV: "12",
 		Err: &StatusError{Status: Status{Message: "too old resource version: 12 (40)", Reason: ReasonExpired, Code: 410}}}
