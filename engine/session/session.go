@@ -232,7 +232,9 @@ func IsEtcdPath(path string) bool {
 // Serve routes a request to the etcd gateway, the session's own API or the
 // Kubernetes API, and records the exchange. The first Kubernetes request
 // starts the session's controllers: a session used only through the etcd
-// gateway stays a plain etcd, revision 1 and all.
+// gateway stays a plain etcd, with no Kubernetes objects, whose only writes
+// of its own are the automatic compaction's (compact_rev_key, as
+// kube-apiserver's compactor writes it).
 func (s *Session) Serve(ctx context.Context, req *api.Request) *api.Response {
 	start := s.clock.Now()
 	proto := protocolOf(req.Path)
