@@ -3,6 +3,8 @@ package stress
 import (
 	"cmp"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -78,6 +80,7 @@ func startAttack(t *testing.T, name string, b Bounds, flags ...string) *attack {
 // starts sampling the server.
 func (a *attack) begin() {
 	a.t.Helper()
+	a.startControllers(calmTimeout)
 	a.calm = startCalm(a.Calm)
 	select {
 	case <-a.calm.answered:
@@ -87,6 +90,59 @@ func (a *attack) begin() {
 	a.base = a.probe(true)
 	a.mon = startMonitor(a.srv, a.base, a.killAt())
 	a.began = time.Now()
+}
+
+// startControllers makes the first Kubernetes request of the attack's and
+// the well-behaved client's sessions, which starts their controllers and
+// kubelets (kube-controller-manager's informers and workers: a fixed cost
+// of a session in use, not of the attack), and waits until the server's
+// goroutine profile shows both sessions' controller managers past their
+// informers' sync and every reflector watching, so that the baseline
+// counts them.
+func (a *attack) startControllers(d time.Duration) {
+	a.t.Helper()
+	sessions := []string{a.Attack, a.Calm}
+	for _, s := range sessions {
+		resp, err := http.Get(s + "/api/v1/namespaces/default")
+		if err != nil {
+			a.t.Fatalf("a session's first Kubernetes request: %v", err)
+		}
+		resp.Body.Close()
+	}
+	deadline := time.Now().Add(d)
+	for {
+		resp, err := http.Get(a.srv.DebugURL + "/debug/pprof/goroutine?debug=2")
+		if err != nil {
+			a.t.Fatalf("the server's goroutine profile: %v", err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			a.t.Fatalf("the server's goroutine profile: %v", err)
+		}
+		var managers, syncing, reflectors, watching int
+		for _, g := range strings.Split(string(b), "\n\n") {
+			switch {
+			case strings.Contains(g, "WaitForCacheSync("):
+				syncing++
+			case strings.Contains(g, "controllers.(*ControllerManager).Run("):
+				managers++
+			}
+			if strings.Contains(g, "engine/client.(*Reflector).Run(") {
+				reflectors++
+				if strings.Contains(g, "engine/client.(*Reflector).handleWatch(") {
+					watching++
+				}
+			}
+		}
+		if managers == len(sessions) && syncing == 0 && watching == reflectors {
+			return
+		}
+		if time.Now().After(deadline) {
+			a.t.Fatalf("the sessions' controllers are not all watching after %v: %d managers past their sync, %d syncing, %d of %d reflectors watching", d, managers, syncing, watching, reflectors)
+		}
+		time.Sleep(50 * time.Millisecond) // polling the profile, as settle does
+	}
 }
 
 // killAt is the resident memory at which the monitor ends the server
