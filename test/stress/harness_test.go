@@ -111,17 +111,8 @@ func (a *attack) startControllers(d time.Duration) {
 	}
 	deadline := time.Now().Add(d)
 	for {
-		resp, err := http.Get(a.srv.DebugURL + "/debug/pprof/goroutine?debug=2")
-		if err != nil {
-			a.t.Fatalf("the server's goroutine profile: %v", err)
-		}
-		b, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			a.t.Fatalf("the server's goroutine profile: %v", err)
-		}
 		var managers, syncing, reflectors, watching int
-		for _, g := range strings.Split(string(b), "\n\n") {
+		for _, g := range strings.Split(a.goroutines(2), "\n\n") {
 			switch {
 			case strings.Contains(g, "WaitForCacheSync("):
 				syncing++
@@ -143,6 +134,21 @@ func (a *attack) startControllers(d time.Duration) {
 		}
 		time.Sleep(50 * time.Millisecond) // polling the profile, as settle does
 	}
+}
+
+// goroutines is the server's goroutine profile, at pprof's debug level.
+func (a *attack) goroutines(debug int) string {
+	a.t.Helper()
+	resp, err := http.Get(fmt.Sprintf("%s/debug/pprof/goroutine?debug=%d", a.srv.DebugURL, debug))
+	if err != nil {
+		a.t.Fatalf("the server's goroutine profile: %v", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		a.t.Fatalf("the server's goroutine profile: %v", err)
+	}
+	return string(b)
 }
 
 // killAt is the resident memory at which the monitor ends the server

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"strings"
 	"syscall"
@@ -107,16 +106,7 @@ func (a *attack) waitNoneWriting(d time.Duration) {
 	a.t.Helper()
 	deadline := time.Now().Add(d)
 	for {
-		resp, err := http.Get(a.srv.DebugURL + "/debug/pprof/goroutine?debug=1")
-		if err != nil {
-			a.t.Fatalf("the server's goroutine profile: %v", err)
-		}
-		b, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			a.t.Fatalf("the server's goroutine profile: %v", err)
-		}
-		if !strings.Contains(string(b), "writeComplete") {
+		if !strings.Contains(a.goroutines(1), "writeComplete") {
 			return
 		}
 		if time.Now().After(deadline) {
