@@ -164,7 +164,10 @@ test('a share link or a lab file opened on a server session opens the offline la
   await run(page, 'etcdctl put shared-here v');
   await page.getByTestId('lab-menu').click();
   await page.getByTestId('share').click();
-  const url = await page.getByTestId('share-link').inputValue();
+  // The link is written once the history is compressed, after the click.
+  const link = page.getByTestId('share-link');
+  await expect(link).toHaveValue(/#h=/);
+  const url = await link.inputValue();
   expect(new URL(url).pathname).toBe('/lab');
 
   // The same history as a link into the session: it goes to the offline lab.
