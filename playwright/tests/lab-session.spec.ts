@@ -3,15 +3,7 @@
 // writes, conflicts and watch events live. WebSocket faults are injected
 // with Playwright's WebSocket routing.
 import { expect, test, type APIRequestContext, type Page, type TestInfo, type WebSocketRoute } from '@playwright/test';
-
-// A new guarded session whose teacher is the browser context of request
-// (page.request or context.request): the answer's cookie carries the
-// teacher's token to that context's pages and requests.
-async function newClass(request: APIRequestContext): Promise<{ id: string; joinCode: string }> {
-  const r = await request.post('/sessions', { data: {} });
-  expect(r.status()).toBe(201);
-  return r.json();
-}
+import { exchange, newClass, run, serverHead } from './labhelpers';
 
 async function newSession(request: APIRequestContext): Promise<string> {
   return (await newClass(request)).id;
@@ -23,23 +15,8 @@ async function openSession(page: Page, name: string) {
   await expect(page.getByTestId('mode')).toHaveText(`session ${name}`);
 }
 
-async function run(page: Page, command: string) {
-  const input = page.getByTestId('console-input');
-  await input.fill(command);
-  await input.press('Enter');
-  await expect(page.getByTestId('console-line').filter({ hasText: `$ ${command}` }).last()).toBeVisible();
-}
-
 async function shot(page: Page, testInfo: TestInfo, name: string) {
   await testInfo.attach(name, { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
-}
-
-async function exchange(page: Page, client: string, action: 'get' | 'put') {
-  const log = page.getByTestId(`client-${client}-log`).getByTestId('exchange');
-  const before = await log.count();
-  await page.getByTestId(`client-${client}-${action}`).click();
-  await expect(log).toHaveCount(before + 1);
-  return log.last();
 }
 
 const configmaps = (name: string) => `/s/${name}/api/v1/namespaces/default/configmaps`;
@@ -105,7 +82,11 @@ test('two browsers on one session: live writes, watch events, a conflict, and th
   await expect(bWatch.locator('[data-testid="watch-event"][data-type="ADDED"]').last()).toContainText('shared');
   await expect(b.locator('[data-testid="etcd-key"][data-key="/registry/configmaps/default/shared"]')).toBeVisible();
   await expect(b.locator('[data-testid="reflector-item"][data-name="shared"]')).toBeVisible();
-  await expect(b.getByTestId('store-revision')).toHaveText((await a.getByTestId('store-revision').textContent())!);
+  // The head reaches each lab through its own watch, after the command's
+  // answer: wait for both to show the server's.
+  const created = String(await serverHead(ctxA.request, name));
+  await expect(a.getByTestId('store-revision')).toHaveText(created);
+  await expect(b.getByTestId('store-revision')).toHaveText(created);
 
   // Both read "shared"; A writes first; B's stale write gets 409.
   for (const p of [a, b]) await p.getByTestId('subject-name').fill('shared');
@@ -129,7 +110,8 @@ test('two browsers on one session: live writes, watch events, a conflict, and th
   // revision right after it, which B's watch would need.
   await run(a, 'kubectl delete cm shared');
   await expect(a.getByTestId('console-output')).toContainText('configmap "shared" deleted');
-  const head = (await a.getByTestId('store-revision').textContent())!;
+  const head = String(await serverHead(ctxA.request, name));
+  await expect(a.getByTestId('store-revision')).toHaveText(head);
   await run(a, `etcdctl compaction ${head}`);
   await expect(a.getByTestId('console-output')).toContainText(`compacted revision ${head}`);
   await b.getByTestId('reflector-resume').click();

@@ -35,3 +35,11 @@ export async function newClass(request: APIRequestContext): Promise<{ id: string
   expect(r.status()).toBe(201);
   return r.json();
 }
+
+// serverHead asks the session's etcd API for its store revision: a lab
+// learns the head through its watch, some time after a command's answer.
+export async function serverHead(request: APIRequestContext, session: string): Promise<number> {
+  const r = await request.post(`/s/${session}/v3/kv/range`, { data: { key: Buffer.from('rvplay-head').toString('base64'), count_only: true } });
+  expect(r.status()).toBe(200);
+  return Number((await r.json()).header.revision);
+}
