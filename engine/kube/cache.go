@@ -144,7 +144,7 @@ func (w *watchCache) moveLocked(rev int64) {
 func (w *watchCache) replaceLocked(kvs []*mvcc.KeyValue, rev int64) {
 	w.objects = make(map[string]*cachedObject, len(kvs))
 	for _, kv := range kvs {
-		w.objects[string(kv.Key)] = &cachedObject{kv: kv}
+		w.objects[string(kv.Key)] = &cachedObject{kv: w.r.served(kv)}
 	}
 	w.keys, w.dirty = nil, true
 	clear(w.events)
@@ -172,7 +172,7 @@ func (w *watchCache) applyLocked(ev *mvcc.Event, now time.Time) *cacheEvent {
 		w.dirty = true
 		ce.size = int64(len(key) + len(prev.kv.Value))
 	} else {
-		ce.cur = &cachedObject{kv: ev.Kv}
+		ce.cur = &cachedObject{kv: w.r.served(ev.Kv)}
 		if prev == nil {
 			w.dirty = true
 		}

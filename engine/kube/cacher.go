@@ -585,8 +585,17 @@ func (b *timeBudget) giveBack(unused time.Duration) {
 
 // --- the registry's caches ---------------------------------------------------
 
+// cacheKey names r's cache: one per served version of a resource, as
+// kube-apiserver builds one storage (and Cacher) per group-version-resource,
+// even where they share their keys (a custom resource's versions,
+// events.k8s.io/v1 and core/v1 Events).
+func cacheKey(r *Resource) string { return r.GroupVersion() + "/" + r.Resource }
+
 // cacherFor is r's cacher, started if it was not, or nil when the session
-// runs without the watch cache.
+// runs without the watch cache. A custom resource's first cache starts
+// those of its definition's other served versions too, as kube's
+// crdHandler builds every version's storage when it first serves one:
+// their windows begin together.
 func (reg *Registry) cacherFor(r *Resource) *cacher {
 	if reg.cacheOff.Load() {
 		return nil
@@ -596,9 +605,22 @@ func (reg *Registry) cacherFor(r *Resource) *cacher {
 	if reg.cacheOff.Load() {
 		return nil
 	}
-	if c := reg.cachers[r.Prefix("")]; c != nil {
+	if c := reg.cachers[cacheKey(r)]; c != nil {
 		return c
 	}
+	c := reg.startCacherLocked(r)
+	if c != nil && r.Custom() {
+		for _, v := range reg.custom.versionsOf(r) {
+			if reg.cachers[cacheKey(v)] == nil {
+				reg.startCacherLocked(v)
+			}
+		}
+	}
+	return c
+}
+
+// startCacherLocked starts r's cacher (the caller holds cachersMu).
+func (reg *Registry) startCacherLocked(r *Resource) *cacher {
 	c, err := newCacher(reg, r)
 	if err != nil {
 		return nil // the store is closing: the etcd path answers
@@ -606,7 +628,7 @@ func (reg *Registry) cacherFor(r *Resource) *cacher {
 	if reg.cachers == nil {
 		reg.cachers = map[string]*cacher{}
 	}
-	reg.cachers[r.Prefix("")] = c
+	reg.cachers[cacheKey(r)] = c
 	return c
 }
 
@@ -662,7 +684,8 @@ func (reg *Registry) SetWatchCacheDelay(d time.Duration) {
 	reg.cachersMu.Unlock()
 }
 
-// wrote tells r's cache of a write the registry made. The cache stamps
+// wrote tells the caches of r's keys (every served version's) of a write
+// the registry made. The cache stamps
 // each response of the store with the time it takes it in, the time its
 // window (and its lag) count from; taken here, before the write returns,
 // the stamp is the write's time, not the time the cache's loop happened
@@ -671,16 +694,22 @@ func (reg *Registry) SetWatchCacheDelay(d time.Duration) {
 // watchers.
 func (reg *Registry) wrote(r *Resource, rev int64) {
 	reg.noteRevision(rev)
+	prefix := r.Prefix("")
 	reg.cachersMu.Lock()
-	c := reg.cachers[r.Prefix("")]
-	reg.cachersMu.Unlock()
-	if c == nil {
-		return
+	var buf [2]*cacher
+	cs := buf[:0]
+	for _, c := range reg.cachers {
+		if c.prefix == prefix {
+			cs = append(cs, c)
+		}
 	}
-	c.intake.Lock()
-	_ = c.intakeLocked(context.Background()) // the loop reports the end of the store watch
-	c.intake.Unlock()
-	c.wake()
+	reg.cachersMu.Unlock()
+	for _, c := range cs {
+		c.intake.Lock()
+		_ = c.intakeLocked(context.Background()) // the loop reports the end of the store watch
+		c.intake.Unlock()
+		c.wake()
+	}
 }
 
 // closeCaches stops every cache (Close).

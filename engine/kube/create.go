@@ -148,7 +148,7 @@ func (reg *Registry) createOnce(ctx context.Context, r *Resource, obj Object, o 
 	}
 	m["resourceVersion"] = formatRV(resp.Header.Revision)
 	reg.wrote(r, resp.Header.Revision)
-	return stored(obj, data, resp.Header.Revision), nil
+	return stored(r, obj, data, resp.Header.Revision), nil
 }
 
 //go:noinline

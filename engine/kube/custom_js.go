@@ -34,6 +34,8 @@ type customResources struct{}
 
 func (customResources) served() []*Resource { return nil }
 
+func (customResources) versionsOf(*Resource) []*Resource { return nil }
+
 // CustomResources: there are none.
 func (reg *Registry) CustomResources(context.Context) ([]*Resource, string, error) {
 	return reg.custom.served(), "", nil

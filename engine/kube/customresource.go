@@ -65,6 +65,11 @@ func newCustomResource(crd Object, version map[string]any) *Resource {
 	for _, ver := range listOf(spec["versions"]) {
 		if vm, _ := ver.(map[string]any); vm["storage"] == true {
 			r.StorageVersionHash = storageVersionHash(group, str(vm, "name"), str(pathValue(crd, "spec", "names").(map[string]any), "kind"))
+			if len(listOf(spec["versions"])) > 1 {
+				// also for the storage version itself: what was stored
+				// before the storage version moved is in another
+				r.conv = noneConversion(r.GroupVersion(), group+"/"+str(vm, "name"))
+			}
 		}
 	}
 	cr := &customResource{}
@@ -96,6 +101,16 @@ func newCustomResource(crd Object, version map[string]any) *Resource {
 	r.Columns = customColumns(listOf(version["additionalPrinterColumns"]))
 	r.FieldSelectors = selectableFields(listOf(version["selectableFields"]))
 	return r
+}
+
+// noneConversion is a definition's conversion strategy None (the only one
+// served here): an object of another version is the same object with its
+// apiVersion changed, stored in the storage version's.
+func noneConversion(served, storage string) *conversion {
+	return &conversion{
+		fromStorage: func(o Object) { o["apiVersion"] = served },
+		toStorage:   func(o Object) { o["apiVersion"] = storage },
+	}
 }
 
 // definitionName is the OpenAPI definition name kube gives a custom

@@ -101,8 +101,8 @@ func (reg *Registry) dropCaches(rs []*Resource) {
 	var old []*cacher
 	reg.cachersMu.Lock()
 	for _, r := range rs {
-		if c := reg.cachers[r.Prefix("")]; c != nil && c.r == r {
-			delete(reg.cachers, r.Prefix(""))
+		if c := reg.cachers[cacheKey(r)]; c != nil && c.r == r {
+			delete(reg.cachers, cacheKey(r))
 			old = append(old, c)
 		}
 	}
@@ -110,6 +110,20 @@ func (reg *Registry) dropCaches(rs []*Resource) {
 	for _, c := range old {
 		c.close()
 	}
+}
+
+// versionsOf is the other served versions of r's definition (r a custom
+// resource), as last read.
+func (c *customResources) versionsOf(r *Resource) []*Resource {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []*Resource
+	for _, v := range c.served {
+		if v != r && v.Group == r.Group && v.Resource == r.Resource {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // readDefinitions reads the stored definitions, in name order.

@@ -4,7 +4,10 @@ package kube
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
 // widgetDefinition is a namespaced definition of example.com/v1 Widgets
@@ -223,5 +226,71 @@ func TestADefinitionCreatedAgainGetsANewWatchCache(t *testing.T) {
 	}
 	if b := next(t, w); b.Type != Bookmark || b.Object["kind"] != "Gadget" {
 		t.Fatalf("the bookmark ending the initial events: %v", b.Object)
+	}
+}
+
+// twoVersionDefinition serves example.com Widgets in v1 (stored) and v2.
+func twoVersionDefinition() Object {
+	crd := widgetDefinition("widgets", "Widget")
+	versions := pathValue(crd, "spec", "versions").([]any)
+	v2 := map[string]any{}
+	for k, v := range versions[0].(map[string]any) {
+		v2[k] = v
+	}
+	v2["name"], v2["storage"] = "v2", false
+	crd["spec"].(map[string]any)["versions"] = append(versions, v2)
+	return crd
+}
+
+// kube-apiserver's crdHandler builds one storage, and so one watch cache,
+// per served version, all when the definition is first served: a watch
+// of v2 speaks of v2 objects and v2 bookmarks even when v1 was watched
+// first, and its window is as old as v1's.
+func TestEachServedVersionHasItsOwnWatchCache(t *testing.T) {
+	f := newFixture(t)
+	f.create(t, definitions, "", twoVersionDefinition())
+	v1 := f.served(t, "example.com", "v1", "widgets")
+	v2 := f.served(t, "example.com", "v2", "widgets")
+	first := f.create(t, v1, "default", Object{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "a"}})
+	w1, err := f.s.Watch(f.ctx, v1, "default", ListOptions{ResourceVersion: ResourceVersion(first)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w1.Close()
+	f.create(t, v2, "default", Object{"apiVersion": "example.com/v2", "kind": "Widget", "metadata": map[string]any{"name": "b"}})
+	// Stored in the storage version, read in each.
+	resp, err := f.store.Range(f.ctx, &mvcc.RangeRequest{Key: []byte(v1.Key("default", "b"))})
+	if err != nil || len(resp.Kvs) != 1 || !strings.Contains(string(resp.Kvs[0].Value), `"apiVersion":"example.com/v1"`) {
+		t.Fatalf("stored: %v %v", resp, err)
+	}
+	for _, r := range []*Resource{v1, v2} {
+		if o, err := f.s.Get(f.ctx, r, "default", "b", ""); err != nil || o["apiVersion"] != r.GroupVersion() {
+			t.Fatalf("get %s: %v %v", r.GroupVersion(), o, err)
+		}
+	}
+	if e := next(t, w1); e.Type != Added || e.name() != "b" || e.Object["apiVersion"] != "example.com/v1" {
+		t.Fatalf("v1's watch: %v %v", e, e.Object)
+	}
+	// From before b: v2's cache started with v1's.
+	w2, err := f.s.Watch(f.ctx, v2, "default", ListOptions{ResourceVersion: ResourceVersion(first), AllowWatchBookmarks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Close()
+	if e := next(t, w2); e.Type != Added || e.name() != "b" || e.Object["apiVersion"] != "example.com/v2" {
+		t.Fatalf("v2's watch: %v", e)
+	}
+	w3, err := f.s.Watch(f.ctx, v2, "default", ListOptions{SendInitialEvents: bptr(true), ResourceVersionMatch: MatchNotOlderThan, AllowWatchBookmarks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w3.Close()
+	for _, name := range []string{"a", "b"} {
+		if e := next(t, w3); e.Type != Added || e.name() != name || e.Object["apiVersion"] != "example.com/v2" {
+			t.Fatalf("v2's initial events: %v", e)
+		}
+	}
+	if b := next(t, w3); b.Type != Bookmark || b.Object["apiVersion"] != "example.com/v2" || b.Object["kind"] != "Widget" {
+		t.Fatalf("v2's bookmark: %v", b.Object)
 	}
 }

@@ -138,7 +138,7 @@ func (reg *Registry) current(ctx context.Context, r *Resource, key, name string)
 	if kv == nil {
 		return nil, nil, NewNotFound(r.Group, r.Resource, name)
 	}
-	cur, err := decodeKV(kv)
+	cur, err := r.decodeStored(kv)
 	return kv, cur, err
 }
 

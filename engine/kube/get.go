@@ -53,6 +53,7 @@ func (reg *Registry) getKV(ctx context.Context, r *Resource, ns, name, rv string
 		if minRV > cur {
 			return nil, NewTooLargeResourceVersion(minRV, cur, 0)
 		}
+		kv = r.served(kv) // the cache holds r's version already
 	}
 	if kv == nil {
 		return nil, NewNotFound(r.Group, r.Resource, name)

@@ -564,6 +564,7 @@ func (reg *Registry) rangeList(ctx context.Context, r *Resource, m *matcher, pre
 // listItem renders a stored object as a list item (no kind and
 // apiVersion) if it matches m.
 func listItem(r *Resource, m *matcher, kv *mvcc.KeyValue) ([]byte, bool, error) {
+	kv = r.served(kv)
 	if m.empty() {
 		b, err := itemJSON(r, kv)
 		return b, err == nil, err

@@ -83,6 +83,9 @@ type Resource struct {
 	schemaType *schema.Type
 	// custom is the definition a custom resource is served from.
 	custom *customResource
+	// conv, when set, is how the objects are stored in another version's
+	// form (convert.go).
+	conv *conversion
 }
 
 // Schema is the type's description in package schema (field order,

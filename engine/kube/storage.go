@@ -21,10 +21,11 @@ func decodeKV(kv *mvcc.KeyValue) (Object, error) {
 
 // storageBytes is what is stored: the object without resourceVersion.
 func storageBytes(r *Resource, o Object) []byte {
-	m := meta(o)
+	so, sr := r.storedForm(o)
+	m := meta(so)
 	rv, had := m["resourceVersion"]
 	delete(m, "resourceVersion")
-	b := r.Encode(o)
+	b := sr.Encode(so)
 	if had {
 		m["resourceVersion"] = rv
 	}

@@ -34,9 +34,12 @@ type Written struct {
 	Created bool
 }
 
-// stored is the answer of a write that stored data at rev.
-func stored(obj Object, data []byte, rev int64) Written {
+// stored is the answer of a write of r that stored data at rev.
+func stored(r *Resource, obj Object, data []byte, rev int64) Written {
 	w := Written{Object: obj}
+	if customServed && r.conv != nil {
+		return w // data is the stored version's
+	}
 	if b, ok := spliceRV(data, formatRV(rev), false); ok {
 		w.JSON = b
 	}
@@ -68,7 +71,7 @@ func (reg *Registry) guaranteedUpdate(ctx context.Context, r *Resource, ns, name
 			}
 			return Written{}, NewNotFound(r.Group, r.Resource, name)
 		}
-		cur, err := decodeKV(kv)
+		cur, err := r.decodeStored(kv)
 		if err != nil {
 			return Written{}, err
 		}
@@ -79,7 +82,7 @@ func (reg *Registry) guaranteedUpdate(ctx context.Context, r *Resource, ns, name
 		}
 		data := storageBytes(r, nobj)
 		if bytes.Equal(data, kv.Value) {
-			return stored(cur, kv.Value, kv.ModRevision), nil
+			return stored(r, cur, kv.Value, kv.ModRevision), nil
 		}
 		if dryRun {
 			return Written{Object: nobj}, nil
@@ -123,7 +126,7 @@ func (reg *Registry) guaranteedUpdate(ctx context.Context, r *Resource, ns, name
 		if finalized {
 			return Written{Object: nobj}, nil
 		}
-		return stored(nobj, data, resp.Header.Revision), nil
+		return stored(r, nobj, data, resp.Header.Revision), nil
 	}
 }
 

@@ -317,7 +317,7 @@ func (w *storeWatch) handle(resp mvcc.WatchResponse) {
 			w.done = true
 			return
 		}
-		if l := w.line(ev); l != nil {
+		if l := w.line(w.r.servedEvent(ev)); l != nil {
 			w.queue = append(w.queue, l)
 		}
 	}

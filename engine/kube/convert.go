@@ -1,0 +1,73 @@
+package kube
+
+import "github.com/rvplay/rvplay/engine/mvcc"
+
+// A conversion is how one served version of a resource is kept in the
+// form of another: kube-apiserver stores every object of a resource in
+// one version (a custom resource's storage version; events.k8s.io/v1
+// Events as core/v1 Events, the two resources cohabiting under
+// /registry/events) and converts on the way in and out. Each served
+// version reads and watches its own form: its gets, lists, watches and
+// watch cache (one per served version, as kube's crdHandler builds one
+// storage each) hold objects converted from storage.
+//
+// Only the server build has conversions (custom resources with several
+// versions, events.k8s.io): in the browser build customServed is false,
+// and each test of it is written out (not behind a method: the browser
+// build does not inline) so that none of this is linked.
+type conversion struct {
+	// storage encodes the stored form (nil: the served resource's own
+	// encoding, as for a custom resource's versions).
+	storage *Resource
+	// fromStorage turns a stored object into the served version's,
+	// toStorage the other way round; both work in place.
+	fromStorage, toStorage func(o Object)
+}
+
+// decodeStored decodes a stored object as r's version.
+func (r *Resource) decodeStored(kv *mvcc.KeyValue) (Object, error) {
+	o, err := decodeKV(kv)
+	if err == nil && customServed && r.conv != nil {
+		r.conv.fromStorage(o)
+	}
+	return o, err
+}
+
+// served is kv with its value in r's version (kv itself when r is stored
+// as served).
+func (r *Resource) served(kv *mvcc.KeyValue) *mvcc.KeyValue {
+	if !customServed || r.conv == nil || kv == nil {
+		return kv
+	}
+	o, err := DecodeObject(kv.Value)
+	if err != nil {
+		return kv // the reads that decode it report it
+	}
+	r.conv.fromStorage(o)
+	c := *kv
+	c.Value = r.Encode(o)
+	return &c
+}
+
+// servedEvent is a store watch's event with its values in r's version.
+func (r *Resource) servedEvent(ev *mvcc.Event) *mvcc.Event {
+	if !customServed || r.conv == nil {
+		return ev
+	}
+	c := *ev
+	c.Kv, c.PrevKv = r.served(ev.Kv), r.served(ev.PrevKv)
+	return &c
+}
+
+// storedForm is o as stored: o itself, or a converted copy.
+func (r *Resource) storedForm(o Object) (Object, *Resource) {
+	if !customServed || r.conv == nil {
+		return o, r
+	}
+	c := copyObject(o)
+	r.conv.toStorage(c)
+	if r.conv.storage != nil {
+		return c, r.conv.storage
+	}
+	return c, r
+}
