@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
-	"github.com/rvplay/rvplay/engine/client"
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/wasm/internal/labapi"
 	"github.com/rvplay/rvplay/wasm/internal/remote"
 )
@@ -52,14 +52,14 @@ func (b *bridge) inPage() api.Handler {
 }
 
 func (ch *clientHubs) jsOpen(this js.Value, args []js.Value) any {
-	var base, clock string
+	var base, clockMode string
 	var onStep js.Value
 	if len(args) > 0 && args[0].Type() == js.TypeObject {
 		if v := args[0].Get("base"); v.Type() == js.TypeString {
 			base = v.String()
 		}
 		if v := args[0].Get("clock"); v.Type() == js.TypeString {
-			clock = v.String()
+			clockMode = v.String()
 		}
 	}
 	if len(args) > 1 && args[1].Type() == js.TypeFunction {
@@ -70,8 +70,8 @@ func (ch *clientHubs) jsOpen(this js.Value, args []js.Value) any {
 		h = remote.New(base)
 	}
 	opts := labapi.Options{}
-	if clock == "manual" {
-		opts.Clock = client.NewFakeClock(time.Now())
+	if clockMode == "manual" {
+		opts.Clock = clock.NewFake(time.Now())
 	}
 	if onStep.Truthy() {
 		opts.OnStep = func(step []byte) { onStep.Invoke(string(step)) }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/kube"
 )
 
@@ -40,7 +41,7 @@ func TestADisconnectedReflectorRelistsWhenItsRevisionWasCompactedMeanwhile(t *te
 	ts, c := newTestSession(t, kube.Options{})
 	createCM(t, c, "default", "a")
 	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), NewStore())
-	clock := NewFakeClock(time.Unix(1_800_000_000, 0))
+	clock := clock.NewFake(time.Unix(1_800_000_000, 0))
 	r.Clock = clock
 	rec := record(t, r)
 	runReflector(t, r)
@@ -63,7 +64,7 @@ func TestADisconnectedReflectorRelistsWhenItsRevisionWasCompactedMeanwhile(t *te
 		t.Fatalf("client-go's first backoff is 800ms (jitter 0 here): %v", b.Wait)
 	}
 	clock.WaitForSleepers(context.Background(), 1)
-	clock.Advance(b.Wait)
+	clock.Step(b.Wait)
 	if rep := rec.kind(StepReplace); rep.Items != 3 {
 		t.Fatalf("relist: %v", rep)
 	}
@@ -128,34 +129,4 @@ func TestMapperResolvesWhatKubectlAccepts(t *testing.T) {
 	if _, err := m.Lookup(testCtx(t), "deployments.example.com"); err == nil {
 		t.Error("a group the server does not serve")
 	}
-}
-
-func TestFakeClockWakesSleepersInOrderWhenAdvanced(t *testing.T) {
-	clock := NewFakeClock(time.Unix(0, 0))
-	woke := make(chan time.Duration, 2)
-	for _, d := range []time.Duration{50 * time.Millisecond, 10 * time.Millisecond} {
-		go func(d time.Duration) {
-			if clock.Sleep(context.Background(), d) == nil {
-				woke <- d
-			}
-		}(d)
-	}
-	clock.WaitForSleepers(context.Background(), 2)
-	if s := clock.Sleepers(); len(s) != 2 || s[0] != 10*time.Millisecond {
-		t.Fatalf("sleepers %v", s)
-	}
-	clock.Advance(10 * time.Millisecond)
-	if d := <-woke; d != 10*time.Millisecond {
-		t.Fatalf("woke %v first", d)
-	}
-	if s := clock.Sleepers(); len(s) != 1 || s[0] != 40*time.Millisecond {
-		t.Fatalf("left %v", s)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := clock.Sleep(ctx, time.Hour); err == nil {
-		t.Fatal("a canceled sleep returns the context's error")
-	}
-	clock.Advance(40 * time.Millisecond)
-	<-woke
 }

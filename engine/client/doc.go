@@ -26,9 +26,9 @@
 // (Client.OnExchange), so a lab can show a client's log; a Mapper resolves
 // the resource names kubectl accepts through the server's discovery; a
 // Reflector can be disconnected (its watch closed, as by a dropped
-// connection) and resumed from the revision it reached. Time is a Clock:
-// RealClock keeps client-go's timings, a FakeClock lets tests and lessons
-// move it by hand.
+// connection) and resumed from the revision it reached. Time is an
+// engine/clock Clock: the wall clock keeps client-go's timings, a Fake lets
+// tests and lessons move it by hand, the session's one with the store's.
 //
 // The browser build runs these clients for the lab (wasm/internal/labapi,
 // web/static/js/goclients.js), over the in-page session offline and over

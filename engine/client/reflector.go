@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/rvplay/rvplay/engine/clock"
 )
 
 // Step kinds: what a Reflector just did. Together they are the
@@ -145,7 +147,7 @@ type Reflector struct {
 	// MaxSteps bounds the step log kept for Steps (default 1000).
 	MaxSteps int
 
-	Clock Clock
+	Clock clock.Clock
 	Rand  func() float64
 
 	mu            sync.Mutex
@@ -181,9 +183,9 @@ func NewReflector(rc ResourceClient, store *Store) *Reflector {
 	}
 }
 
-func (r *Reflector) clock() Clock {
+func (r *Reflector) clock() clock.Clock {
 	if r.Clock == nil {
-		return RealClock{}
+		return clock.Real{}
 	}
 	return r.Clock
 }
@@ -387,7 +389,7 @@ func (r *Reflector) Run(ctx context.Context) {
 		}
 		d := r.nextBackoff()
 		r.step(Step{Kind: StepBackoff, RV: r.LastSyncResourceVersion(), Wait: d})
-		if r.clock().Sleep(ctx, d) != nil {
+		if clock.Sleep(ctx, r.clock(), d) != nil {
 			return
 		}
 	}
@@ -580,7 +582,7 @@ func (r *Reflector) watch(ctx context.Context, w *Watcher, cancel context.Cancel
 					r.step(Step{Kind: StepError, RV: opts.ResourceVersion, Request: req, Err: err})
 					d := r.nextBackoff()
 					r.step(Step{Kind: StepBackoff, Wait: d})
-					if r.clock().Sleep(ctx, d) != nil {
+					if clock.Sleep(ctx, r.clock(), d) != nil {
 						return nil
 					}
 					continue
@@ -608,7 +610,7 @@ func (r *Reflector) watch(ctx context.Context, w *Watcher, cancel context.Cancel
 				r.step(Step{Kind: StepError, RV: r.LastSyncResourceVersion(), Err: err})
 				d := r.nextBackoff()
 				r.step(Step{Kind: StepBackoff, Wait: d})
-				if r.clock().Sleep(ctx, d) != nil {
+				if clock.Sleep(ctx, r.clock(), d) != nil {
 					return nil
 				}
 				continue
@@ -788,7 +790,7 @@ func (r *Reflector) retryWatchList(ctx context.Context, rv string, err error) bo
 		r.step(Step{Kind: StepError, RV: rv, Err: err})
 		d := r.nextBackoff()
 		r.step(Step{Kind: StepBackoff, Wait: d})
-		return r.clock().Sleep(ctx, d) == nil
+		return clock.Sleep(ctx, r.clock(), d) == nil
 	case isExpired(err) || IsTooLargeResourceVersion(err):
 		r.noteWatchFailure(rv, err)
 		r.setRVUnavailable(true)

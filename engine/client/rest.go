@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/clock"
 )
 
 // Resource names a Kubernetes resource by API group, version and plural
@@ -69,12 +70,12 @@ type Client struct {
 	// (for a watch, the answer's head), synchronously, after the answer.
 	OnExchange func(Exchange)
 	// Clock times the exchanges (default: the wall clock).
-	Clock Clock
+	Clock clock.Clock
 }
 
-func (c *Client) clock() Clock {
+func (c *Client) clock() clock.Clock {
 	if c.Clock == nil {
-		return RealClock{}
+		return clock.Real{}
 	}
 	return c.Clock
 }

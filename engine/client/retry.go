@@ -6,6 +6,8 @@ import (
 	"math/rand"
 	"sync"
 	"time"
+
+	"github.com/rvplay/rvplay/engine/clock"
 )
 
 // Backoff describes retry timing the way apimachinery's wait.Backoff does:
@@ -51,11 +53,11 @@ func jitter(d time.Duration, maxFactor float64, rnd func() float64) time.Duratio
 	return d + time.Duration(rnd()*maxFactor*float64(d))
 }
 
-// Retrier runs retry loops with an injectable sleep and random source, so
+// Retrier runs retry loops with an injectable clock and random source, so
 // lessons can show the waits and tests are deterministic.
 type Retrier struct {
-	// Sleep waits d or until ctx ends. Default: a timer.
-	Sleep func(ctx context.Context, d time.Duration) error
+	// Clock times the waits between attempts. Default: the wall clock.
+	Clock clock.Clock
 	// Rand returns a number in [0,1) for jitter. Default: math/rand.
 	Rand func() float64
 	// OnAttempt, if set, is told about every attempt: its number (from 1),
@@ -74,21 +76,6 @@ func randFloat() float64 {
 	return defaultRand.r.Float64()
 }
 
-// SleepContext waits d or until ctx ends.
-func SleepContext(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // ErrRetriesExhausted is returned by OnError when fn never succeeded and
 // no retriable error was recorded (Steps < 1).
 var ErrRetriesExhausted = errors.New("timed out waiting for the condition")
@@ -98,9 +85,9 @@ var ErrRetriesExhausted = errors.New("timed out waiting for the condition")
 // returns nil on success, the first non-retriable error at once, or the
 // last retriable error when the attempts run out.
 func (r Retrier) OnError(ctx context.Context, backoff Backoff, retriable func(error) bool, fn func() error) error {
-	sleep, rnd := r.Sleep, r.Rand
-	if sleep == nil {
-		sleep = SleepContext
+	clk, rnd := r.Clock, r.Rand
+	if clk == nil {
+		clk = clock.Real{}
 	}
 	if rnd == nil {
 		rnd = randFloat
@@ -131,7 +118,7 @@ func (r Retrier) OnError(ctx context.Context, backoff Backoff, retriable func(er
 		if r.OnAttempt != nil {
 			r.OnAttempt(attempt, err, wait)
 		}
-		if err := sleep(ctx, wait); err != nil {
+		if err := clock.Sleep(ctx, clk, wait); err != nil {
 			return last
 		}
 	}

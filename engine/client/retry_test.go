@@ -4,16 +4,28 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/rvplay/rvplay/engine/clock"
 )
 
-// recorder is a Retrier whose sleeps are recorded instead of slept and
+// recorder is a Retrier whose waits are recorded and end at once, and
 // whose jitter source is fixed.
 func recorder(rnd float64) (Retrier, *[]time.Duration) {
-	var waits []time.Duration
+	c := &waitRecorder{}
 	return Retrier{
-		Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil },
+		Clock: c,
 		Rand:  func() float64 { return rnd },
-	}, &waits
+	}, &c.waits
+}
+
+// waitRecorder is a clock whose timers fire at once and note what they
+// were armed for.
+type waitRecorder struct{ waits []time.Duration }
+
+func (c *waitRecorder) Now() time.Time { return time.Time{} }
+func (c *waitRecorder) NewTimer(d time.Duration) clock.Timer {
+	c.waits = append(c.waits, d)
+	return clock.Fired(time.Time{})
 }
 
 func TestDefaultRetryTriesFiveTimesTenMillisecondsApart(t *testing.T) {

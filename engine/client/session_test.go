@@ -10,6 +10,7 @@ import (
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/api/kubeapi"
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/kube"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
@@ -545,12 +546,6 @@ func TestReflectorWatchListStartsOverAfterTheWatchRevisionWasCompacted(t *testin
 	}
 }
 
-// frozenClock never advances: every watch looks like it lasted no time.
-type frozenClock struct{ t time.Time }
-
-func (c frozenClock) Now() time.Time                                   { return c.t }
-func (c frozenClock) Sleep(ctx context.Context, d time.Duration) error { return ctx.Err() }
-
 // A watch that ends in under a second without a single event is
 // suspicious (client-go: "very short watch"); the reflector relists
 // rather than hammering the server with re-watches.
@@ -560,7 +555,7 @@ func TestReflectorRelistsAfterAVeryShortEmptyWatch(t *testing.T) {
 	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), NewStore())
 	r.MinWatchTimeout = time.Second
 	rec := record(t, r)
-	r.Clock = frozenClock{t: time.Unix(1_700_000_000, 0)}
+	r.Clock = serverTime{clock.NewFake(time.Unix(1_700_000_000, 0))} // never moves: every watch lasts no time
 	runReflector(t, r)
 	rec.kind(StepWatch)
 	e := rec.kind(StepError)
@@ -575,10 +570,10 @@ func TestReflectorRelistsAfterAVeryShortEmptyWatch(t *testing.T) {
 
 // serverTime is the server's fake clock as a reflector's: its watches are
 // timed in the time the server's timeouts follow; backoffs end at once.
-type serverTime struct{ c *kube.FakeClock }
+type serverTime struct{ c *clock.Fake }
 
-func (c serverTime) Now() time.Time                                   { return c.c.Now() }
-func (c serverTime) Sleep(ctx context.Context, d time.Duration) error { return ctx.Err() }
+func (c serverTime) Now() time.Time                     { return c.c.Now() }
+func (c serverTime) NewTimer(time.Duration) clock.Timer { return clock.Fired(c.c.Now()) }
 
 // client-go starts a watch's clock before it sends the request: a watch
 // the server ends after the second it was asked for is not a "very short
@@ -586,7 +581,7 @@ func (c serverTime) Sleep(ctx context.Context, d time.Duration) error { return c
 // the whole second passes before it reads a frame). Timed from the first
 // read, it relisted at random when the machine was busy.
 func TestAWatchIsTimedFromItsRequest(t *testing.T) {
-	clock := kube.NewFakeClock(time.Unix(1_700_000_000, 0))
+	clock := clock.NewFake(time.Unix(1_700_000_000, 0))
 	_, c := newTestSession(t, kube.Options{Clock: clock})
 	createCM(t, c, "default", "a")
 	r := NewReflector(c.Resource(ConfigMaps).Namespace("default"), NewStore())

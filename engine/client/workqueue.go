@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/rvplay/rvplay/engine/clock"
 )
 
 // WorkQueue is client-go's rate-limited work queue, as controllers use it:
@@ -13,7 +15,7 @@ import (
 // AddRateLimited waits longer each time a key fails (5 ms doubling up to
 // 1000 s, client-go's DefaultControllerRateLimiter per item) until Forget.
 type WorkQueue struct {
-	Clock Clock
+	Clock clock.Clock
 
 	mu         sync.Mutex
 	order      []string
@@ -32,11 +34,11 @@ const (
 )
 
 // NewWorkQueue returns an empty queue whose delays end with ctx.
-func NewWorkQueue(ctx context.Context, clock Clock) *WorkQueue {
-	if clock == nil {
-		clock = RealClock{}
+func NewWorkQueue(ctx context.Context, clk clock.Clock) *WorkQueue {
+	if clk == nil {
+		clk = clock.Real{}
 	}
-	return &WorkQueue{Clock: clock, dirty: map[string]bool{}, processing: map[string]bool{},
+	return &WorkQueue{Clock: clk, dirty: map[string]bool{}, processing: map[string]bool{},
 		failures: map[string]int{}, signal: make(chan struct{}, 1), ctx: ctx}
 }
 
@@ -68,18 +70,9 @@ func (q *WorkQueue) AddAfter(key string, d time.Duration) {
 		q.Add(key)
 		return
 	}
-	tc, ok := q.Clock.(TimerClock)
-	if !ok {
-		go func() {
-			if q.Clock.Sleep(q.ctx, d) == nil {
-				q.Add(key)
-			}
-		}()
-		return
-	}
 	// The timer is armed before AddAfter returns, so that a test moving a
 	// fake clock next cannot overtake it.
-	t := tc.NewTimer(d)
+	t := q.Clock.NewTimer(d)
 	go func() {
 		defer t.Stop()
 		select {

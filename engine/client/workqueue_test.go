@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/rvplay/rvplay/engine/clock"
 )
 
 func TestWorkQueueDeduplicatesAndRequeuesKeysAddedWhileProcessing(t *testing.T) {
@@ -36,14 +38,14 @@ func TestWorkQueueDeduplicatesAndRequeuesKeysAddedWhileProcessing(t *testing.T) 
 func TestWorkQueueBacksOffAFailingKey(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	clock := NewFakeClock(time.Unix(0, 0))
+	clock := clock.NewFake(time.Unix(0, 0))
 	q := NewWorkQueue(ctx, clock)
 	for _, want := range []time.Duration{5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond} {
 		q.AddRateLimited("k")
 		if s := clock.Sleepers(); len(s) != 1 || s[0] != want {
 			t.Fatalf("armed %v, want one of %v", s, want)
 		}
-		clock.Advance(want)
+		clock.Step(want)
 		if k, ok := q.Get(); !ok || k != "k" {
 			t.Fatal("the key did not come back")
 		}

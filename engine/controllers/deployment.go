@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/engine/client"
+	"github.com/rvplay/rvplay/engine/clock"
 )
 
 // deploymentController is kube-controller-manager's deployment
@@ -34,7 +35,7 @@ type deploymentController struct {
 	deployments, rs *client.Store
 	pods            *client.Store
 	queue           *client.WorkQueue
-	clock           client.Clock
+	clock           clock.Clock
 }
 
 const deploymentKind = "Deployment"

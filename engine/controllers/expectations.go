@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rvplay/rvplay/engine/client"
+	"github.com/rvplay/rvplay/engine/clock"
 )
 
 // expectations is kube's UIDTrackingControllerExpectations: what a
@@ -13,7 +13,7 @@ import (
 // does not create or delete again, so a slow informer cannot make it
 // create twice.
 type expectations struct {
-	clock client.Clock
+	clock clock.Clock
 
 	mu    sync.Mutex
 	items map[string]*expected
@@ -29,8 +29,8 @@ type expected struct {
 // than this are considered met, in case a watch event was lost.
 const ExpectationsTimeout = 5 * time.Minute
 
-func newExpectations(clock client.Clock) *expectations {
-	return &expectations{clock: clock, items: map[string]*expected{}}
+func newExpectations(clk clock.Clock) *expectations {
+	return &expectations{clock: clk, items: map[string]*expected{}}
 }
 
 func (e *expectations) satisfied(key string) bool {

@@ -487,7 +487,7 @@ func (gc *garbageCollector) removeFinalizer(ctx context.Context, ref objectRef, 
 	if !ok {
 		return nil
 	}
-	return client.Retrier{Sleep: gc.c.Clock.Sleep}.RetryOnConflict(ctx, client.DefaultBackoff, func() error {
+	return client.Retrier{Clock: gc.c.Clock}.RetryOnConflict(ctx, client.DefaultBackoff, func() error {
 		o, err := rc.Get(ctx, ref.Name, client.GetOptions{})
 		if client.IsNotFound(err) {
 			return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/client"
+	"github.com/rvplay/rvplay/engine/clock"
 )
 
 // ControllerManager runs kube-controller-manager's controllers for one
@@ -15,18 +16,18 @@ import (
 // controller's service account), over informers they share.
 type ControllerManager struct {
 	handler api.Handler
-	clock   client.Clock
+	clock   clock.Clock
 	version string
 }
 
 // NewControllerManager returns a manager whose controllers talk to h, with
-// time on clock; version is the Kubernetes version their User-Agents
+// time on clk; version is the Kubernetes version their User-Agents
 // carry ("v1.36.3").
-func NewControllerManager(h api.Handler, clock client.Clock, version string) *ControllerManager {
-	if clock == nil {
-		clock = client.RealClock{}
+func NewControllerManager(h api.Handler, clk clock.Clock, version string) *ControllerManager {
+	if clk == nil {
+		clk = clock.Real{}
 	}
-	return &ControllerManager{handler: h, clock: clock, version: version}
+	return &ControllerManager{handler: h, clock: clk, version: version}
 }
 
 // UserAgent is kube-controller-manager's for the named client ("shared-informers",

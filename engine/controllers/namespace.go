@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/engine/client"
+	"github.com/rvplay/rvplay/engine/clock"
 )
 
 // namespaceController is kube-controller-manager's namespace controller:
@@ -22,7 +23,7 @@ type namespaceController struct {
 	mapper     *client.Mapper
 	namespaces *client.Store
 	queue      *client.WorkQueue
-	clock      client.Clock
+	clock      clock.Clock
 }
 
 // finalizerEstimateSeconds is how long kube's namespace controller waits

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/engine/client"
+	"github.com/rvplay/rvplay/engine/clock"
 )
 
 // replicaSetController is kube-controller-manager's replicaset controller:
@@ -23,7 +24,7 @@ type replicaSetController struct {
 	rs, pods     *client.Store
 	queue        *client.WorkQueue
 	expectations *expectations
-	clock        client.Clock
+	clock        clock.Clock
 }
 
 // burstReplicas is kube-controller-manager's --concurrent-... burst: at

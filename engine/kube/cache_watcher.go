@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rvplay/rvplay/engine/clock"
 )
 
 // cacheWatcher is one Kubernetes watch served from a watch cache (kube's
@@ -40,7 +42,7 @@ type cacheWatcher struct {
 
 	// The consumer's own.
 	start      func(ctx context.Context) error // a start that waits for the cache
-	startTimer Timer                           // its blockTimeout
+	startTimer clock.Timer                     // its blockTimeout
 	pre        [][]byte                        // lines before everything else (an ERROR)
 	fatal      bool                            // the stream ends after pre
 	initial    []*cachedObject
@@ -51,7 +53,7 @@ type cacheWatcher struct {
 	// the first time it equals it.
 	from         int64
 	bookmarkSent bool
-	timeout      Timer
+	timeout      clock.Timer
 	done         bool
 	release      func() // gives the session's watcher slot back
 }

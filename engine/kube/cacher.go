@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
@@ -337,13 +338,13 @@ func (c *cacher) dispatchLocked(ev *cacheEvent, ws []*cacheWatcher, limit int) {
 }
 
 func (c *cacher) waitForRoom(blocked []blockedWatcher, limit int) {
-	clock := c.reg.clock
-	start := clock.Now()
+	clk := c.reg.clock
+	start := clk.Now()
 	budget := c.budget.take(start)
-	var timer Timer
+	var timer clock.Timer
 	var expired <-chan time.Time
 	if budget > 0 {
-		timer = clock.NewTimer(budget)
+		timer = clk.NewTimer(budget)
 		expired = timer.C()
 	}
 	for _, b := range blocked {
@@ -357,7 +358,7 @@ func (c *cacher) waitForRoom(blocked []blockedWatcher, limit int) {
 	if timer != nil {
 		timer.Stop()
 	}
-	c.budget.giveBack(budget - clock.Now().Sub(start))
+	c.budget.giveBack(budget - clk.Now().Sub(start))
 }
 
 // closeSlow closes a watcher that did not keep up.
@@ -501,7 +502,7 @@ func (c *cacher) waitFresh(ctx context.Context, rev int64) error {
 
 // waitFreshUntil waits for the cache to reach rev until timer fires, then
 // answers 504 "Too large resource version".
-func (c *cacher) waitFreshUntil(ctx context.Context, rev int64, timer Timer) error {
+func (c *cacher) waitFreshUntil(ctx context.Context, rev int64, timer clock.Timer) error {
 	for {
 		cur, moved := c.fresh()
 		if cur >= rev {
@@ -527,11 +528,11 @@ func (c *cacher) waitFreshUntil(ctx context.Context, rev int64, timer Timer) err
 // timerAt keeps one timer of a clock armed for a time, re-arming it only
 // when the time changes (a fake clock's tests count the timers made).
 type timerAt struct {
-	t    Timer
+	t    clock.Timer
 	when time.Time
 }
 
-func (ta *timerAt) at(clock Clock, when time.Time) <-chan time.Time {
+func (ta *timerAt) at(clk clock.Clock, when time.Time) <-chan time.Time {
 	if when.IsZero() {
 		ta.stop()
 		return nil
@@ -540,7 +541,7 @@ func (ta *timerAt) at(clock Clock, when time.Time) <-chan time.Time {
 		return ta.t.C()
 	}
 	ta.stop()
-	ta.t, ta.when = clock.NewTimer(when.Sub(clock.Now())), when
+	ta.t, ta.when = clk.NewTimer(when.Sub(clk.Now())), when
 	return ta.t.C()
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
@@ -15,7 +16,7 @@ var events = Lookup("", "v1", "events")
 // registry's fake clock, as a session's store and registry share one.
 func newLeaseFixture(t *testing.T, cache bool) *fixture {
 	t.Helper()
-	c := NewFakeClock(t0)
+	c := clock.NewFake(t0)
 	st, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{Clock: c})
 	if err != nil {
 		t.Fatal(err)

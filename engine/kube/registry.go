@@ -7,12 +7,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rvplay/rvplay/engine/clock"
 )
 
 // Options configure a Registry.
 type Options struct {
 	// Clock is the time source (default: the wall clock).
-	Clock Clock
+	Clock clock.Clock
 	// NewUID makes metadata.uid values (default: random UUIDv4).
 	NewUID func() string
 	// FieldManager keeps managedFields for Update operations (default:
@@ -54,7 +56,7 @@ type Options struct {
 // for concurrent use.
 type Registry struct {
 	kv      KV
-	clock   Clock
+	clock   clock.Clock
 	newUID  func() string
 	fm      FieldManager
 	applier Applier
@@ -95,7 +97,7 @@ func New(kv KV, o Options) *Registry {
 		cacheBytes: o.WatchCacheBytes}
 	s.cacheOff.Store(!o.WatchCache)
 	if s.clock == nil {
-		s.clock = RealClock{}
+		s.clock = clock.Real{}
 	}
 	if s.applier == nil {
 		s.applier = SchemaApplier{}
@@ -139,7 +141,7 @@ func (reg *Registry) OnSlowWatcher(f func()) { reg.onSlowWatcher = f }
 func (reg *Registry) KV() KV { return reg.kv }
 
 // Clock is the registry's time source.
-func (reg *Registry) Clock() Clock { return reg.clock }
+func (reg *Registry) Clock() clock.Clock { return reg.clock }
 
 // SetBookmarkInterval changes the interval of watch bookmarks.
 func (reg *Registry) SetBookmarkInterval(d time.Duration) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
@@ -15,7 +16,7 @@ var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 type fixture struct {
 	s     *Registry
 	store *mvcc.Store
-	clock *FakeClock
+	clock *clock.Fake
 	ctx   context.Context
 }
 
@@ -36,7 +37,7 @@ func newFixtureWith(t testing.TB, o Options) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	c := NewFakeClock(t0)
+	c := clock.NewFake(t0)
 	n := 0
 	o.Clock = c
 	o.NewUID = func() string { n++; return fmt.Sprintf("uid-%d", n) }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
@@ -170,10 +171,10 @@ type storeWatch struct {
 	cancel  context.CancelFunc
 	queue   [][]byte
 	done    bool
-	timeout Timer
+	timeout clock.Timer
 
 	bookmarks     bool
-	bookmarkTimer Timer
+	bookmarkTimer clock.Timer
 	lastRev       int64 // the newest revision the watch has passed
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sort"
 	"time"
+
+	"github.com/rvplay/rvplay/engine/clock"
 )
 
 // Leases are etcd's: a lease lives for its TTL unless a keep-alive renews
@@ -71,7 +73,7 @@ type LeaseBackend interface {
 
 // lessor is the store's leases. Its fields are guarded by the store's mu.
 type lessor struct {
-	clock   Clock
+	clock   clock.Clock
 	leases  map[int64]*lease
 	lastID  int64
 	running bool          // the expiry loop runs
@@ -89,7 +91,7 @@ func (s *Store) openLessor() error {
 	l := &s.lessor
 	l.clock = s.opts.Clock
 	if l.clock == nil {
-		l.clock = RealClock{}
+		l.clock = clock.Real{}
 	}
 	l.leases = map[int64]*lease{}
 	l.wake = make(chan struct{}, 1)

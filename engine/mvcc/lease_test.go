@@ -5,11 +5,13 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/rvplay/rvplay/engine/clock"
 )
 
-func newLeaseStore(t *testing.T) (*Store, *FakeClock, Backend) {
+func newLeaseStore(t *testing.T) (*Store, *clock.Fake, Backend) {
 	t.Helper()
-	clock := NewFakeClock(time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC))
+	clock := clock.NewFake(time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC))
 	b := NewMemoryBackend()
 	return openMemory(t, b, Options{Clock: clock, MemberID: 0x1234}), clock, b
 }
@@ -155,7 +157,7 @@ func TestAKeyBelongsToTheLeaseOfItsLastPut(t *testing.T) {
 // with its whole TTL ahead, and expires them.
 func TestLeasesOutliveTheStoreAndExpireAfterwards(t *testing.T) {
 	ctx := context.Background()
-	clock := NewFakeClock(time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC))
+	clock := clock.NewFake(time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC))
 	b := NewMemoryBackend()
 	s, err := Open(b, Options{Clock: clock})
 	if err != nil {

@@ -2,6 +2,8 @@ package mvcc
 
 import (
 	"sync"
+
+	"github.com/rvplay/rvplay/engine/clock"
 )
 
 // Options configure a Store.
@@ -35,7 +37,7 @@ type Options struct {
 	MaxTxnOps int
 	// Clock is the time source of lease expiry (lease.go). Nil: the wall
 	// clock.
-	Clock Clock
+	Clock clock.Clock
 }
 
 // Store is etcd's MVCC key-value store over a Backend.

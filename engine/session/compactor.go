@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/kube"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
@@ -26,7 +27,7 @@ const CompactRevKey = kube.CompactRevKey
 // interval of history; the first tick only records a revision.
 type compactor struct {
 	store mvcc.KV
-	clock kube.Clock
+	clock clock.Clock
 	// start runs the compactor's loop: the first time an interval is set,
 	// so that a session that never compacts holds no goroutine for it.
 	start func(loop func())
@@ -43,8 +44,8 @@ type compactor struct {
 	compacted func(rev int64)
 }
 
-func newCompactor(store mvcc.KV, clock kube.Clock, start func(loop func())) *compactor {
-	return &compactor{store: store, clock: clock, start: start, changed: make(chan struct{}, 1)}
+func newCompactor(store mvcc.KV, clk clock.Clock, start func(loop func())) *compactor {
+	return &compactor{store: store, clock: clk, start: start, changed: make(chan struct{}, 1)}
 }
 
 // setInterval changes the period; the next tick is one new period away.
@@ -69,7 +70,7 @@ func (c *compactor) run(ctx context.Context) {
 		interval := c.interval
 		c.mu.Unlock()
 		var tick <-chan time.Time
-		var timer kube.Timer
+		var timer clock.Timer
 		if interval > 0 {
 			timer = c.clock.NewTimer(interval)
 			tick = timer.C()

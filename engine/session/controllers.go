@@ -13,7 +13,6 @@ import (
 	"github.com/rvplay/rvplay/engine/api/kubeapi"
 	"github.com/rvplay/rvplay/engine/client"
 	ctrl "github.com/rvplay/rvplay/engine/controllers"
-	"github.com/rvplay/rvplay/engine/kube"
 )
 
 // ControllerManager is who the session's controllers are: their requests
@@ -78,13 +77,12 @@ func (c *controllers) reconcileLocked() <-chan struct{} {
 	want := c.used && c.enabled && !s.noCtrl && s.registry != nil && s.ctx.Err() == nil
 	switch {
 	case want && c.cancel == nil:
-		clock := clientClock{s.clock}
 		version := kubeapi.Version["gitVersion"]
 		ctx, cancel := context.WithCancel(s.ctx)
 		kc := client.New(s)
-		kc.UserAgent, kc.Clock = ctrl.KubeletUserAgent(version), clock
+		kc.UserAgent, kc.Clock = ctrl.KubeletUserAgent(version), s.clock
 		kubelet := ctrl.NewKubelet(api.WithPrincipal(ctx, Kubelet), kc, func() time.Duration { return s.Settings().PodReadyDelay })
-		kcm := ctrl.NewControllerManager(s, clock, version)
+		kcm := ctrl.NewControllerManager(s, s.clock, version)
 		done := make(chan struct{})
 		c.cancel, c.done, c.kubelet = cancel, done, kubelet
 		go func() {
@@ -156,14 +154,3 @@ func decodeStrict(b []byte, v any) error {
 	d.DisallowUnknownFields()
 	return d.Decode(v)
 }
-
-// clientClock lets engine/client's waits run on the session's clock.
-type clientClock struct{ c kube.Clock }
-
-func (k clientClock) Now() time.Time { return k.c.Now() }
-
-func (k clientClock) Sleep(ctx context.Context, d time.Duration) error {
-	return client.SleepOn(ctx, k, d)
-}
-
-func (k clientClock) NewTimer(d time.Duration) client.Timer { return k.c.NewTimer(d) }

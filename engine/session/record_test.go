@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
-	"github.com/rvplay/rvplay/engine/kube"
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/lesson"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
@@ -84,7 +84,7 @@ func TestTheEtcdGatewayIsRecordedToo(t *testing.T) {
 }
 
 func TestAWatchRecordCountsEventsAndBookmarksAndTellsHowItEnded(t *testing.T) {
-	clock := kube.NewFakeClock(epoch)
+	clock := clock.NewFake(epoch)
 	// Without the watch cache, whose window would still serve the watch
 	// from a compacted revision that ends this test in etcd's 410.
 	s := open(t, "t", Options{Clock: clock, NoControllers: true, Settings: watchCacheOff()})

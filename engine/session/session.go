@@ -23,11 +23,11 @@ import (
 	"context"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/api/etcdgw"
 	"github.com/rvplay/rvplay/engine/api/kubeapi"
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/kube"
 	"github.com/rvplay/rvplay/engine/lesson"
 	"github.com/rvplay/rvplay/engine/mvcc"
@@ -50,7 +50,7 @@ type Options struct {
 	// Clock drives the session's time: bookmarks and the watch cache's lag
 	// (when Kube is nil), automatic compaction, the controller's waits, the
 	// record's times. Nil: the wall clock.
-	Clock kube.Clock
+	Clock clock.Clock
 	// Settings are the session's initial settings. Nil: DefaultSettings.
 	Settings *Settings
 	// RecordSize is how many exchanges the record's session ring keeps
@@ -86,7 +86,7 @@ type Session struct {
 	// nil when the session has no lessons.
 	Lessons *lesson.Service
 
-	clock     kube.Clock
+	clock     clock.Clock
 	registry  *kube.Registry // nil when Kube is not kubeapi's
 	compactor *compactor
 	noCtrl    bool
@@ -109,7 +109,7 @@ func New(name string, b mvcc.Backend, opts Options) (*Session, error) {
 	}
 	if opts.Store.Clock == nil && opts.Clock != nil {
 		// Leases expire on the session's time.
-		opts.Store.Clock = storeClock{opts.Clock}
+		opts.Store.Clock = opts.Clock
 	}
 	store, err := mvcc.Open(b, opts.Store)
 	if err != nil {
@@ -132,9 +132,9 @@ func gatewayIDs(name string, o etcdgw.Options) (cluster, member uint64) {
 func NewWithStore(name string, store mvcc.KV, opts Options) (*Session, error) {
 	g := opts.Gateway
 	g.ClusterID, g.MemberID = gatewayIDs(name, g)
-	clock := opts.Clock
-	if clock == nil {
-		clock = kube.RealClock{}
+	clk := opts.Clock
+	if clk == nil {
+		clk = clock.Real{}
 	}
 	settings := DefaultSettings()
 	if opts.Settings != nil {
@@ -146,10 +146,10 @@ func NewWithStore(name string, store mvcc.KV, opts Options) (*Session, error) {
 	}
 	gw := etcdgw.NewWithOptions(store, g)
 	s := &Session{Name: name, Store: store, Etcd: gw, Gateway: gw, Control: newControl(),
-		Record: NewRecord(opts.RecordSize, opts.RecordPerStudent, opts.RecordStudents), clock: clock, noCtrl: opts.NoControllers}
+		Record: NewRecord(opts.RecordSize, opts.RecordPerStudent, opts.RecordStudents), clock: clk, noCtrl: opts.NoControllers}
 	if opts.Kube == nil {
 		opts.Kube = func(name string, store mvcc.KV) api.Handler {
-			return kubeapi.New(kubeapi.Options{Store: store, Kube: kube.Options{Clock: clock}})
+			return kubeapi.New(kubeapi.Options{Store: store, Kube: kube.Options{Clock: clk}})
 		}
 	}
 	s.Kube = opts.Kube(name, store)
@@ -158,7 +158,7 @@ func NewWithStore(name string, store mvcc.KV, opts Options) (*Session, error) {
 	}
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	s.ctrl.s = s
-	s.compactor = newCompactor(store, clock, func(loop func()) {
+	s.compactor = newCompactor(store, clk, func(loop func()) {
 		s.running.Add(1)
 		go func() {
 			defer s.running.Done()
@@ -170,7 +170,7 @@ func NewWithStore(name string, store mvcc.KV, opts Options) (*Session, error) {
 	s.Control.Handle(ControlPrefix+"/exchanges", api.HandlerFunc(s.serveExchanges))
 	s.Control.HandlePrefix(FailPodPath, api.HandlerFunc(s.serveFailPod))
 	if opts.Lessons != nil {
-		s.Lessons = &lesson.Service{Catalog: opts.Lessons, Store: store, Handler: s, Exchanges: s.LessonExchanges, Now: clock.Now}
+		s.Lessons = &lesson.Service{Catalog: opts.Lessons, Store: store, Handler: s, Exchanges: s.LessonExchanges, Now: clk.Now}
 		s.Control.HandlePrefix(lesson.LessonsPath, s.Lessons)
 		s.Control.Handle(lesson.MisconceptionsPath, s.Lessons)
 	}
@@ -289,8 +289,3 @@ func (s *Session) Close() error {
 	})
 	return err
 }
-
-// storeClock is the session's clock as the store's lessor takes it.
-type storeClock struct{ kube.Clock }
-
-func (c storeClock) NewTimer(d time.Duration) mvcc.Timer { return c.Clock.NewTimer(d) }

@@ -14,7 +14,7 @@ import (
 	"runtime"
 
 	"github.com/rvplay/rvplay/engine/api"
-	"github.com/rvplay/rvplay/engine/kube"
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
@@ -116,7 +116,7 @@ func TestOnlyTheTeacherChangesTheSettings(t *testing.T) {
 }
 
 func TestTheBookmarkIntervalSettingPacesBookmarks(t *testing.T) {
-	clock := kube.NewFakeClock(epoch)
+	clock := clock.NewFake(epoch)
 	s := open(t, "t", Options{Clock: clock, NoControllers: true})
 	if r := serve(s, "PATCH", "/rvplay/v1/settings", `{"bookmarkInterval":"2s"}`); r.Status != 200 {
 		t.Fatal(r.Status)
@@ -139,7 +139,7 @@ func TestTheBookmarkIntervalSettingPacesBookmarks(t *testing.T) {
 // Automatic compaction as kube-apiserver does it: each tick writes
 // compact_rev_key and compacts to the revision the previous tick saw.
 func TestAutomaticCompactionKeepsOneIntervalOfHistory(t *testing.T) {
-	clock := kube.NewFakeClock(epoch)
+	clock := clock.NewFake(epoch)
 	s := open(t, "t", Options{Clock: clock, NoControllers: true})
 	compacted := make(chan int64, 4)
 	s.compactor.compacted = func(rev int64) { compacted <- rev }
@@ -196,7 +196,7 @@ func TestAutomaticCompactionKeepsOneIntervalOfHistory(t *testing.T) {
 // --etcd-compaction-interval does: the first tick records the revision,
 // the next compacts to it.
 func TestAutomaticCompactionIsKubeApiserversFiveMinutes(t *testing.T) {
-	clock := kube.NewFakeClock(epoch)
+	clock := clock.NewFake(epoch)
 	armed := clock.TimerCreated()
 	s := open(t, "t", Options{Clock: clock, NoControllers: true})
 	if got := s.Settings().CompactionInterval; got != 5*time.Minute {
@@ -251,7 +251,7 @@ func parseQuery(q string) map[string][]string {
 // served; turned off again, the watches it served end (their clients
 // watch again, from the store).
 func TestTheWatchCacheSettingChoosesWhoServesWatches(t *testing.T) {
-	clock := kube.NewFakeClock(epoch)
+	clock := clock.NewFake(epoch)
 	s := open(t, "t", Options{Clock: clock, NoControllers: true, Settings: watchCacheOff()})
 	serve(s, "POST", cmPath, `{"metadata":{"name":"a"}}`)
 	a, _ := strconv.ParseInt(last(t, s).RV, 10, 64)

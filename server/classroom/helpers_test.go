@@ -15,7 +15,7 @@ import (
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/api/kubeapi"
-	"github.com/rvplay/rvplay/engine/kube"
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/sqlite"
 	"github.com/rvplay/rvplay/server/telemetry"
@@ -31,7 +31,7 @@ type env struct {
 	path  string
 	reg   *Registry
 	srv   *httptest.Server
-	clock *kube.FakeClock
+	clock *clock.Fake
 
 	mu   sync.Mutex
 	seen []api.Principal // principals the Kubernetes API served, in order
@@ -42,7 +42,7 @@ type env struct {
 
 func newEnv(t testing.TB, opts Options) *env {
 	t.Helper()
-	e := &env{t: t, path: filepath.Join(t.TempDir(), "rvplay.db"), clock: kube.NewFakeClock(t0)}
+	e := &env{t: t, path: filepath.Join(t.TempDir(), "rvplay.db"), clock: clock.NewFake(t0)}
 	e.open(opts)
 	return e
 }

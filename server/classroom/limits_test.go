@@ -10,7 +10,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/rvplay/rvplay/engine/kube"
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/server/ratelimit"
 )
 
@@ -24,7 +24,7 @@ const (
 // without a valid token (joining, creating, guessing) count against their
 // address. Past it: 429 with Retry-After, in the protocol of the path.
 func TestAClientOverItsRateGets429InItsProtocol(t *testing.T) {
-	e := &env{t: t, path: filepath.Join(t.TempDir(), "rvplay.db"), clock: kube.NewFakeClock(t0)}
+	e := &env{t: t, path: filepath.Join(t.TempDir(), "rvplay.db"), clock: clock.NewFake(t0)}
 	limits := ratelimit.New(ratelimit.Options{Rate: 1, Burst: 3, Now: e.clock.Now})
 	clients := map[string]int{}
 	e.admit = func(r *http.Request, client string) (time.Duration, bool) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/lesson/classnames"
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/session"
@@ -60,13 +61,6 @@ type Stores interface {
 	SessionInfo(name string) (info sqlite.SessionInfo, ok bool, err error)
 }
 
-// Clock is the registry's time source; tests move a fake one by hand.
-type Clock interface{ Now() time.Time }
-
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
-
 // Defaults of Options.
 const (
 	DefaultMaxSessions   = 1000
@@ -100,7 +94,7 @@ type Options struct {
 	// ended and its data deleted. Open sessions never expire.
 	ExpireAfter time.Duration
 	// Clock is the time source; nil: the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// CA is the PEM certificate a client must trust to reach this server
 	// over HTTPS when it is not in the system's roots; every kubeconfig
 	// carries it.
@@ -125,7 +119,7 @@ func (o *Options) defaults() {
 		o.ExpireAfter = DefaultExpireAfter
 	}
 	if o.Clock == nil {
-		o.Clock = realClock{}
+		o.Clock = clock.Real{}
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

@@ -12,7 +12,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
-	"github.com/rvplay/rvplay/engine/kube"
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/session"
 	"github.com/rvplay/rvplay/engine/sqlite"
 	"github.com/rvplay/rvplay/server/classroom"
@@ -28,14 +28,14 @@ type env struct {
 	reg     *classroom.Registry
 	srv     *Server
 	addr    string
-	clock   *kube.FakeClock
+	clock   *clock.Fake
 	teacher string // the teacher token of "class"
 	student string // Ada's token in "class"
 }
 
 func newEnv(t testing.TB, opts Options) *env {
 	t.Helper()
-	e := &env{t: t, clock: kube.NewFakeClock(t0)}
+	e := &env{t: t, clock: clock.NewFake(t0)}
 	db, err := sqlite.OpenWithOptions(filepath.Join(t.TempDir(), "rvplay.db"), sqlite.Options{Synchronous: sqlite.SyncNormal})
 	if err != nil {
 		t.Fatal(err)

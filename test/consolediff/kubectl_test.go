@@ -14,6 +14,7 @@ import (
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/api/kubeapi"
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/kube"
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/session"
@@ -187,7 +188,7 @@ func dropTimeoutErrors(s string) string {
 // twinSession is a session whose Kubernetes API reads the shared clock
 // and numbers UIDs from 1. It runs no deployment controller: the steps
 // write a Deployment's status themselves, so both twins see the same one.
-func twinSession(t *testing.T, name string, clock kube.Clock) *session.Session {
+func twinSession(t *testing.T, name string, clock clock.Clock) *session.Session {
 	n := 0
 	s, err := session.New(name, mvcc.NewMemoryBackend(), session.Options{Kube: func(_ string, st mvcc.KV) api.Handler {
 		return kubeapi.New(kubeapi.Options{Store: st, Kube: kube.Options{Clock: clock, NewUID: func() string {
@@ -240,7 +241,7 @@ func TestKubectlMatchesTheRealKubectl(t *testing.T) {
 		t.Logf("built %s from %s in %v", bin, refbuild.KubectlModule, built.Round(time.Second))
 	}
 	bin = dispatchedKubectl(t, bin)
-	clock := kube.NewFakeClock(time.Date(2026, 11, 22, 1, 45, 6, 0, time.UTC))
+	clock := clock.NewFake(time.Date(2026, 11, 22, 1, 45, 6, 0, time.UTC))
 	real := twinSession(t, "kubectl", clock)
 	twin := twinSession(t, "console", clock)
 	srv := httptest.NewServer(httpapi.Handler(real, httpapi.Options{}))

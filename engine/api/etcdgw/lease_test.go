@@ -7,25 +7,20 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
 // stoppedClock is a lease clock whose time does not pass: a TTL reads as
 // granted.
-type stoppedClock struct{}
-type stoppedTimer struct{}
-
-func (stoppedClock) Now() time.Time                    { return time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC) }
-func (stoppedClock) NewTimer(time.Duration) mvcc.Timer { return stoppedTimer{} }
-func (stoppedTimer) C() <-chan time.Time               { return nil }
-func (stoppedTimer) Stop() bool                        { return true }
+func stoppedClock() *clock.Fake { return clock.NewFake(time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)) }
 
 // The Lease service through the JSON API as etcdctl and curl reach it: the
 // bodies are etcd 3.4.23's (curl against Debian's etcd, its cluster and
 // member IDs replaced by the gateway's), the older /v3/kv/lease/ paths
 // included.
 func TestLeasesThroughTheGatewayAnswerAsEtcds(t *testing.T) {
-	s, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{Clock: stoppedClock{}, MemberID: 7})
+	s, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{Clock: stoppedClock(), MemberID: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +61,7 @@ func h1(rev string) string {
 // under /registry/ (etcd checks that the caller may write every key the
 // lease holds); the teacher may. Through the JSON paths as through gRPC.
 func TestAStudentMayNotRevokeALeaseThatHoldsRegistryKeys(t *testing.T) {
-	s, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{Clock: stoppedClock{}})
+	s, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{Clock: stoppedClock()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,14 +7,14 @@ import (
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/api/kubeapi/kubegolden"
-	"github.com/rvplay/rvplay/engine/kube"
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
 type fixture struct {
 	h     *Handler
 	store *mvcc.Store
-	clock *kube.FakeClock
+	clock *clock.Fake
 }
 
 func newFixture(t testing.TB) *fixture {

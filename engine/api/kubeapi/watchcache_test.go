@@ -8,19 +8,20 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/kube"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
 // cacheHandler is a Kubernetes API with the watch cache on, over a store
 // holding at most maxWatchers watchers (0: any number).
-func cacheHandler(t *testing.T, maxWatchers int) (*Handler, *kube.FakeClock) {
+func cacheHandler(t *testing.T, maxWatchers int) (*Handler, *clock.Fake) {
 	st, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{MaxWatchers: maxWatchers})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	c := kube.NewFakeClock(time.Date(2026, 11, 22, 1, 45, 6, 0, time.UTC))
+	c := clock.NewFake(time.Date(2026, 11, 22, 1, 45, 6, 0, time.UTC))
 	h := New(Options{Store: st, Kube: kube.Options{Clock: c, WatchCache: true}})
 	t.Cleanup(h.Registry().Close)
 	return h, c

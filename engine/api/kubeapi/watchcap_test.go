@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/kube"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
@@ -61,7 +62,7 @@ func TestAWatchBeyondTheSessionsCapIs429(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	h := New(Options{Store: st, Kube: kube.Options{Clock: kube.NewFakeClock(time.Date(2026, 11, 22, 1, 45, 6, 0, time.UTC))}})
+	h := New(Options{Store: st, Kube: kube.Options{Clock: clock.NewFake(time.Date(2026, 11, 22, 1, 45, 6, 0, time.UTC))}})
 	t.Cleanup(h.Registry().Close)
 	client := api.NewCounter(0)
 	ctx := api.WithWatchLimiter(context.Background(), client)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/client"
-	"github.com/rvplay/rvplay/engine/kube"
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/lesson"
 )
 
@@ -314,7 +314,7 @@ func (lc *labClient) do(ctx context.Context, a lesson.Action) error {
 		if a.Read == "cache" {
 			getRV = "0"
 		}
-		retrier := client.Retrier{Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }}
+		retrier := client.Retrier{Clock: stepClock{lc.r.Clock}}
 		err := retrier.RetryOnConflict(ctx, backoff, func() error {
 			o, err := rc.Get(ctx, a.Name, client.GetOptions{ResourceVersion: getRV})
 			if err != nil {
@@ -478,11 +478,11 @@ func (lc *labClient) Reflector() *client.Reflector {
 // stepClock is a reflector's clock in tests: the session's fake time (so a
 // watch lasts as long as the learner's clicks say), and backoff waits that
 // end at once (no test waits for a reflector's 800 ms).
-type stepClock struct{ fake *kube.FakeClock }
+type stepClock struct{ fake *clock.Fake }
 
 func (c stepClock) Now() time.Time { return c.fake.Now() }
 
-func (c stepClock) Sleep(ctx context.Context, d time.Duration) error { return ctx.Err() }
+func (c stepClock) NewTimer(time.Duration) clock.Timer { return clock.Fired(c.fake.Now()) }
 
 // kubeResource resolves kubectl's resource names (deployment, deploy,
 // deployments, configmap, cm, ...).

@@ -15,7 +15,7 @@ import (
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/client"
-	"github.com/rvplay/rvplay/engine/kube"
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/lesson"
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/session"
@@ -25,7 +25,7 @@ import (
 // Runner is one session and the lab around it.
 type Runner struct {
 	Session *session.Session
-	Clock   *kube.FakeClock
+	Clock   *clock.Fake
 
 	// Pace is how far the fake clock moves before each action that is not
 	// a wait: a learner's click takes time, and a lagging watch cache, a
@@ -52,7 +52,7 @@ type Runner struct {
 
 // New opens a fresh session (revision 1) serving the lessons of catalog.
 func New(catalog *lesson.Catalog) (*Runner, error) {
-	r := &Runner{Clock: kube.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), clients: map[string]*labClient{},
+	r := &Runner{Clock: clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), clients: map[string]*labClient{},
 		Pace: time.Second, changed: make(chan struct{})}
 	// The session's own compactor stays off: serve runs the compaction
 	// the settings ask for, from the default on, in step with the clock.

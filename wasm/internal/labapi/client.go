@@ -297,7 +297,7 @@ func (c *labClient) retryOnConflict(ctx context.Context, req *Request, mutate Mu
 	}
 	rc := c.c.Resource(m.Resource).Namespace(ns)
 	retrier := client.Retrier{
-		Sleep: c.hub.clock.Sleep,
+		Clock: c.hub.clock,
 		Rand:  c.hub.rand,
 		OnAttempt: func(attempt int, err error, wait time.Duration) {
 			s := step{Kind: "attempt", Attempt: attempt}

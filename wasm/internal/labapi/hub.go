@@ -26,12 +26,13 @@ import (
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/client"
+	"github.com/rvplay/rvplay/engine/clock"
 )
 
 // Hub holds the clients of one page against one session.
 type Hub struct {
 	handler api.Handler
-	clock   client.Clock
+	clock   clock.Clock
 	rand    func() float64
 	onStep  func([]byte)
 
@@ -43,8 +44,8 @@ type Hub struct {
 // Options configure a Hub.
 type Options struct {
 	// Clock drives every client's waits (default: the wall clock). A
-	// *client.FakeClock makes the "advance" operation available.
-	Clock client.Clock
+	// *clock.Fake makes the "advance" operation available.
+	Clock clock.Clock
 	// Rand is the jitter source (default: math/rand).
 	Rand func() float64
 	// OnStep receives every step of every client as one JSON object.
@@ -54,7 +55,7 @@ type Options struct {
 // New returns a hub whose clients talk to h.
 func New(h api.Handler, o Options) *Hub {
 	if o.Clock == nil {
-		o.Clock = client.RealClock{}
+		o.Clock = clock.Real{}
 	}
 	if o.Rand == nil {
 		o.Rand = rand.Float64
@@ -138,11 +139,11 @@ func (h *Hub) call(ctx context.Context, req *Request, mutate Mutate) (any, error
 	case "client":
 		return h.createClient(req)
 	case "advance":
-		fc, ok := h.clock.(*client.FakeClock)
+		fc, ok := h.clock.(*clock.Fake)
 		if !ok {
 			return nil, errors.New("rvplay clients: advance needs the manual clock")
 		}
-		fc.Advance(time.Duration(req.MS * float64(time.Millisecond)))
+		fc.Step(time.Duration(req.MS * float64(time.Millisecond)))
 		return map[string]any{"now": fc.Now().UTC().Format(time.RFC3339Nano)}, nil
 	}
 	c, err := h.client(req.Client)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rvplay/rvplay/engine/client"
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/mvcc"
 	"github.com/rvplay/rvplay/engine/session"
 )
@@ -81,7 +81,7 @@ type fixture struct {
 	sess  *session.Session
 	hub   *Hub
 	steps *steps
-	clock *client.FakeClock
+	clock *clock.Fake
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -95,7 +95,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{t: t, sess: sess, steps: newSteps(), clock: client.NewFakeClock(time.Unix(1_800_000_000, 0))}
+	f := &fixture{t: t, sess: sess, steps: newSteps(), clock: clock.NewFake(time.Unix(1_800_000_000, 0))}
 	f.hub = New(sess, Options{Clock: f.clock, Rand: func() float64 { return 0 }, OnStep: f.steps.add})
 	t.Cleanup(func() {
 		f.hub.Close()
@@ -231,7 +231,7 @@ func TestRetryOnConflictRereadsAndReappliesWithDefaultRetry(t *testing.T) {
 			t.Fatalf("DefaultRetry waits 10ms: %v", st)
 		}
 		f.clock.WaitForSleepers(context.Background(), 1)
-		f.clock.Advance(10 * time.Millisecond)
+		f.clock.Step(10 * time.Millisecond)
 	}
 	a := <-done
 	if a.Status != 200 || a.Attempts != 3 {
@@ -299,7 +299,7 @@ func TestRetryOnConflictGivesUpAfterDefaultBackoffsFourAttempts(t *testing.T) {
 		})
 		waits = append(waits, st["waitMs"].(float64))
 		f.clock.WaitForSleepers(context.Background(), 1)
-		f.clock.Advance(time.Duration(st["waitMs"].(float64)) * time.Millisecond)
+		f.clock.Step(time.Duration(st["waitMs"].(float64)) * time.Millisecond)
 	}
 	a := <-done
 	if a.Status != 409 || a.Attempts != 4 {
@@ -359,7 +359,7 @@ func TestInformerDisconnectResumeAndRelistAfterCompaction(t *testing.T) {
 		t.Fatalf("backoff: %v", b)
 	}
 	f.clock.WaitForSleepers(context.Background(), 1)
-	f.clock.Advance(800 * time.Millisecond)
+	f.clock.Step(800 * time.Millisecond)
 	_, rep := f.steps.waitFor(t, i, kind("replace"))
 	if rep["items"] != float64(5) {
 		t.Fatalf("relist finds five configmaps: %v", rep)

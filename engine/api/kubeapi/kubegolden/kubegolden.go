@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/kube"
 )
 
@@ -61,8 +62,8 @@ var KnownCRD = map[int]string{
 
 // KubeOptions are those of the Kubernetes layer the recording is replayed
 // on: a fake clock at the recording's date and uids in order of creation.
-func KubeOptions() (kube.Options, *kube.FakeClock) {
-	c := kube.NewFakeClock(time.Date(2026, 11, 22, 1, 45, 6, 0, time.UTC))
+func KubeOptions() (kube.Options, *clock.Fake) {
+	c := clock.NewFake(time.Date(2026, 11, 22, 1, 45, 6, 0, time.UTC))
 	n := 0
 	return kube.Options{Clock: c, NewUID: func() string {
 		n++
