@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -130,7 +131,15 @@ func RunTests(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	BinDir = dir
-	return m.Run()
+	sharedEtcd.allowed = true
+	code := m.Run()
+	if sharedEtcd.srv != nil {
+		if err := sharedEtcd.srv.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the tests' etcd:", err)
+		}
+		os.RemoveAll(sharedEtcd.dir)
+	}
+	return code
 }
 
 var binDir struct {
@@ -140,11 +149,47 @@ var binDir struct {
 }
 
 // StoreEnv names the environment variable that moves the servers Start
-// starts onto another store: RVPLAY_TEST_STORE=etcd runs each on a fresh
-// etcd of its own (--store etcd://), so that a suite written for the
-// server (client-go's, kubectl's) checks the Kubernetes API on an etcd
-// cluster too.
+// starts onto another store: RVPLAY_TEST_STORE=etcd runs each on an etcd
+// (--store etcd://), so that a suite written for the server (client-go's,
+// kubectl's) checks the Kubernetes API on an etcd cluster too. In a test
+// process that runs through RunTests the servers share one etcd, each
+// under a prefix of its own (--etcd-prefix), as several deployments may
+// share a cluster: one etcd start less per server, and the revisions each
+// sees move with the others' writes, as on any shared cluster; elsewhere
+// each server has a fresh etcd of its own.
 const StoreEnv = "RVPLAY_TEST_STORE"
+
+// sharedEtcd is the test process's one etcd (see StoreEnv), started by the
+// first server that needs it and stopped by RunTests.
+var sharedEtcd struct {
+	// allowed: RunTests runs the tests, and so stops the etcd after them.
+	allowed bool
+	once    sync.Once
+	srv     *etcdtest.Server
+	dir     string
+	err     error
+	servers atomic.Int64
+}
+
+// etcdFlags are the flags that put a server on etcd (see StoreEnv).
+func etcdFlags(tb testing.TB) []string {
+	tb.Helper()
+	if !sharedEtcd.allowed {
+		e := etcdtest.Start(tb, etcdtest.Options{})
+		return []string{"--store", "etcd://" + strings.TrimPrefix(e.URL, "http://")}
+	}
+	bin := etcdtest.Require(tb)
+	sharedEtcd.once.Do(func() {
+		if sharedEtcd.dir, sharedEtcd.err = os.MkdirTemp("", "rvplay-etcd-"); sharedEtcd.err == nil {
+			sharedEtcd.srv, sharedEtcd.err = etcdtest.StartBinary(bin, etcdtest.Options{DataDir: filepath.Join(sharedEtcd.dir, "etcd")})
+		}
+	})
+	if sharedEtcd.err != nil {
+		tb.Fatalf("starting the tests' etcd: %v", sharedEtcd.err)
+	}
+	return []string{"--store", "etcd://" + strings.TrimPrefix(sharedEtcd.srv.URL, "http://"),
+		"--etcd-prefix", fmt.Sprintf("/rvplay-%d/", sharedEtcd.servers.Add(1))}
+}
 
 // RequireSessionCompaction skips a test that compacts a session's history
 // itself when StoreEnv puts the servers on etcd: etcd compacts the whole
@@ -159,7 +204,7 @@ func RequireSessionCompaction(tb testing.TB) {
 }
 
 // Start builds (once) and starts the server binary on a free loopback port
-// with a fresh SQLite file in the test's temp dir (or a fresh etcd, see
+// with a fresh SQLite file in the test's temp dir (or on etcd, see
 // StoreEnv), serving session (an open session; none if empty), with flags
 // added to its command line; it stops the server when the test ends, and
 // shows its output if the test failed.
@@ -168,8 +213,7 @@ func Start(tb testing.TB, session string, flags ...string) *Server {
 	switch store := os.Getenv(StoreEnv); store {
 	case "", "sqlite":
 	case "etcd":
-		e := etcdtest.Start(tb, etcdtest.Options{})
-		flags = append([]string{"--store", "etcd://" + strings.TrimPrefix(e.URL, "http://")}, flags...)
+		flags = append(etcdFlags(tb), flags...)
 	default:
 		tb.Fatalf("%s=%q: want sqlite or etcd", StoreEnv, store)
 	}

@@ -217,9 +217,15 @@ func TestKubectl(t *testing.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	// Each kubectl on a server of its own, side by side: a scenario spends
+	// most of its time waiting (a watch's --request-timeout, controllers
+	// rolling out), not on the CPU.
 	for _, name := range names {
 		bin := bins[name]
-		t.Run(name, func(t *testing.T) { kubectlScenario(t, bin) })
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			kubectlScenario(t, bin)
+		})
 	}
 }
 
