@@ -119,7 +119,7 @@ func (f *storageFlags) openEtcd(hosts string) (*backing, error) {
 	// request, when the cluster is not there.
 	ctx, cancel := context.WithTimeout(context.Background(), *f.dialTimeout)
 	defer cancel()
-	sessions := etcdstore.NewSessions(cli, *f.root, etcdstore.Options{MaxTxnOps: f.maxTxnOps})
+	sessions := etcdstore.NewSessions(cli, *f.root, etcdstore.Options{MaxTxnOps: f.maxTxnOps, CompactionInterval: *f.compactionInterval})
 	if err := sessions.Check(ctx); err != nil {
 		cli.Close()
 		return nil, fmt.Errorf("etcd %v: %w", cfg.Endpoints, err)

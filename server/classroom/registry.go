@@ -651,7 +651,7 @@ func (r *Registry) open(name string) (*live, error) {
 		s.Close()
 		return nil, err
 	}
-	return &live{Loaded: Loaded{sess: s, HTTP: httpapi.Handler(s, r.opts.HTTP)}}, nil
+	return &live{Loaded: Loaded{sess: s, HTTP: httpapi.Handler(withClusterCompaction(s), r.opts.HTTP)}}, nil
 }
 
 // idlestLocked is the loaded session without requests that has been idle

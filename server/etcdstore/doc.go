@@ -15,6 +15,9 @@
 //     CompactCluster; the server compacts the cluster itself with
 //     Compactor, kube-apiserver's --etcd-compaction-interval algorithm,
 //     which any number of replicas (and kube-apiservers) may run at once.
+//     A session on the store times no compaction of its own either
+//     (Store.ClusterCompaction says why: server/classroom refuses a
+//     compactionInterval other than 0s with it).
 //   - Leases are the cluster's: a session's leases are those it granted,
 //     each marked by a key under Options.LeasePrefix that the lease itself
 //     holds (so the mark goes when the lease does); granting one therefore

@@ -33,6 +33,22 @@ func (s *Store) Compact(ctx context.Context, r *mvcc.CompactionRequest) (*mvcc.C
 	return &mvcc.CompactionResponse{Header: header(resp.Header)}, nil
 }
 
+// ClusterCompaction says who compacts the store's history, and when, for a
+// session that would time compactions of its own (its compactionInterval):
+// the cluster, every session's history at once. Empty with
+// Options.CompactCluster, where the session's compaction is the cluster's.
+func (s *Store) ClusterCompaction() string {
+	if s.opts.CompactCluster {
+		return ""
+	}
+	when := "this server leaves it to the cluster's operator (--etcd-compaction-interval=0: etcdctl compact)"
+	if d := s.opts.CompactionInterval; d > 0 {
+		when = "this server compacts it every " + d.String() + " (--etcd-compaction-interval), to the revision of the interval before, as kube-apiserver does"
+	}
+	return "this session is stored on an etcd cluster, where compaction is the cluster's, every session's history at once: " +
+		when + "; a session's own compactionInterval can only be 0s (no compaction of its own)"
+}
+
 // Alarm lists the cluster's alarms; raising or lifting one is an
 // operator's (ErrClusterAlarm).
 func (s *Store) Alarm(ctx context.Context, r *mvcc.AlarmRequest) (*mvcc.AlarmResponse, error) {

@@ -41,6 +41,10 @@ type Options struct {
 	// on its cluster (tests) or an operator's tool; otherwise a session's
 	// compaction is refused with ErrClusterCompaction.
 	CompactCluster bool
+	// CompactionInterval is the server's --etcd-compaction-interval (0:
+	// the cluster is compacted by its operator), which ClusterCompaction
+	// names.
+	CompactionInterval time.Duration
 	// RequestTimeout bounds the calls without a context
 	// (DefaultRequestTimeout when 0).
 	RequestTimeout time.Duration
