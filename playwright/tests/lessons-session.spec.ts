@@ -129,9 +129,27 @@ test('lesson 1: etcd-revisions on a server session, two students at once on thei
       await s.panel.getByTestId('lesson-check').click();
       await expect(s.panel.getByTestId('lesson-verdict'), `step ${n} (${step.id}) for ${s.id}`).toHaveAttribute('data-passed', 'true', { timeout: 20_000 });
     }
+    if (n === 1) {
+      // Once their k1 exists, the prose names its revision as their
+      // commands will (the session's mapping of the article's 6).
+      for (const s of students) {
+        const served = await s.page.request.get(`/s/${id}/rvplay/v1/lessons/${lesson.slug}`);
+        const created = (await served.json()).class.own['6'];
+        expect(created, `${s.id}'s k1 has a revision`).toMatch(/^\d+$/);
+        await expect(s.panel.getByTestId('lesson-text')).toContainText(`revision ${created}`);
+        await expect(s.panel.getByTestId('lesson-text')).not.toContainText(/revision 6\b/);
+      }
+    }
     if (step.id === 'delete-and-look-back') {
-      // The past each reads is their own k1's creation, not revision 6.
-      for (const s of students) await expect(s.panel.getByTestId('lesson-text').locator('[data-command*="--rev="]')).not.toHaveAttribute('data-command', /--rev=6 /);
+      // The past each reads is their own k1's creation, not revision 6,
+      // and the prose says the same revision as the command.
+      for (const s of students) {
+        const read = s.panel.getByTestId('lesson-text').locator('[data-command*="--rev="]');
+        await expect(read).not.toHaveAttribute('data-command', /--rev=6 /);
+        const rev = (await read.getAttribute('data-command'))!.match(/--rev=(\d+) /)![1];
+        await expect(s.panel.getByTestId('lesson-text')).toContainText(`revision ${rev}`);
+        await expect(s.panel.getByTestId('lesson-text')).not.toContainText(/revision 6\b/);
+      }
       await attachShots(ada.page, testInfo, 'lesson 1 on a class session: a student on her own keys');
     }
     for (const s of students) await s.panel.getByTestId('lesson-next').click();
@@ -140,3 +158,4 @@ test('lesson 1: etcd-revisions on a server session, two students at once on thei
   for (const s of students) await s.ctx.close();
   await teacherCtx.close();
 });
+

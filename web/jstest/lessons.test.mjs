@@ -88,6 +88,14 @@ test('a student of a class sees their own names where the server gives them', ()
   const yaml = '```yaml\nkind: Deployment\nmetadata:\n  name: nginx\n  labels:\n    app: nginx\nspec:\n  template:\n    metadata:\n      name: nginx\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.14.2\n```\n\n```\nerror: nginx\n```';
   assert.equal(ownText(yaml, own), yaml.replace('  name: nginx\n  labels', '  name: nginx-ada-x\n  labels'));
   assert.equal(ownText(md, null), md);
+  // A revision the prose names as a placeholder reads as the student's own,
+  // as their command does; a number that is not a placeholder (lesson 6)
+  // keeps the article's; offline the placeholder is the article's number.
+  const prose = 'Read `k1` as it was at revision {{6}} (lesson 6):\n\n```console\netcdctl get k1 --rev=6 -w json\n```\n\n```\ncreated at {{6}}\n```\n';
+  assert.equal(ownText(prose, own), 'Read `k1-ada-x` as it was at revision 4312 (lesson 6):\n\n```console\netcdctl get k1-ada-x --rev=4312 -w json\n```\n\n```\ncreated at 4312\n```\n');
+  assert.equal(ownText(prose, null), prose.replaceAll('{{6}}', '6'));
+  // Before the student's k1 exists the session maps no revision yet.
+  assert.match(ownText(prose, { k1: 'k1-ada-x' }), /^Read `k1-ada-x` as it was at revision 6 \(lesson 6\)/);
   // Every lesson says whose names it uses on a class session.
   for (const l of lessons) assert.ok(l.class && (l.class.shared || l.class.names || l.class.namespace), l.slug);
 });

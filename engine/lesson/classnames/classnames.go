@@ -16,7 +16,10 @@
 // (named by their id, created when they joined); "revisions" maps a
 // revision the article quotes in a command (etcdctl get k1 --rev=6) to the
 // create_revision of the student's copy of a key, read from the store
-// when the definition is asked for. The rewriting covers the set-up's
+// when the definition is asked for and then kept: the article's 6 is the
+// key's first creation, which the lesson's next steps delete and
+// recreate (a process that restarts learns it again from the key as it
+// is then). The rewriting covers the set-up's
 // objects, every action (console commands, their stdin manifests, client
 // operations), the verify predicates and the traps; the definition served
 // to the student carries the map it applied ("own") so that the lab
@@ -117,13 +120,19 @@ type Owner struct {
 
 	mu    sync.Mutex
 	cache map[string]*lesson.Lesson // lesson dir, own map -> rewritten lesson
+	// created is the create_revision first seen of a student's own key
+	// (by the key): lesson 1 deletes k1 and creates it again, and its 6
+	// still means the first creation.
+	created map[string]int64
 }
 
 // maxCached bounds the cache (students x lessons x revisions seen).
 const maxCached = 4096
 
 // New returns an Owner over store.
-func New(store mvcc.ReadView) *Owner { return &Owner{store: store, cache: map[string]*lesson.Lesson{}} }
+func New(store mvcc.ReadView) *Owner {
+	return &Owner{store: store, cache: map[string]*lesson.Lesson{}, created: map[string]int64{}}
+}
 
 // For returns l as p works on it: with their own names if p is a student
 // and l gives students their own; l itself otherwise, and when the
@@ -178,7 +187,7 @@ func (o *Owner) ownMap(c *Class, id string) map[string]string {
 			n, _ := strconv.ParseInt(ahead, 10, 64)
 			r = (o.store.Rev()/n + 2) * n
 		} else {
-			r = o.createRevision(own[to])
+			r = o.firstCreated(own[to])
 		}
 		if r > 0 {
 			own[rev] = strconv.FormatInt(r, 10)
@@ -190,6 +199,27 @@ func (o *Owner) ownMap(c *Class, id string) map[string]string {
 func isRevision(s string) bool {
 	n, err := strconv.ParseInt(s, 10, 64)
 	return err == nil && n > 0
+}
+
+// firstCreated is the create_revision of key's first generation this
+// Owner saw (0: none yet), as long as it is not compacted away.
+func (o *Owner) firstCreated(key string) int64 {
+	o.mu.Lock()
+	first, ok := o.created[key]
+	o.mu.Unlock()
+	if ok && first >= o.store.CompactRev() {
+		return first
+	}
+	r := o.createRevision(key)
+	if r > 0 {
+		o.mu.Lock()
+		if len(o.created) >= maxCached {
+			clear(o.created)
+		}
+		o.created[key] = r
+		o.mu.Unlock()
+	}
+	return r
 }
 
 // createRevision is key's create_revision now (0: it does not exist).

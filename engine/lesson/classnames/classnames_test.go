@@ -1,6 +1,7 @@
 package classnames
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/rvplay/rvplay/engine/api"
@@ -124,5 +125,53 @@ func TestATooNewRevisionStaysAhead(t *testing.T) {
 	}
 	if list.ResourceVersion != "list" {
 		t.Errorf("a list from the client's last list became %q", list.ResourceVersion)
+	}
+}
+
+// The article's "--rev=6" is the student's k1 as first created: after the
+// lesson deletes k1 (and while it is gone) and creates it again, the
+// student's command still reads that first creation, until compaction
+// takes it away.
+func TestAQuotedRevisionIsTheKeysFirstCreation(t *testing.T) {
+	l, err := lesson.Parse("01-revisions", []byte(`{"slug":"revisions","class":{"names":["k1"],"revisions":{"6":"k1"}},
+	  "steps":[{"id":"past","actions":[{"id":"get","run":"etcdctl get k1 --rev=6 -w json"}],"solution":["get"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(k string) int64 {
+		r, err := store.Put(t.Context(), &mvcc.PutRequest{Key: []byte(k), Value: []byte("v")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Header.Revision
+	}
+	o := New(store)
+	ada := api.Principal{ID: "ada-x7k2q", Role: api.RoleStudent}
+	read := func() string { return o.For(l, ada).Steps[0].Actions[0].Run }
+	put("elsewhere")
+	first := put("k1-ada-x7k2q")
+	want := fmt.Sprintf("etcdctl get k1-ada-x7k2q --rev=%d -w json", first)
+	if got := read(); got != want {
+		t.Fatalf("after the put: %q, want %q", got, want)
+	}
+	if _, err := store.DeleteRange(t.Context(), &mvcc.DeleteRangeRequest{Key: []byte("k1-ada-x7k2q")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got != want {
+		t.Errorf("with k1 deleted: %q, want %q", got, want)
+	}
+	put("k1-ada-x7k2q")
+	if got := read(); got != want {
+		t.Errorf("with k1 created again: %q, want %q", got, want)
+	}
+	if _, err := store.Compact(t.Context(), &mvcc.CompactionRequest{Revision: store.Rev()}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got == want {
+		t.Errorf("after a compaction past it, the first creation is still quoted: %q", got)
 	}
 }

@@ -49,14 +49,26 @@ export function ownWords(s, own) {
   return s.replace(/[A-Za-z0-9_.-]+/g, (w) => (Object.hasOwn(own, w) ? own[w] : w));
 }
 
+// ownRevisions resolves a text's revision placeholders: {{6}} names the
+// revision that the lesson's class maps from 6 (class.revisions, the
+// number its commands quote, etcdctl get k1 --rev=6), so that the prose
+// says what the student's commands say: their own number (own["6"], the
+// session's mapping, applied to their commands too), or the article's 6
+// offline, for the teacher, and until the student's key exists.
+export function ownRevisions(md, own) {
+  return md.replace(/\{\{(\d+)\}\}/g, (_, n) => (own && Object.hasOwn(own, n) ? own[n] : n));
+}
+
 // ownText gives a lesson text a student's own names (own: the map the
 // session applied to the lesson's definition, its class.own) in its code:
 // inline code and console blocks, whose lines then match the student's
 // click-to-run commands, and a yaml block's own metadata (its name and
 // namespace, as the server does in a command's manifest: labels and images
 // share the object's word but keep it). Prose and other blocks (output)
-// keep the article's words.
+// keep the article's words, but for the revisions written as placeholders
+// (ownRevisions).
 export function ownText(md, own) {
+  md = ownRevisions(md, own);
   if (!own || !Object.keys(own).length) return md;
   let fence = null;
   let meta = false;
@@ -252,6 +264,20 @@ export function mountLessons(lab) {
       const d = await request('GET', `${ROUTE}/${lesson.slug}`);
       Object.assign(lesson, d, { dir: lesson.dir, number: lesson.number });
     } catch { /* keep the copy we have */ }
+  }
+
+  // ownRevisionsChanged reads a student's definition again after a step's
+  // actions while a revision their lesson's class maps is not known yet:
+  // the action that created their key (lesson 1's first put) fixes the
+  // revision the commands and the text's placeholders name, and the text
+  // shows it at once.
+  async function ownRevisionsChanged() {
+    const l = cur?.lesson;
+    const o = own(l);
+    if (!server || !o || Object.keys(l.class.revisions || {}).every((r) => Object.hasOwn(o, r))) return;
+    const before = JSON.stringify(o);
+    await refresh(l);
+    if (cur?.lesson === l && JSON.stringify(own(l)) !== before) await render();
   }
 
   // own is the map of the learner's own names in lesson (none: the
@@ -453,6 +479,7 @@ export function mountLessons(lab) {
         await runAction(a);
         focus(a);
       }
+      await ownRevisionsChanged();
     } finally {
       cur.busy = false;
       renderBusy();
@@ -560,6 +587,7 @@ export function mountLessons(lab) {
         el('button', { type: 'button', class: 'primary', 'data-testid': 'lesson-next', id: 'lesson-next', onclick: lab.guard(() => go(n + 1)), text: n === l.steps.length ? t('lessons.finish') : `${t('lessons.next')} →` })));
     }
     body().replaceChildren(...parts.filter(Boolean));
+    renderBusy(); // a render while actions run (ownRevisionsChanged) keeps them disabled
     performance.mark('lesson-rendered');
     $('lesson-panel').dataset.view = 'step';
     $('lesson-panel').dataset.lesson = l.slug;

@@ -1,0 +1,143 @@
+package lessons_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/lesson"
+	"github.com/rvplay/rvplay/engine/lesson/classnames"
+	"github.com/rvplay/rvplay/engine/mvcc"
+	"github.com/rvplay/rvplay/web/lessons"
+)
+
+// placeholder is how a text names a revision its lesson's class maps
+// ({{6}}): the lab resolves it through the map the session applied to the
+// student's commands (lessons.js, ownRevisions).
+var placeholder = regexp.MustCompile(`\{\{(\d+)\}\}`)
+
+// prose is a text without its code (fenced blocks and inline code, which
+// the lab rewrites as it rewrites commands) and without its placeholders.
+func prose(text string) string {
+	var b strings.Builder
+	fence := false
+	for line := range strings.SplitSeq(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fence = !fence
+			continue
+		}
+		if !fence {
+			b.WriteString(line + "\n")
+		}
+	}
+	s := regexp.MustCompile("`[^`]*`").ReplaceAllString(b.String(), " ")
+	return placeholder.ReplaceAllString(s, " ")
+}
+
+// lessonNumber is a number that names a lesson, in each language's way
+// ("lesson 6", "第 6 课", "레슨 6"): not a revision.
+var lessonNumber = regexp.MustCompile(`(?i)lessons?\s+\d+|第\s*\d+\s*课|레슨\s*\d+`)
+
+// bareNumber finds n as a number of its own in s (not 16, not 6.5, not
+// k6; Korean particles follow a number directly: 6이).
+func bareNumber(s, n string) bool {
+	return regexp.MustCompile(`(^|[^0-9A-Za-z_.-])` + regexp.QuoteMeta(n) + `($|[^0-9A-Za-z_.-])`).MatchString(s)
+}
+
+// A revision a lesson's class maps for each student (lesson 1's 6, the
+// create_revision of their own k1) is, in every step's prose and in every
+// language, a placeholder, so that the prose says the number the student's
+// own commands use (etcdctl get k1-<id> --rev=<theirs>), not the
+// article's; and every placeholder names a revision its lesson maps, never
+// in a title (the lesson list shows titles as they are). The introduction
+// describes the new store the article's numbers come from ("your first
+// write will be revision 6"), as the class note under it says.
+func TestStepTextsNameTheRevisionsAClassMapsByPlaceholder(t *testing.T) {
+	files := lessons.Files()
+	for _, l := range catalog(t).Lessons() {
+		c, err := classnames.Of(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts, _ := fs.Glob(files, path.Join(l.Dir, "*", "*.md"))
+		for _, name := range texts {
+			b, err := fs.ReadFile(files, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := string(b)
+			for _, m := range placeholder.FindAllStringSubmatch(text, -1) {
+				if _, ok := c.Revisions[m[1]]; !ok {
+					t.Errorf("%s: %s names no revision its lesson's class maps (%v)", name, m[0], c.Revisions)
+				}
+			}
+			if title, _, _ := strings.Cut(text, "\n"); placeholder.MatchString(title) {
+				t.Errorf("%s: a placeholder in the title %q", name, title)
+			}
+			if path.Base(name) == "00.md" {
+				continue
+			}
+			p := lessonNumber.ReplaceAllString(prose(text), " ")
+			for rev := range c.Revisions {
+				for line := range strings.SplitSeq(p, "\n") {
+					if bareNumber(line, rev) {
+						t.Errorf("%s: the prose says revision %s as the article does, where a student's commands say their own: write {{%s}}\n\t%s", name, rev, rev, strings.TrimSpace(line))
+					}
+				}
+			}
+		}
+	}
+}
+
+// What a student's prose will say: once their k1 exists, the lesson the
+// session serves them maps every placeholder of lesson 1's step texts to
+// the revision their own commands read at (k1's create_revision), in
+// every language.
+func TestAStudentsPlaceholdersResolveToTheirCommandsRevision(t *testing.T) {
+	sess := classSession(t)
+	bob := join(t, sess, api.Principal{ID: "bob-7hw2d", Name: "Bob", Role: api.RoleStudent})
+	// Someone else writes first, so that the student's revision is not the article's.
+	if _, err := sess.Store.Put(t.Context(), &mvcc.PutRequest{Key: []byte("elsewhere"), Value: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	alice := join(t, sess, api.Principal{ID: "alice-k3x9q", Name: "Alice", Role: api.RoleStudent})
+	for _, u := range []*learner{bob, alice} {
+		u.call("POST", lesson.LessonsPath+"/etcd-revisions/setup", nil, nil)
+		u.open("etcd-revisions")
+		u.run(u.l.Steps[0].Actions[0]) // etcdctl put k1-<id> v1
+		u.open("etcd-revisions")
+	}
+	created := sess.Store.Rev()
+	var class classnames.Class
+	if err := json.Unmarshal(alice.l.Class, &class); err != nil {
+		t.Fatal(err)
+	}
+	rev := class.Own["6"]
+	if rev != fmt.Sprint(created) || rev == "6" {
+		t.Fatalf("alice's revision 6 is %q, her k1 was created at %d", rev, created)
+	}
+	if get := alice.l.Steps[3].Action("get-old").Run; !strings.Contains(get, "--rev="+rev+" ") {
+		t.Fatalf("alice's read in the past is %q, not at %s", get, rev)
+	}
+	files := lessons.Files()
+	for _, lang := range []string{"en", "zh", "ko"} {
+		name := path.Join(alice.l.Dir, lang, "04.md")
+		b, err := fs.ReadFile(files, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The lab's resolution, as a test oracle: each placeholder is
+		// the own map's entry.
+		shown := placeholder.ReplaceAllStringFunc(string(b), func(m string) string {
+			return class.Own[placeholder.FindStringSubmatch(m)[1]]
+		})
+		if !strings.Contains(shown, "revision "+rev) || bareNumber(lessonNumber.ReplaceAllString(prose(shown), " "), "6") {
+			t.Errorf("%s does not say revision %s where alice's command reads it:\n%s", name, rev, shown)
+		}
+	}
+}
