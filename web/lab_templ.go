@@ -751,7 +751,7 @@ func clientsPanel() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 56, "</label> <select id=\"subject-kind\" data-testid=\"subject-kind\"><option value=\"configmaps\">configmaps</option> <option value=\"deployments\">deployments</option></select> <span class=\"muted\">/default/</span> <input id=\"subject-name\" data-testid=\"subject-name\" value=\"demo\" size=\"10\" data-i18n-attr=\"aria-label=clients.subject.name\" aria-label=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 56, "</label> <select id=\"subject-kind\" data-testid=\"subject-kind\"><option value=\"configmaps\">configmaps</option> <option value=\"deployments\">deployments</option></select> <span class=\"muted\" id=\"subject-namespace\" data-testid=\"subject-namespace\">/default/</span> <input id=\"subject-name\" data-testid=\"subject-name\" value=\"demo\" size=\"10\" data-i18n-attr=\"aria-label=clients.subject.name\" aria-label=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -159,3 +159,41 @@ test('lesson 1: etcd-revisions on a server session, two students at once on thei
   await teacherCtx.close();
 });
 
+// On a class session a lesson that gives each student their own namespace
+// (lesson 12: the ConfigMap a in it) has the client cards' own buttons act
+// there too, as the lesson's actions do: A's GET reads the student's a,
+// B's PUT writes it back, and nothing is read or created in default.
+test('lesson 12: get-and-list on a class session, the client cards act in the student\'s namespace', async ({ browser }, testInfo) => {
+  test.setTimeout(90_000);
+  const lesson = lessons.find((l) => l.number === 12)!;
+  const teacherCtx = await browser.newContext();
+  const created = await teacherCtx.request.post('/sessions', { data: {} });
+  expect(created.status()).toBe(201);
+  const { id, joinCode } = await created.json();
+  const ctx = await browser.newContext();
+  const joined = await ctx.request.post(`/s/${id}/join`, { data: { code: joinCode, name: 'Ada' } });
+  expect(joined.status()).toBe(201);
+  const ns = (await joined.json()).id as string;
+  const page = await ctx.newPage();
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`/s/${id}/`);
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-lessons-ready', 'true', { timeout: 30_000 });
+  await open(page, lesson.slug);
+  const own = `/api/v1/namespaces/${ns}/configmaps/a`;
+  await expect(page.getByTestId('subject-namespace')).toHaveText(`/${ns}/`);
+  for (const card of ['a', 'b']) {
+    await page.getByTestId(`client-${card}-get`).click();
+    const got = page.getByTestId(`client-${card}`).getByTestId('exchange').last();
+    await expect(got.locator('summary')).toHaveAttribute('title', `GET ${own}`);
+    await expect(got).toHaveAttribute('data-status', '200');
+  }
+  await page.getByTestId('client-b-put').click();
+  const put = page.getByTestId('client-b').locator('[data-testid="exchange"][data-method="PUT"]');
+  await expect(put.locator('summary')).toHaveAttribute('title', `PUT ${own}`);
+  await expect(put).toHaveAttribute('data-status', '200');
+  await expect(page.getByTestId('client-b-outcome').getByTestId('outcome-status')).toHaveText('200 OK');
+  expect((await ctx.request.get(`/s/${id}/api/v1/namespaces/default/configmaps/a`)).status()).toBe(404);
+  await attachShots(page, testInfo, 'lesson 12 on a class session: the cards in the student\'s namespace');
+  await ctx.close();
+  await teacherCtx.close();
+});

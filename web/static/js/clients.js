@@ -14,7 +14,10 @@
 // data.value) or a Deployment (spec.replicas). The lab makes sure the
 // subject exists before a card first reads it, so that the natural first
 // try (A and B GET, A PUTs, B PUTs) gives the conflict the lab teaches
-// rather than a 404 or an AlreadyExists.
+// rather than a 404 or an AlreadyExists. The subject is in the namespace
+// default, or in the lesson's: a student of a class works in their own
+// namespace where the lesson gives them one (its class.own's default,
+// the same map the session applied to the lesson's own actions).
 
 import { $ } from './dom.js';
 import { t } from './i18n.js';
@@ -33,15 +36,15 @@ export const KINDS = {
     field: 'data.value',
     get: (o) => o?.data?.value ?? '',
     set: (o, v) => ({ ...o, data: { ...(o.data || {}), value: String(v) } }),
-    fresh: (name, v) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS }, data: { value: String(v) } }),
+    fresh: (name, v, namespace = NS) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { value: String(v) } }),
     initial: 'initial', start: { a: 'a-1', b: 'b-1', controller: 'controller-1' },
   },
   deployments: {
     field: 'spec.replicas',
     get: (o) => String(o?.spec?.replicas ?? ''),
     set: (o, v) => ({ ...o, spec: { ...(o.spec || {}), replicas: Number(v) } }),
-    fresh: (name, v) => ({
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: NS, labels: { app: name } },
+    fresh: (name, v, namespace = NS) => ({
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace, labels: { app: name } },
       spec: {
         replicas: Number(v), selector: { matchLabels: { app: name } },
         template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] } },
@@ -102,14 +105,17 @@ export async function mountClients(lab) {
   const cards = {};
   const byLabel = new Map();
   const ensured = new Set();
+  let namespace = NS;
 
   const subject = {
     get kind() { return $('subject-kind').value; },
     get name() { return $('subject-name').value.trim() || 'demo'; },
+    get namespace() { return namespace; },
     get resource() { return lookupResource(this.kind); },
-    get path() { return itemPath(this.resource, NS, this.name); },
-    get key() { return registryKey(this.resource.resource, NS, this.name); },
+    get path() { return itemPath(this.resource, namespace, this.name); },
+    get key() { return registryKey(this.resource.resource, namespace, this.name); },
     get spec() { return KINDS[this.kind]; },
+    get ref() { return { resource: this.kind, namespace, name: this.name }; },
   };
 
   // A lesson may use clients beyond the cards ("alice"); they get a
@@ -180,9 +186,9 @@ export async function mountClients(lab) {
   }
 
   // currentRV asks etcd (not the client) which revision an object has now.
-  async function currentRV(resource, name) {
+  async function currentRV(resource, ns, name) {
     try {
-      const r = await lab.etcd.range(registryKey(resource, NS, name));
+      const r = await lab.etcd.range(registryKey(resource, ns || NS, name));
       return r.kvs[0] ? String(r.kvs[0].modRevision) : '';
     } catch { return ''; }
   }
@@ -192,7 +198,7 @@ export async function mountClients(lab) {
     const o = outcomeOf({ method, status: answer.status, reqBody: sent, respBody: answer.status ? answer.body : answer.message || answer.body });
     if ((answer.status === 409 || (o.sentRV && !o.ok)) && ref.name) {
       const m = lookupResource(ref.resource || subject.kind);
-      o.currentRV = await currentRV(m ? m.resource : ref.resource, ref.name);
+      o.currentRV = await currentRV(m ? m.resource : ref.resource, ref.namespace, ref.name);
     }
     if (extra) o.extra = extra;
     showOutcome(c, o);
@@ -227,7 +233,7 @@ export async function mountClients(lab) {
   // ensureSubject creates the subject when it does not exist yet (once per
   // subject and lab), through the lab's own connection, not a card's.
   async function ensureSubject() {
-    const k = `${subject.kind}/${subject.name}`;
+    const k = `${subject.kind}/${namespace}/${subject.name}`;
     if (ensured.has(k)) return false;
     let r;
     try {
@@ -237,8 +243,8 @@ export async function mountClients(lab) {
     }
     ensured.add(k);
     if (r.status !== 404) return false;
-    const body = JSON.stringify(subject.spec.fresh(subject.name, subject.spec.initial));
-    const c = await lab.transport.request('POST', collectionPath(subject.resource, NS), { headers: JSONH, body });
+    const body = JSON.stringify(subject.spec.fresh(subject.name, subject.spec.initial, namespace));
+    const c = await lab.transport.request('POST', collectionPath(subject.resource, namespace), { headers: JSONH, body });
     if (c.status !== 201) return false;
     lab.afterWrite();
     lab.notice(t('clients.created', { ref: `${subject.resource.kind.toLowerCase()}/${subject.name}` }));
@@ -251,7 +257,7 @@ export async function mountClients(lab) {
     const c = cards[id];
     lab.record({ op: 'get', c: id, kind: subject.kind, name: subject.name });
     await ensureSubject();
-    const ref = { resource: subject.kind, name: subject.name };
+    const ref = subject.ref;
     const a = await answer(c.client.get(ref));
     if (a.status === 404) { c.copy = null; showCopy(c); }
     keep(c, a);
@@ -265,19 +271,19 @@ export async function mountClients(lab) {
     const c = cards[id];
     lab.record({ op: 'put', c: id, kind: subject.kind, name: subject.name, v: value, rv: sendRV });
     const spec = subject.spec;
-    const ref = { resource: subject.kind, name: subject.name };
+    const ref = subject.ref;
     const v = subject.kind === 'deployments' ? Number(value) : value;
-    if (!c.copy || c.copy.metadata?.name !== subject.name || c.copy.kind !== subject.resource.kind) {
+    if (!c.copy || c.copy.metadata?.name !== subject.name || c.copy.kind !== subject.resource.kind || (c.copy.metadata?.namespace || NS) !== namespace) {
       // Nothing read yet: create the object (POST), as kubectl create would.
-      const obj = spec.fresh(subject.name, v);
-      const a = await answer(c.client.create({ resource: subject.kind }, obj));
+      const obj = spec.fresh(subject.name, v, namespace);
+      const a = await answer(c.client.create({ resource: subject.kind, namespace }, obj));
       keep(c, a);
       await report(c, 'POST', a, { sent: JSON.stringify(obj), ref, extra: a.status === 409 ? t('outcome.notread') : '' });
       return a;
     }
     const next = spec.set(structuredClone(c.copy), v);
     if (!sendRV) delete next.metadata.resourceVersion;
-    const a = await answer(c.client.update({ resource: subject.kind }, next, { withoutResourceVersion: !sendRV }));
+    const a = await answer(c.client.update({ resource: subject.kind, namespace }, next, { withoutResourceVersion: !sendRV }));
     keep(c, a);
     if (a.status === 200) bumpValue(id, value);
     await report(c, 'PUT', a, { sent: JSON.stringify(next), ref });
@@ -296,7 +302,7 @@ export async function mountClients(lab) {
     lab.record({ op: 'update', c: 'controller', kind: subject.kind, name: subject.name, v: value });
     const c = cards.controller;
     await ensureSubject();
-    const ref = { resource: subject.kind, name: subject.name };
+    const ref = subject.ref;
     const a = await answer(c.client.retryOnConflict(ref, { set: { [subject.spec.field]: valueOf('controller') } }, { backoff: 'DefaultRetry' }));
     keep(c, a);
     if (a.status === 200) bumpValue('controller', value);
@@ -459,9 +465,16 @@ export async function mountClients(lab) {
     }
   }
 
-  async function setSubject(kind, name) {
+  // setSubject sets the subject's kind, name and namespace (each when
+  // given): a lesson's object in the lesson's namespace, back to default
+  // when the lesson closes.
+  async function setSubject(kind, name, ns) {
     if (kind && $('subject-kind').value !== kind) { $('subject-kind').value = kind; applyKind(); }
     if (name) $('subject-name').value = name;
+    if (ns) {
+      namespace = ns;
+      $('subject-namespace').textContent = `/${ns}/`;
+    }
   }
 
   function reset() {

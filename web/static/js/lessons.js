@@ -310,6 +310,7 @@ export function mountLessons(lab) {
     cur = null;
     progress.close();
     lab.clients?.showCards(null);
+    lab.clients?.setSubject(null, null, 'default');
     setHash('');
     const items = refs.map((l, i) => {
       const p = progress.lesson(l.slug);
@@ -383,12 +384,16 @@ export function mountLessons(lab) {
   }
 
   // showLessonClients shows the cards of the lesson's clients, working on
-  // its first object.
+  // its first object, in the lesson's namespace: a student's own where
+  // the session gave them one (the map it applied to the lesson's own
+  // actions), so that the cards' buttons act where the steps do.
   function showLessonClients(lesson) {
     lab.clients.showCards(lesson?.setup?.clients || []);
     const o = lesson?.setup?.objects?.[0];
     const r = o && resourceForKind(o.apiVersion, o.kind);
-    if (r && ['configmaps', 'deployments'].includes(r.resource)) lab.clients.setSubject(r.resource, o.metadata?.name);
+    const ns = own(lesson)?.default || 'default';
+    if (r && ['configmaps', 'deployments'].includes(r.resource)) lab.clients.setSubject(r.resource, o.metadata?.name, ns);
+    else lab.clients.setSubject(null, null, ns);
   }
 
   // newestSeq is the record's newest exchange: only what happens after it

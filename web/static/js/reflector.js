@@ -48,7 +48,7 @@ export function stateAfter(state, s) {
 
 export async function mountReflector(lab) {
   const { frame } = lab;
-  const r = { state: 'stopped', rv: '', relists: 0, cache: new Map(), inf: null, resource: '', stream: null, storeTimer: null };
+  const r = { state: 'stopped', rv: '', relists: 0, cache: new Map(), inf: null, resource: '', namespace: '', stream: null, storeTimer: null };
   const card = await lab.clients.clientFor('I'); // its exchanges go to the card's log
   const client = card.client;
   client.onStep(onStep);
@@ -73,7 +73,7 @@ export async function mountReflector(lab) {
 
   function stream() {
     if (r.stream && !r.stream.removed) return r.stream;
-    const path = collectionPath(lab.clients.subject.resource, 'default');
+    const path = collectionPath(lab.clients.subject.resource, lab.clients.subject.namespace);
     r.stream = lab.watches.open('reflector', path, { watch: 'true', allowWatchBookmarks: 'true' });
     r.stream.onStop(() => stop());
     r.stream.setState('open', t('stream.open'), lab.cfg.mode === 'server' ? 'websocket' : 'engine');
@@ -111,11 +111,12 @@ export async function mountReflector(lab) {
   }
 
   async function informer() {
-    const resource = lab.clients.subject.kind;
-    if (r.inf && r.resource === resource) return r.inf;
+    const { kind: resource, namespace } = lab.clients.subject;
+    if (r.inf && r.resource === resource && r.namespace === namespace) return r.inf;
     if (r.inf) await r.inf.remove().catch(() => {});
-    r.inf = await client.informer(INFORMER, { resource });
+    r.inf = await client.informer(INFORMER, { resource, namespace });
     r.resource = resource;
+    r.namespace = namespace;
     return r.inf;
   }
 
@@ -163,7 +164,7 @@ export async function mountReflector(lab) {
   // another client's (c, from clients.js) on an informer of its own.
   async function runAction(a, c) {
     if (a.client === 'I') {
-      if (a.resource) await lab.clients.setSubject(a.resource);
+      if (a.resource || a.namespace) await lab.clients.setSubject(a.resource, undefined, a.namespace);
       switch (a.do) {
         case 'startReflector': await start({ watchList: a.watchList }); return true;
         case 'stopReflector': await stop(); return true;
@@ -175,7 +176,7 @@ export async function mountReflector(lab) {
     let o = others.get(c.label);
     if (a.do === 'startReflector') {
       if (o) await o.inf.remove().catch(() => {});
-      const inf = await c.client.informer('r', { resource: a.resource || 'configmaps', watchList: !!a.watchList });
+      const inf = await c.client.informer('r', { resource: a.resource || 'configmaps', namespace: a.namespace, watchList: !!a.watchList });
       const path = collectionPath(lookupResource(a.resource || 'configmaps'), a.namespace || 'default');
       const stream = lab.watches.open(`${c.label}: reflector`, path, { watch: 'true', allowWatchBookmarks: 'true', sendInitialEvents: a.watchList ? 'true' : undefined });
       stream.setState('open', t('stream.open'));

@@ -112,7 +112,7 @@ export function mountWatches(lab) {
   function start(rv = $('watch-rv').value.trim(), bookmarks = $('watch-bookmarks').checked) {
     lab.record({ op: 'watch', rv, bookmarks, kind: lab.clients.subject.kind });
     const r = lab.clients.subject.resource;
-    const path = collectionPath(r, 'default');
+    const path = collectionPath(r, lab.clients.subject.namespace);
     const query = { watch: 'true', resourceVersion: rv || undefined, allowWatchBookmarks: bookmarks ? 'true' : undefined };
     const s = open(`watch ${r.resource}`, path, query);
     follow(s, path, query);
