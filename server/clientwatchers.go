@@ -29,11 +29,7 @@ func newClientWatchers(max int) *clientWatchers {
 
 // limiter is the limiter of r's client.
 func (c *clientWatchers) limiter(r *http.Request) api.Limiter {
-	protocol, _ := telemetry.Classify(r)
-	if ri := telemetry.From(r.Context()); ri != nil {
-		protocol = ri.Protocol
-	}
-	return &clientCount{c: c, client: telemetry.ClientOf(r), protocol: protocol}
+	return &clientCount{c: c, client: telemetry.ClientOf(r), protocol: protocolOf(r)}
 }
 
 // limiterFor is the limiter of client (a person, "<session>/<id>", or an

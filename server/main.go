@@ -278,15 +278,15 @@ func run() error {
 	srv := &http.Server{
 		// Bodies and answers get deadlines per request (httpapi); a
 		// server-wide ReadTimeout or WriteTimeout would end every watch.
-		Handler: writes.track(routes(reg, web.Handler(), operations{
+		Handler: routes(reg, web.Handler(), operations{
 			Metrics:       m,
 			Limiter:       limiter,
 			LimitLoopback: *limitLoopback,
 			Checks:        []health.Check{db.check},
 			Shutdown:      &shutdown,
 			Logger:        logger,
-			Wrap:          func(h http.Handler) http.Handler { return tp.guard(origins, h) },
-		})),
+			Wrap:          func(h http.Handler) http.Handler { return writes.track(tp.guard(origins, h)) },
+		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    1 << 20,

@@ -92,9 +92,9 @@ func benchHandler(b *testing.B) http.Handler {
 		b.Fatal(err)
 	}
 	var writes inFlight
-	return writes.track(routes(reg, nil, operations{
+	return routes(reg, nil, operations{
 		Metrics: m,
 		Limiter: ratelimit.New(ratelimit.Options{Rate: 100, Burst: 500}),
-		Wrap:    func(h http.Handler) http.Handler { return tp.guard(origins, h) },
-	}))
+		Wrap:    func(h http.Handler) http.Handler { return writes.track(tp.guard(origins, h)) },
+	})
 }

@@ -68,8 +68,7 @@ func routes(reg *classroom.Registry, pages http.Handler, ops operations) http.Ha
 			}
 			wait, ok := ops.Limiter.Allow(client)
 			if !ok && ops.Metrics != nil {
-				protocol, _ := telemetry.Classify(r)
-				ops.Metrics.RateLimited(protocol)
+				ops.Metrics.RateLimited(protocolOf(r))
 			}
 			return wait, ok
 		}

@@ -18,10 +18,11 @@ type inFlight struct {
 	idle chan struct{} // closed when n drops to zero; nil while n == 0
 }
 
-// track serves next, counting the requests that are not watches.
+// track serves next, counting the requests that are not watches. Inside
+// telemetry's Handler, it reads the names that gave the request.
 func (f *inFlight) track(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if protocol, verb := telemetry.Classify(r); verb == "WATCH" || protocol == telemetry.ProtocolEtcd && verb == "watch" {
+		if protocol, verb := telemetry.Names(r); verb == "WATCH" || protocol == telemetry.ProtocolEtcd && verb == "watch" {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -32,9 +32,6 @@ func (o streamObserver) SlowClosed(r *http.Request) {
 
 // protocolOf is the protocol of r as the telemetry named it.
 func protocolOf(r *http.Request) string {
-	if ri := telemetry.From(r.Context()); ri != nil {
-		return ri.Protocol
-	}
-	p, _ := telemetry.Classify(r)
+	p, _ := telemetry.Names(r)
 	return p
 }

@@ -356,3 +356,27 @@ func TestTheRecordKeepsItsBoundWhateverTheClassSize(t *testing.T) {
 		t.Fatalf("a student beyond the budget: %d kept, oldest %d", keeps("s999"), r.OldestOf("s999"))
 	}
 }
+
+// Every etcd request records its key: decoding it allocates only the key
+// recorded, and a long key is cut to MaxRecordedKey bytes (whole base64
+// quanta).
+func TestRecordingAnEtcdKeyAllocatesOnlyTheKey(t *testing.T) {
+	body := []byte(`{"key":"` + base64.StdEncoding.EncodeToString([]byte("/registry/configmaps/default/x")) + `","range_end":""}`)
+	if got := base64Member(body, "key"); got != "/registry/configmaps/default/x" {
+		t.Fatalf("key %q", got)
+	}
+	if n := testing.AllocsPerRun(100, func() { base64Member(body, "key") }); n != 1 {
+		t.Errorf("%v allocations, want 1 (the key)", n)
+	}
+	if got := base64Member(body, "range_end"); got != "" {
+		t.Errorf("an empty range_end recorded as %q", got)
+	}
+	long := strings.Repeat("k", 1000)
+	body = []byte(`{"key":"` + base64.StdEncoding.EncodeToString([]byte(long)) + `"}`)
+	if got := base64Member(body, "key"); len(got) < MaxRecordedKey || len(got) > MaxRecordedKey+2 || !strings.HasPrefix(long, got) {
+		t.Errorf("a key of 1000 bytes recorded as %d bytes", len(got))
+	}
+	if got := base64Member([]byte(`{"key":"not base64!"}`), "key"); got != "" {
+		t.Errorf("a key that is not base64 recorded as %q", got)
+	}
+}

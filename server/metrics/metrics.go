@@ -11,8 +11,11 @@
 package metrics
 
 import (
+	"maps"
 	"net/http"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -40,6 +43,26 @@ type Metrics struct {
 	behind      *prometheus.CounterVec
 	commitBatch prometheus.Histogram
 	commitTime  prometheus.Histogram
+
+	// series are the requests' series already resolved, by their labels:
+	// a request looks its two series up in one map read, without a lock,
+	// instead of having both vectors hash and check its label values
+	// (ObserveRequest runs on every request). The map is replaced, never
+	// changed, when a new combination of labels appears (seriesMu).
+	series   atomic.Pointer[map[requestLabels]requestSeries]
+	seriesMu sync.Mutex
+}
+
+// requestLabels are the labels of a request's series.
+type requestLabels struct {
+	protocol, verb string
+	code           int
+}
+
+// requestSeries are a request's count and latency.
+type requestSeries struct {
+	count   prometheus.Counter
+	latency prometheus.Observer
 }
 
 // New returns the metrics, registered in a registry of their own together
@@ -115,8 +138,36 @@ func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
 // ObserveRequest counts a request that ended (telemetry.Recorder).
 func (m *Metrics) ObserveRequest(protocol, verb string, code int, elapsed time.Duration) {
-	m.requests.WithLabelValues(protocol, verb, codeLabel(code)).Inc()
-	m.latency.WithLabelValues(protocol, verb).Observe(elapsed.Seconds())
+	s := m.requestSeries(requestLabels{protocol, verb, code})
+	s.count.Inc()
+	s.latency.Observe(elapsed.Seconds())
+}
+
+// requestSeries returns the series of a request labelled l, resolving
+// them the first time. The labels come from small fixed sets (the package
+// doc), so the map stays small.
+func (m *Metrics) requestSeries(l requestLabels) requestSeries {
+	if known := m.series.Load(); known != nil {
+		if s, ok := (*known)[l]; ok {
+			return s
+		}
+	}
+	m.seriesMu.Lock()
+	defer m.seriesMu.Unlock()
+	next := map[requestLabels]requestSeries{}
+	if known := m.series.Load(); known != nil {
+		if s, ok := (*known)[l]; ok {
+			return s
+		}
+		maps.Copy(next, *known)
+	}
+	s := requestSeries{
+		count:   m.requests.WithLabelValues(l.protocol, l.verb, codeLabel(l.code)),
+		latency: m.latency.WithLabelValues(l.protocol, l.verb),
+	}
+	next[l] = s
+	m.series.Store(&next)
+	return s
 }
 
 // codeLabels are the labels of the usual status codes, made once: a

@@ -118,3 +118,30 @@ func BenchmarkObserveRequest(b *testing.B) {
 		m.ObserveRequest("kube", "GET", 200, time.Millisecond)
 	}
 }
+
+// A request's series are resolved once and kept (ObserveRequest runs on
+// every request): each combination of labels still counts in its own.
+func TestEachRequestCountsInTheSeriesOfItsLabels(t *testing.T) {
+	m := New(Sources{})
+	for range 3 {
+		m.ObserveRequest("etcd", "range", 200, time.Millisecond)
+	}
+	m.ObserveRequest("etcd", "range", 429, time.Millisecond)
+	m.ObserveRequest("kube", "GET", 200, 2*time.Second)
+	for _, c := range []struct {
+		labels []string
+		want   float64
+	}{
+		{[]string{"etcd", "range", "200"}, 3},
+		{[]string{"etcd", "range", "429"}, 1},
+		{[]string{"kube", "GET", "200"}, 1},
+		{[]string{"kube", "GET", "429"}, 0},
+	} {
+		if got := testutil.ToFloat64(m.requests.WithLabelValues(c.labels...)); got != c.want {
+			t.Errorf("%v: %v requests, want %v", c.labels, got, c.want)
+		}
+	}
+	if n := testutil.CollectAndCount(m.latency); n != 2 {
+		t.Errorf("%d latency series, want 2 (etcd range, kube GET)", n)
+	}
+}

@@ -22,17 +22,34 @@ type Recorder interface {
 func Handler(next http.Handler, rec Recorder, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ri := &Request{}
+		f := &followed{Context: r.Context(), sw: statusWriter{ResponseWriter: w}}
+		ri := &f.ri
 		ri.Protocol, ri.Verb = Classify(r)
-		sw := &statusWriter{ResponseWriter: w}
-		next.ServeHTTP(sw, r.WithContext(WithRequest(r.Context(), ri)))
+		next.ServeHTTP(&f.sw, r.WithContext(f))
 		elapsed := time.Since(start)
-		code := sw.status()
+		code := f.sw.status()
 		logRequest(r.Context(), log, r, ri, code, elapsed)
 		if rec != nil {
 			rec.ObserveRequest(ri.Protocol, ri.Verb, code, elapsed)
 		}
 	})
+}
+
+// followed is what Handler adds to a request, in one allocation (it runs
+// on every request): the request's context, which carries its Request
+// (From) without a context value of its own, and the writer that notes
+// its status.
+type followed struct {
+	context.Context
+	ri Request
+	sw statusWriter
+}
+
+func (f *followed) Value(key any) any {
+	if key == (requestKey{}) {
+		return &f.ri
+	}
+	return f.Context.Value(key)
 }
 
 // logRequest logs a failed request (5xx) as an error, a refused one (4xx)

@@ -27,15 +27,20 @@ type Request struct {
 
 type requestKey struct{}
 
-// WithRequest returns ctx carrying r.
-func WithRequest(ctx context.Context, r *Request) context.Context {
-	return context.WithValue(ctx, requestKey{}, r)
-}
-
 // From returns the Request ctx carries, or nil.
 func From(ctx context.Context) *Request {
 	r, _ := ctx.Value(requestKey{}).(*Request)
 	return r
+}
+
+// Names is r's protocol and verb as the Handler named them (Classify, once
+// a request), or Classify's names for a request that did not go through
+// it.
+func Names(r *http.Request) (protocol, verb string) {
+	if ri := From(r.Context()); ri != nil {
+		return ri.Protocol, ri.Verb
+	}
+	return Classify(r)
 }
 
 // ClientOf is whom per-client limits count r against: its Request's

@@ -233,3 +233,31 @@ func TestClassifyAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// What the handler adds to every request (its Request in the context, the
+// writer noting its status) is one allocation, beside the request's copy
+// with that context: a context value, a Request and a writer apart were
+// three.
+func TestFollowingARequestAllocatesTwice(t *testing.T) {
+	var seen *Request
+	h := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen = From(r.Context())
+		w.WriteHeader(http.StatusNoContent)
+	}), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	r := httptest.NewRequest("POST", "/s/class-1/v3/kv/range", nil)
+	var w discardWriter
+	if n := testing.AllocsPerRun(100, func() { h.ServeHTTP(w, r) }); n > 2 {
+		t.Errorf("%v allocations a request, want 2", n)
+	}
+	if seen == nil || seen.Protocol != ProtocolEtcd || seen.Verb != "range" {
+		t.Errorf("the handler saw %+v", seen)
+	}
+}
+
+// discardWriter is a ResponseWriter that keeps nothing (httptest's
+// recorder allocates on its own).
+type discardWriter struct{}
+
+func (discardWriter) Header() http.Header         { return http.Header{} }
+func (discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (discardWriter) WriteHeader(int)             {}
