@@ -6,7 +6,11 @@
 // on. Each lesson's key moment is attached as screenshots at 1440x900 and
 // 1920x1080. RVPLAY_LANG=zh (or ko) runs them in that language.
 import { expect, test } from '@playwright/test';
-import { attachShots, keyStep, lessons, locale, openLab, runStep } from './lessonlib';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { attachShots, keyStep, language, lessons, locale, openLab, runStep } from './lessonlib';
+
+const messages: Record<string, string> = JSON.parse(readFileSync(join(__dirname, '..', '..', 'web', 'static', 'i18n', `${language}.json`), 'utf8'));
 
 test.use({ locale });
 
@@ -83,3 +87,28 @@ test('lesson progress survives a reload, and a deep link opens a step', async ({
   await expect(panel).toHaveAttribute('data-step', '2');
   await expect(page.locator('[data-testid="etcd-key"][data-key="/registry/deployments/default/nginx"]')).toBeVisible({ timeout: 15_000 });
 });
+
+// The lessons that turn the session's watch cache off, away from
+// kube-apiserver's default, say so: the settings line once the lesson is
+// set up, and the introduction's "in a real cluster" note, which names
+// --watch-cache and what would differ with it on.
+for (const number of [4, 12]) {
+  const lesson = lessons.find((l) => l.number === number)!;
+  test(`lesson ${number}: ${lesson.slug} says in a real-cluster note why it turns the watch cache off`, async ({ page }, testInfo) => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await openLab(page);
+    const panel = page.getByTestId('lesson-panel');
+    await panel.locator(`[data-testid="lesson-link"][data-lesson="${lesson.slug}"]`).click();
+    await panel.getByTestId('lesson-start').click();
+    await expect(panel).toHaveAttribute('data-step', '1');
+    await panel.getByTestId('lesson-back').click();
+    await expect(panel).toHaveAttribute('data-step', '0');
+    await expect(page.getByTestId('settings-line')).toContainText(messages['settings.line.watchCache.off']);
+    const note = panel.getByTestId('lesson-real-cluster');
+    await note.locator('summary').click();
+    await expect(note).toHaveAttribute('open', '');
+    await expect(note).toContainText('--watch-cache');
+    await note.scrollIntoViewIfNeeded();
+    await attachShots(page, testInfo, `lesson ${number} ${lesson.slug}: the watch cache note`);
+  });
+}

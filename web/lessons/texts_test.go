@@ -1,6 +1,7 @@
 package lessons_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
@@ -141,6 +142,50 @@ func consoleBlocksMatch(t *testing.T, files fs.FS, l *lesson.Lesson, lang string
 						t.Errorf("%s shows %q, which is none of its step's run actions", name, line)
 					}
 				}
+			}
+		}
+	}
+}
+
+// A lesson that turns the session's watch cache off, away from
+// kube-apiserver's default (--watch-cache=true), says so in an "in a real
+// cluster" note, in every language, naming the flag: why it does, and
+// what a learner would see with it on.
+func TestALessonWithoutTheWatchCacheSaysSoInARealClusterNote(t *testing.T) {
+	files := lessons.Files()
+	for _, l := range catalog(t).Lessons() {
+		var settings struct {
+			WatchCache string `json:"watchCache"`
+		}
+		if len(l.Setup.Settings) > 0 {
+			if err := json.Unmarshal(l.Setup.Settings, &settings); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if settings.WatchCache != "off" {
+			continue
+		}
+		langs, err := fs.ReadDir(files, l.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, lang := range langs {
+			if !lang.IsDir() {
+				continue
+			}
+			dir := path.Join(l.Dir, lang.Name())
+			texts, _ := fs.Glob(files, path.Join(dir, "*.md"))
+			said := false
+			for _, name := range texts {
+				b, err := fs.ReadFile(files, name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, note, _ := strings.Cut(string(b), "<!-- real-cluster -->")
+				said = said || strings.Contains(note, "`--watch-cache")
+			}
+			if !said {
+				t.Errorf("%s turns the watch cache off and no real-cluster note of %s says so (name `--watch-cache`)", l.Dir, dir)
 			}
 		}
 	}
