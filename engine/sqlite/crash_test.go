@@ -4,6 +4,7 @@ package sqlite
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -128,4 +129,155 @@ func crashChild(path string) {
 	}
 	wg.Wait()
 	os.Exit(0)
+}
+
+const storeCrashChildEnv = "RVPLAY_SQLITE_STORE_CRASH_CHILD"
+
+// TestAcknowledgedStoreWritesSurviveSIGKILL is the same proof one level
+// up, through the Store's group commit: eight writers put concurrently on
+// one session (their writes applied in memory in revision order, then
+// committed together), the child reports each acknowledged put with its
+// revision, and is killed in the middle of its writes. Reopened, the store
+// holds every acknowledged revision with the value that was written, and
+// nothing past the last revision it holds.
+func TestAcknowledgedStoreWritesSurviveSIGKILL(t *testing.T) {
+	if path := os.Getenv(storeCrashChildEnv); path != "" {
+		storeCrashChild(path)
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	const acksBeforeKill = 600
+	path := filepath.Join(t.TempDir(), "crash.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAcknowledgedStoreWritesSurviveSIGKILL$", "-test.count=1")
+	cmd.Env = append(os.Environ(), storeCrashChildEnv+"="+path)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	type ack struct {
+		key, value string
+		rev        int64
+	}
+	var acks []ack
+	perCommit := map[int]int{} // revisions in one backend Commit -> how many such commits
+	lines := bufio.NewScanner(out)
+	for len(acks) < acksBeforeKill && lines.Scan() {
+		var a ack
+		var n int
+		if _, err := fmt.Sscanf(lines.Text(), "commit %d", &n); err == nil {
+			perCommit[n]++
+			continue
+		}
+		if _, err := fmt.Sscanf(lines.Text(), "%s %s %d", &a.key, &a.value, &a.rev); err != nil {
+			t.Fatalf("child said %q", lines.Text())
+		}
+		acks = append(acks, a)
+	}
+	if err := cmd.Process.Kill(); err != nil { // SIGKILL
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if len(acks) == 0 {
+		t.Fatal("the child acknowledged nothing")
+	}
+	t.Logf("revisions per backend commit -> commits, before the kill: %v", perCommit)
+
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s, err := mvcc.Open(session(t, db, "crash"), mvcc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var newest int64
+	for _, a := range acks {
+		newest = max(newest, a.rev)
+		resp, err := s.Range(t.Context(), &mvcc.RangeRequest{Key: []byte(a.key), Revision: a.rev})
+		if err != nil {
+			t.Fatalf("%s at %d: %v", a.key, a.rev, err)
+		}
+		if len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != a.value || resp.Kvs[0].ModRevision != a.rev {
+			t.Fatalf("acknowledged %s=%s at revision %d; after SIGKILL the store has %v", a.key, a.value, a.rev, resp.Kvs)
+		}
+	}
+	if s.Rev() < newest {
+		t.Fatalf("the store is at revision %d after SIGKILL, below the acknowledged %d", s.Rev(), newest)
+	}
+	t.Logf("%d acknowledged puts up to revision %d; the store reopened at %d", len(acks), newest, s.Rev())
+}
+
+// storeCommitCounter tells the parent how many revisions each of the
+// Store's commits carried.
+type storeCommitCounter struct {
+	mvcc.Backend
+	report func(string)
+}
+
+func (c storeCommitCounter) Commit(records []mvcc.Record) error {
+	revs := 0
+	for i := range records {
+		if i == 0 || records[i].Rev.Main != records[i-1].Rev.Main {
+			revs++
+		}
+	}
+	err := c.Backend.Commit(records)
+	if err == nil {
+		c.report(fmt.Sprint("commit ", revs))
+	}
+	return err
+}
+
+// storeCrashChild puts from eight goroutines on one store and prints each
+// acknowledged put, until it is killed (or its parent went away).
+func storeCrashChild(path string) {
+	db, err := Open(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	var mu sync.Mutex
+	w := bufio.NewWriter(os.Stdout)
+	report := func(line string) {
+		mu.Lock()
+		fmt.Fprintln(w, line)
+		err := w.Flush()
+		mu.Unlock()
+		if err != nil { // the parent is gone
+			os.Exit(0)
+		}
+	}
+	b, err := db.Session("crash")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	s, err := mvcc.Open(storeCommitCounter{b, report}, mvcc.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				key, value := fmt.Sprint("k", (g*7+i)%50), fmt.Sprint("g", g, "-", i)
+				resp, err := s.Put(context.Background(), &mvcc.PutRequest{Key: []byte(key), Value: []byte(value)})
+				if err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					os.Exit(2)
+				}
+				report(fmt.Sprint(key, " ", value, " ", resp.Header.Revision))
+			}
+		})
+	}
+	wg.Wait()
 }
