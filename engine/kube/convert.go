@@ -18,10 +18,18 @@ import "github.com/rvplay/rvplay/engine/mvcc"
 type conversion struct {
 	// storage encodes the stored form (nil: the served resource's own
 	// encoding, as for a custom resource's versions).
+	// It is also the group a 422 names, since kube validates the
+	// internal object: an events.k8s.io/v1 Event's errors say Event,
+	// core's kind (invalidObject).
 	storage *Resource
 	// fromStorage turns a stored object into the served version's,
 	// toStorage the other way round; both work in place.
 	fromStorage, toStorage func(o Object)
+	// validateUpdate, when set, replaces the resource's Validate on
+	// updates: the stored type's rules on the new object given the
+	// current one (ValidateEventUpdate). It lives here, not in Resource,
+	// because only the server build has such rules.
+	validateUpdate func(cur, next Object) []FieldError
 }
 
 // decodeStored decodes a stored object as r's version.
@@ -70,4 +78,13 @@ func (r *Resource) storedForm(o Object) (Object, *Resource) {
 		return c, r.conv.storage
 	}
 	return c, r
+}
+
+// invalidObject is the 422 of an object of r that breaks its type's
+// rules; it names the stored form's group (see conversion.storage).
+func invalidObject(r *Resource, name string, errs []FieldError) *StatusError {
+	if customServed && r.conv != nil && r.conv.storage != nil {
+		return NewInvalid(r.conv.storage.Group, r.Kind, name, errs)
+	}
+	return NewInvalid(r.Group, r.Kind, name, errs)
 }

@@ -94,7 +94,7 @@ func (reg *Registry) createOnce(ctx context.Context, r *Resource, obj Object, o 
 		errs = append(errs, r.Validate(obj)...)
 	}
 	if len(errs) > 0 {
-		return Written{}, NewInvalid(r.Group, r.Kind, name, errs)
+		return Written{}, invalidObject(r, name, errs)
 	}
 	// etcd3 store.Create: a numeric non-zero resourceVersion is refused
 	// with a plain (500) error; "0" and unparsable values pass.

@@ -250,11 +250,13 @@ func (reg *Registry) prepareUpdate(r *Resource, cur, nobj Object, sub, manager s
 	errs := validateObjectMeta(nobj, r.validateName)
 	if sub == "status" && r.ValidateStatus != nil {
 		errs = append(errs, r.ValidateStatus(nobj)...)
+	} else if customServed && r.conv != nil && r.conv.validateUpdate != nil {
+		errs = append(errs, r.conv.validateUpdate(cur, nobj)...)
 	} else if r.Validate != nil {
 		errs = append(errs, r.Validate(nobj)...)
 	}
 	if len(errs) > 0 {
-		return nil, NewInvalid(r.Group, r.Kind, Name(nobj), errs)
+		return nil, invalidObject(r, Name(nobj), errs)
 	}
 	if by != byApplier {
 		if err := reg.updateManagedFields(r, cur, nobj, manager, sub, by, reg.now()); err != nil {

@@ -4,7 +4,8 @@
 // the commands a lesson uses: get (-o yaml/json, -w with
 // --output-watch-events), create, apply (client-side and server-side with
 // a conflict), replace with a stale file, edit through KUBE_EDITOR, patch,
-// scale, describe and delete.
+// scale, describe, events (events.k8s.io/v1 and `kubectl events`) and
+// delete.
 //
 // It is a module of its own, like test/clientgo: it builds the server and
 // executes external binaries, so it stays out of the product module's
@@ -537,6 +538,34 @@ spec:
 		mustContain(t, "scale", k.ok("scale", "crontab", "daily", "--replicas=3"), "crontab.stable.example.com/daily scaled")
 		mustContain(t, "delete crd", k.ok("delete", "-f", crd), `customresourcedefinition.apiextensions.k8s.io "crontabs.stable.example.com" deleted`)
 		mustContain(t, "its resources are gone", k.fails("get", "crontabs.stable.example.com"), "the server doesn't have a resource type")
+	})
+	step("events", func(t *testing.T, k *kubectl) {
+		// an events.k8s.io/v1 Event is a core/v1 Event in another form
+		ev := k.write("event.yaml", `apiVersion: events.k8s.io/v1
+kind: Event
+metadata:
+  name: web.scaled
+eventTime: "2026-11-22T01:45:06.000000Z"
+reportingController: example.com/scaler
+reportingInstance: scaler-1
+action: Scale
+reason: ScaledUp
+regarding:
+  kind: Deployment
+  name: web
+  namespace: default
+  apiVersion: apps/v1
+note: scaled up to 3
+type: Normal
+`)
+		mustContain(t, "create", k.ok("create", "-f", ev), "event.events.k8s.io/web.scaled created")
+		mustContain(t, "get events.v1.events.k8s.io", k.ok("get", "events.v1.events.k8s.io"), "LAST SEEN", "ScaledUp", "deployment/web", "scaled up to 3")
+		mustContain(t, "its note", k.ok("get", "events.v1.events.k8s.io", "web.scaled", "-o", "jsonpath={.note}"), "scaled up to 3")
+		mustContain(t, "core/v1's message", k.ok("get", "event", "web.scaled", "-o", "jsonpath={.message}"), "scaled up to 3")
+		mustContain(t, "kubectl events", k.ok("events"), "ScaledUp", "Deployment/web", "scaled up to 3")
+		mustContain(t, "kubectl events --for", k.ok("events", "--for", "deployment/web"), "ScaledUp")
+		mustContain(t, "delete", k.ok("delete", "events.v1.events.k8s.io", "web.scaled"), `event.events.k8s.io "web.scaled" deleted`)
+		mustContain(t, "gone through core/v1", k.fails("get", "event", "web.scaled"), `events "web.scaled" not found`)
 	})
 	step("delete", func(t *testing.T, k *kubectl) {
 		mustContain(t, "delete cm", k.ok("delete", "configmap", "demo"), `configmap "demo" deleted`)

@@ -29,7 +29,7 @@ type discoveryExchange struct {
 var servedByRvplay = struct {
 	groups, resources, subresources []string
 }{
-	groups:       []string{"", "apps", "apiextensions.k8s.io", "stable.example.com"},
+	groups:       []string{"", "apps", "events.k8s.io", "apiextensions.k8s.io", "stable.example.com"},
 	resources:    []string{"configmaps", "events", "namespaces", "pods", "secrets", "deployments", "replicasets", "customresourcedefinitions", "crontabs"},
 	subresources: []string{"status", "scale"},
 }
@@ -37,7 +37,7 @@ var servedByRvplay = struct {
 // cutToServed removes from a recorded discovery document (aggregated or
 // legacy) what rvplay does not serve; withCustom false also cuts what
 // the browser build does not serve (custom resources and their
-// definitions).
+// definitions, events.k8s.io).
 func cutToServed(doc map[string]any, withCustom bool) {
 	keepGroup := func(name string) bool {
 		return slices.Contains(servedByRvplay.groups, name) && (withCustom || name == "" || name == "apps")

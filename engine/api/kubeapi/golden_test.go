@@ -56,3 +56,14 @@ func TestCustomResourceGoldenExchanges(t *testing.T) {
 	}
 	kubegolden.Replay(t, newFixture(t).target(), kubegolden.Load(t, "testdata/"+kubegolden.CRDFile), kubegolden.KnownCRD, true)
 }
+
+// TestEventsGoldenExchanges replays what a real kube-apiserver answered
+// about events.k8s.io/v1 Events: the same objects as core/v1 Events, each
+// read, listed and written through both versions, their discovery, table,
+// field selectors and validation.
+func TestEventsGoldenExchanges(t *testing.T) {
+	if runtime.GOOS == "js" {
+		t.Skip("the browser build serves no events.k8s.io (engine/kube/events.go)")
+	}
+	kubegolden.Replay(t, newFixture(t).target(), kubegolden.Load(t, "testdata/"+kubegolden.EventsFile), kubegolden.KnownEvents, true)
+}

@@ -3,6 +3,7 @@ package kubeapi
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"reflect"
@@ -23,6 +24,8 @@ func TestDiscoveryMatchesKubeApiserver(t *testing.T) {
 		"/apis/apps/v1": "apis_apps_v1.json",
 		// recorded with the custom resource exchanges (crd_exchanges.jsonl)
 		"/apis/apiextensions.k8s.io/v1": "apis_apiextensions_v1.json",
+		// recorded with the events.k8s.io exchanges (events_exchanges.jsonl)
+		"/apis/events.k8s.io/v1": "apis_events_v1.json",
 	} {
 		want, err := os.ReadFile("testdata/discovery/" + file)
 		if err != nil {
@@ -34,12 +37,13 @@ func TestDiscoveryMatchesKubeApiserver(t *testing.T) {
 		json.Unmarshal(want, &w)
 		if runtime.GOOS == "js" {
 			// the browser build serves no CustomResourceDefinitions
-			if path == "/apis/apiextensions.k8s.io/v1" {
+			// and no events.k8s.io: apps only
+			if path == "/apis/apiextensions.k8s.io/v1" || path == "/apis/events.k8s.io/v1" {
 				continue
 			}
 			if path == "/apis" {
 				groups := w.(map[string]any)["groups"].([]any)
-				w.(map[string]any)["groups"] = groups[:len(groups)-1]
+				w.(map[string]any)["groups"] = groups[:1]
 			}
 		}
 		if path == "/api" {
@@ -325,5 +329,54 @@ func TestOpenAPIV3StaleHashRedirectsRelativeToTheSessionBase(t *testing.T) {
 		if again.Status != 200 || again.Header.Get("Cache-Control") != "public, immutable" {
 			t.Fatalf("%s at the current hash: %d %v", gv, again.Status, again.Header)
 		}
+	}
+}
+
+// kubectl explain events.events.k8s.io reads the group-version's OpenAPI
+// v3 document, found from /openapi/v3's index.
+func TestEventsK8sIOIsInTheOpenAPIDocuments(t *testing.T) {
+	if runtime.GOOS == "js" {
+		t.Skip("the browser build serves no events.k8s.io (engine/kube/events.go)")
+	}
+	f := newFixture(t)
+	var index struct {
+		Paths map[string]struct {
+			ServerRelativeURL string `json:"serverRelativeURL"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(f.do("GET", "/openapi/v3", "", nil).Body, &index); err != nil {
+		t.Fatal(err)
+	}
+	p, ok := index.Paths["apis/events.k8s.io/v1"]
+	if !ok {
+		t.Fatalf("/openapi/v3 lists no apis/events.k8s.io/v1: %v", index.Paths)
+	}
+	var doc struct {
+		Paths      map[string]any `json:"paths"`
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]any `json:"properties"`
+				GVK        []any          `json:"x-kubernetes-group-version-kind"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	resp := f.do("GET", p.ServerRelativeURL, "", nil)
+	if err := json.Unmarshal(resp.Body, &doc); err != nil {
+		t.Fatalf("%d %v", resp.Status, err)
+	}
+	ev := doc.Components.Schemas["io.k8s.api.events.v1.Event"]
+	for _, field := range []string{"regarding", "note", "reportingController", "series", "deprecatedCount"} {
+		if ev.Properties[field] == nil {
+			t.Errorf("the Event definition has no %s: %v", field, ev.Properties)
+		}
+	}
+	if fmt.Sprint(ev.GVK) != "[map[group:events.k8s.io kind:Event version:v1]]" {
+		t.Errorf("gvk %v", ev.GVK)
+	}
+	if doc.Paths["/apis/events.k8s.io/v1/namespaces/{namespace}/events/{name}"] == nil {
+		t.Errorf("paths: %v", doc.Paths)
+	}
+	if !strings.Contains(string(f.do("GET", "/openapi/v2", "", nil).Body), `"io.k8s.api.events.v1.Event"`) {
+		t.Error("/openapi/v2 has no io.k8s.api.events.v1.Event")
 	}
 }

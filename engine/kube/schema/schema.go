@@ -227,7 +227,7 @@ func parse(text string) error {
 		tok := strings.Fields(line)
 		if tok[0] == "type" && len(tok) > 1 && strings.Contains(tok[1], ".") {
 			t := &Type{Name: tok[1], Short: tok[1][strings.LastIndexByte(tok[1], '.')+1:], Description: desc, index: map[string]*Field{}}
-			if byName[t.Name] != nil || byShort[t.Short] != nil {
+			if byName[t.Name] != nil {
 				return fmt.Errorf("line %d: duplicate type %s", lineNo, t.Name)
 			}
 			for _, o := range tok[2:] {
@@ -255,7 +255,13 @@ func parse(text string) error {
 					return fmt.Errorf("line %d: unknown type option %q", lineNo, o)
 				}
 			}
-			byName[t.Name], byShort[t.Short] = t, t
+			// A short name another type has (events.k8s.io/v1's Event
+			// and core/v1's) stays the first's: refer to the second by
+			// its full name.
+			byName[t.Name] = t
+			if byShort[t.Short] == nil {
+				byShort[t.Short] = t
+			}
 			ordered = append(ordered, t)
 			cur, curField = t, nil
 			continue
@@ -309,6 +315,9 @@ func parse(text string) error {
 	}
 	for _, p := range pending {
 		t := byShort[p.name]
+		if t == nil {
+			t = byName[p.name]
+		}
 		if t == nil {
 			return fmt.Errorf("line %d: unknown type %q", p.line, p.name)
 		}
@@ -400,7 +409,10 @@ func addListTypes() {
 		add = append(add, lt)
 	}
 	for _, lt := range add {
-		byName[lt.Name], byShort[lt.Short] = lt, lt
+		byName[lt.Name] = lt
+		if byShort[lt.Short] == nil {
+			byShort[lt.Short] = lt
+		}
 		byGVK[lt.GVKs[0]] = lt
 		ordered = append(ordered, lt)
 	}

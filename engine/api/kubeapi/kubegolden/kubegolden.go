@@ -47,6 +47,9 @@ type Exchange struct {
 const (
 	File    = "exchanges.jsonl"
 	CRDFile = "crd_exchanges.jsonl"
+	// EventsFile holds those about events.k8s.io/v1 Events (recorded by
+	// test/kubediff's TestRecordEventsGolden).
+	EventsFile = "events_exchanges.jsonl"
 )
 
 // Known lists the exchanges of File rvplay does not match yet, with why.
@@ -58,6 +61,11 @@ var Known = map[int]string{}
 var KnownCRD = map[int]string{
 	6:  "the OpenAPI document's paths and built-in definitions carry rvplay's shorter descriptions, as the static documents do; the CronTab and CronTabList definitions match (TestCustomResourceOpenAPIMatchesKubeApiserver)",
 	49: "kube renders the versions of a definition without one storage version as its internal Go structs; rvplay renders them as JSON",
+}
+
+// KnownEvents is Known for EventsFile.
+var KnownEvents = map[int]string{
+	10: "rvplay's Event table (core/v1's, on both builds) has kube's five default columns, not its five wide ones (priority 1: Subobject, Source, First Seen, Count, Name), nor kube's column descriptions: the browser build has no room for them (kube's full table cost 2.3 KB of its gzip)",
 }
 
 // KubeOptions are those of the Kubernetes layer the recording is replayed
@@ -138,8 +146,9 @@ type space struct {
 // controllers had in the recording: its binary's name.
 var recordingManager = regexp.MustCompile(`^kubeapiserver-[0-9a-f]{16}$`)
 
-// age is a table's Age cell (the time since the object's creation).
-var age = regexp.MustCompile(`^[0-9]+[smhd]$`)
+// age is a table's Age cell (the time since the object's creation, or
+// since an Event's times: 4d3h when they were sent days before).
+var age = regexp.MustCompile(`^([0-9]+[smhdy])+$`)
 
 var uidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
