@@ -229,6 +229,8 @@ func run() error {
 	}
 	sweeping, stopSweeping := context.WithCancel(context.Background())
 	defer stopSweeping()
+	// Before serving: whatever another replica ends from now on ends here.
+	reg.FollowEnded(sweeping)
 	go reg.Run(sweeping)
 	stores.compact(sweeping, db, logger)
 

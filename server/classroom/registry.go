@@ -61,6 +61,14 @@ type Stores interface {
 	SessionInfo(name string) (info sqlite.SessionInfo, ok bool, err error)
 }
 
+// EndedWatcher is a Stores that tells, as it happens, of each session
+// ended by any server (etcdstore.Sessions watches the cluster's registry).
+type EndedWatcher interface {
+	// WatchEnded calls ended, from another goroutine, with the name of
+	// each session ended after it returned, until ctx ends.
+	WatchEnded(ctx context.Context, ended func(name string))
+}
+
 // Defaults of Options.
 const (
 	DefaultMaxSessions   = 1000

@@ -11,7 +11,8 @@ import (
 // student admitted, by another is learnt from storage when a request names
 // it, and every sweep brings the whole list up to date, so that any
 // replica serves any session and a session ended or expired on one ends
-// on all within a sweep.
+// on all within a sweep, or at once on storage that tells of it
+// (EndedWatcher).
 
 // discover learns session name from shared storage when this server does
 // not know it, or (token not empty) does not know who holds token in it.
@@ -72,7 +73,7 @@ func (r *Registry) learnLocked(info sqlite.SessionInfo) {
 // it learns every session and student there, and ends here (its streams
 // end, as on the server that ended it) each session storage no longer has.
 func (r *Registry) refresh(ctx context.Context) {
-	st, ok := r.store.(Stores)
+	_, ok := r.store.(Stores)
 	if !ok {
 		return
 	}
@@ -95,13 +96,30 @@ func (r *Registry) refresh(ctx context.Context) {
 	}
 	r.mu.Unlock()
 	for _, name := range gone {
-		// One created here since the list was read is there now.
-		if _, there, err := st.SessionInfo(name); err != nil || there {
-			continue
-		}
-		err := r.takeOffline(ctx, name, nil, true, "ended on another server", func() error { return nil })
-		if err != nil && err != ErrNotFound {
-			r.opts.Logger.Error("ending a session ended elsewhere failed", "session", name, "err", err)
-		}
+		r.endedElsewhere(ctx, name)
+	}
+}
+
+// FollowEnded ends here each session another server ends from now until
+// ctx ends, as soon as storage tells of it (EndedWatcher: replicas on an
+// etcd cluster), rather than at the next sweep; on other storage it does
+// nothing.
+func (r *Registry) FollowEnded(ctx context.Context) {
+	if w, ok := r.store.(EndedWatcher); ok {
+		own := context.WithValue(ctx, sweepKey{}, true) // the registry's own work
+		w.WatchEnded(ctx, func(name string) { r.endedElsewhere(own, name) })
+	}
+}
+
+// endedElsewhere ends here (its streams end, as on the server that ended
+// it) session name, which another server ended, unless storage has it
+// (again: one created since).
+func (r *Registry) endedElsewhere(ctx context.Context, name string) {
+	if _, there, err := r.store.(Stores).SessionInfo(name); err != nil || there {
+		return
+	}
+	err := r.takeOffline(ctx, name, nil, true, "ended on another server", func() error { return nil })
+	if err != nil && err != ErrNotFound && err != ErrClosed {
+		r.opts.Logger.Error("ending a session ended elsewhere failed", "session", name, "err", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,6 +57,18 @@ func call(t *testing.T, method, url, token string, body, out any, want int) {
 		}
 		return
 	}
+}
+
+// startClass creates the guarded session "class" through the server at
+// createOn and admits the student Ada through the one at joinOn; it
+// returns the teacher's token and hers.
+func startClass(t *testing.T, createOn, joinOn string) (teacher, student string) {
+	t.Helper()
+	var created struct{ ID, JoinCode, TeacherToken string }
+	call(t, "POST", createOn+"/sessions", "", map[string]string{"name": "class"}, &created, http.StatusCreated)
+	var joined struct{ Token string }
+	call(t, "POST", joinOn+"/s/class/join", "", map[string]string{"code": created.JoinCode, "name": "Ada"}, &joined, http.StatusCreated)
+	return created.TeacherToken, joined.Token
 }
 
 type object struct {
@@ -119,20 +132,30 @@ type event struct {
 // long fails the test (the bound only turns a hang into a failure).
 func (w *watch) next() event {
 	w.t.Helper()
+	e, ok := w.tryNext()
+	if !ok {
+		w.t.Fatal("the watch ended")
+	}
+	return e
+}
+
+// tryNext is the watch's next event, or false when the watch ended first.
+func (w *watch) tryNext() (event, bool) {
+	w.t.Helper()
 	select {
 	case line, ok := <-w.lines:
 		if !ok {
-			w.t.Fatal("the watch ended")
+			return event{}, false
 		}
 		var e event
 		if err := json.Unmarshal(line, &e); err != nil {
 			w.t.Fatalf("%v: %s", err, line)
 		}
-		return e
+		return e, true
 	case <-time.After(30 * time.Second):
 		w.t.Fatal("no event within 30 s")
 	}
-	return event{}
+	return event{}, false
 }
 
 func (e event) String() string {
@@ -149,43 +172,50 @@ func TestTwoReplicasOnAThreeMemberClusterServeOneClass(t *testing.T) {
 
 	// A guarded session created on A, a student admitted on B: each
 	// replica knows both, and the student's token works on both.
-	var created struct{ ID, JoinCode, TeacherToken string }
-	call(t, "POST", a.URL+"/sessions", "", map[string]string{"name": "class"}, &created, http.StatusCreated)
-	var joined struct{ Token string }
-	call(t, "POST", b.URL+"/s/class/join", "", map[string]string{"code": created.JoinCode, "name": "Ada"}, &joined, http.StatusCreated)
+	teacher, student := startClass(t, a.URL, b.URL)
 	cms := "/s/class/api/v1/namespaces/default/configmaps"
-	call(t, "GET", a.URL+cms, joined.Token, nil, nil, http.StatusOK)
-	call(t, "GET", b.URL+cms, created.TeacherToken, nil, nil, http.StatusOK)
+	call(t, "GET", a.URL+cms, student, nil, nil, http.StatusOK)
+	call(t, "GET", b.URL+cms, teacher, nil, nil, http.StatusOK)
 
 	var class struct{ ClusterCompaction bool }
-	call(t, "GET", b.URL+"/s/class/rvplay/v1/class", created.TeacherToken, nil, &class, http.StatusOK)
+	call(t, "GET", b.URL+"/s/class/rvplay/v1/class", teacher, nil, &class, http.StatusOK)
 	if !class.ClusterCompaction {
 		t.Fatal("the dashboard does not say that compaction is the cluster's")
 	}
 
 	// A write through A reaches a watcher on B.
 	var list object
-	call(t, "GET", b.URL+cms, joined.Token, nil, &list, http.StatusOK)
-	onB := startWatch(t, b.URL+cms, joined.Token, list.Metadata.ResourceVersion)
+	call(t, "GET", b.URL+cms, student, nil, &list, http.StatusOK)
+	onB := startWatch(t, b.URL+cms, student, list.Metadata.ResourceVersion)
 	var cm object
-	call(t, "POST", a.URL+cms, joined.Token, configMap("x", "1"), &cm, http.StatusCreated)
+	call(t, "POST", a.URL+cms, student, configMap("x", "1"), &cm, http.StatusCreated)
 	if e := onB.next(); e.String() != "ADDED x=1@"+cm.Metadata.ResourceVersion {
 		t.Fatalf("B's watcher saw %s, want A's write x=1@%s", e, cm.Metadata.ResourceVersion)
 	}
 
-	// One member goes: both replicas keep serving, the watch included.
+	// One member goes: both replicas keep serving. B's watch sees the
+	// write; if the member carried its stream and the stream ended with
+	// it, the watch resumes from the last resourceVersion it saw, as a
+	// reflector does, and misses nothing.
 	if err := cluster.Members[0].Stop(); err != nil {
 		t.Fatal(err)
 	}
-	call(t, "PUT", a.URL+cms+"/x", joined.Token, configMap("x", "2"), &cm, http.StatusOK)
-	if e := onB.next(); e.String() != "MODIFIED x=2@"+cm.Metadata.ResourceVersion {
+	seen := cm.Metadata.ResourceVersion
+	call(t, "PUT", a.URL+cms+"/x", student, configMap("x", "2"), &cm, http.StatusOK)
+	e, ok := onB.tryNext()
+	if !ok {
+		t.Logf("B's watch ended with the member; resumed from %s", seen)
+		onB = startWatch(t, b.URL+cms, student, seen)
+		e = onB.next()
+	}
+	if e.String() != "MODIFIED x=2@"+cm.Metadata.ResourceVersion {
 		t.Fatalf("with a member down, B's watcher saw %s, want x=2@%s", e, cm.Metadata.ResourceVersion)
 	}
 
 	// A replica goes: its watcher resumes on the other from the last
 	// resourceVersion it saw, and misses nothing written meanwhile.
-	onA := startWatch(t, a.URL+cms, joined.Token, cm.Metadata.ResourceVersion)
-	call(t, "PUT", b.URL+cms+"/x", joined.Token, configMap("x", "3"), nil, http.StatusOK)
+	onA := startWatch(t, a.URL+cms, student, cm.Metadata.ResourceVersion)
+	call(t, "PUT", b.URL+cms+"/x", student, configMap("x", "3"), nil, http.StatusOK)
 	last := onA.next()
 	if last.Object.Data["v"] != "3" {
 		t.Fatalf("A's watcher saw %s, want x=3", last)
@@ -193,10 +223,10 @@ func TestTwoReplicasOnAThreeMemberClusterServeOneClass(t *testing.T) {
 	a.Kill()
 	var want []string
 	for i := 4; i <= 6; i++ {
-		call(t, "PUT", b.URL+cms+"/x", joined.Token, configMap("x", strconv.Itoa(i)), &cm, http.StatusOK)
+		call(t, "PUT", b.URL+cms+"/x", student, configMap("x", strconv.Itoa(i)), &cm, http.StatusOK)
 		want = append(want, "MODIFIED x="+strconv.Itoa(i)+"@"+cm.Metadata.ResourceVersion)
 	}
-	resumed := startWatch(t, b.URL+cms, joined.Token, last.Object.Metadata.ResourceVersion)
+	resumed := startWatch(t, b.URL+cms, student, last.Object.Metadata.ResourceVersion)
 	var got []string
 	for range want {
 		got = append(got, resumed.next().String())
@@ -215,12 +245,55 @@ func TestTwoReplicasOnAThreeMemberClusterServeOneClass(t *testing.T) {
 	if _, err := cli.Compact(ctx, now.Header.Revision); err != nil {
 		t.Fatal(err)
 	}
-	if e := startWatch(t, b.URL+cms, joined.Token, last.Object.Metadata.ResourceVersion).next(); e.Type != "ERROR" || e.Object.Code != http.StatusGone {
+	if e := startWatch(t, b.URL+cms, student, last.Object.Metadata.ResourceVersion).next(); e.Type != "ERROR" || e.Object.Code != http.StatusGone {
 		t.Fatalf("a resume below the compaction: %s (code %d), want ERROR 410", e, e.Object.Code)
 	}
 	var relist struct{ Items []object }
-	call(t, "GET", b.URL+cms, joined.Token, nil, &relist, http.StatusOK)
+	call(t, "GET", b.URL+cms, student, nil, &relist, http.StatusOK)
 	if len(relist.Items) != 1 || relist.Items[0].Data["v"] != "6" {
 		t.Fatalf("relist: %+v, want x=6", relist.Items)
+	}
+}
+
+// ends waits for the watch to end (its stream closed), failing the test
+// if it has not within bound.
+func (w *watch) ends(bound time.Duration) {
+	w.t.Helper()
+	deadline := time.After(bound)
+	for {
+		select {
+		case _, ok := <-w.lines:
+			if !ok {
+				return
+			}
+		case <-deadline:
+			w.t.Fatalf("the watch still runs %v on", bound)
+		}
+	}
+}
+
+// A session the teacher ends through one replica ends on the other as the
+// cluster deletes it (each replica watches the cluster's registry), not
+// at its next sweep a minute later: a student's watch there ends, and the
+// session is gone there too.
+func TestASessionEndedOnOneReplicaEndsOnTheOtherAtOnce(t *testing.T) {
+	e := etcdtest.Start(t, etcdtest.Options{})
+	store := []string{"--store", "etcd://" + strings.TrimPrefix(e.URL, "http://"), "--etcd-compaction-interval", "0"}
+	a := rvplaytest.Start(t, "", store...)
+	b := rvplaytest.Start(t, "", store...)
+	teacher, student := startClass(t, a.URL, b.URL)
+	cms := "/s/class/api/v1/namespaces/default/configmaps"
+	var list object
+	call(t, "GET", b.URL+cms, student, nil, &list, http.StatusOK)
+	onB := startWatch(t, b.URL+cms, student, list.Metadata.ResourceVersion)
+
+	call(t, "DELETE", a.URL+"/s/class", teacher, nil, nil, http.StatusOK)
+	// B sweeps every minute: a third of that is "at once" with room for a
+	// loaded machine.
+	onB.ends(20 * time.Second)
+	var gone status
+	call(t, "GET", b.URL+cms, student, nil, &gone, http.StatusNotFound)
+	if gone.Kind != "Status" || gone.Reason != "NotFound" {
+		t.Fatalf("the ended session on B: %+v, want a NotFound Status", gone)
 	}
 }

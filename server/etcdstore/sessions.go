@@ -394,6 +394,48 @@ func (s *Sessions) SetClassSettings(name string, settings []byte) error {
 	return s.putIn(name, "settings", false, [2]string{s.key("settings", name), string(settings)})
 }
 
+// WatchEnded calls ended, from a goroutine of its own, with the name of
+// each session deleted from the cluster (ended, by whichever replica)
+// after WatchEnded returned, in the order of the cluster's revisions,
+// until ctx ends: a replica learns at once that another ended a session,
+// rather than at its next sweep. A watch the cluster cuts is started again
+// where it stopped, or from the compaction that cut it (the sweep finds
+// what was compacted away).
+func (s *Sessions) WatchEnded(ctx context.Context, ended func(name string)) {
+	prefix := s.root + "sessions/"
+	var next int64 // 0: from when the watch starts, if the cluster did not answer
+	if resp, err := s.cli.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly()); err == nil {
+		next = resp.Header.Revision + 1
+	}
+	go func() {
+		for ctx.Err() == nil {
+			opts := []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithFilterPut()}
+			if next > 0 {
+				opts = append(opts, clientv3.WithRev(next))
+			}
+			for resp := range s.cli.Watch(ctx, prefix, opts...) {
+				if resp.CompactRevision > 0 {
+					next = resp.CompactRevision
+				} else if resp.Header.Revision > 0 {
+					next = resp.Header.Revision + 1
+				}
+				for _, ev := range resp.Events {
+					if name, err := url.PathUnescape(strings.TrimPrefix(string(ev.Kv.Key), prefix)); err == nil && ev.Type == clientv3.EventTypeDelete {
+						ended(name)
+					}
+				}
+			}
+			// The client ends a watch only for a reason of the cluster's
+			// (a compaction, a cancellation): no busy loop on a cluster
+			// that keeps refusing.
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+}
+
 // Check reads from the cluster, for the server's readiness.
 func (s *Sessions) Check(ctx context.Context) error {
 	_, err := s.cli.Get(ctx, s.root+"sessions/", clientv3.WithCountOnly())

@@ -1,6 +1,7 @@
 package etcdstore_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -115,5 +116,44 @@ func TestSessionsKeepTheClassroomsRecordsOnTheCluster(t *testing.T) {
 	}
 	if err := s.DeleteSession("class"); !errors.Is(err, sqlite.ErrNoSession) {
 		t.Fatalf("a second delete: %v", err)
+	}
+}
+
+// A replica hears of each session another ended as the cluster deletes
+// it: the sessions deleted after WatchEnded returned, in order, and
+// nothing for a reset or for any other record.
+func TestWatchEndedTellsOfEachSessionEndedOnTheCluster(t *testing.T) {
+	cli := client(t, etcdtest.Start(t, etcdtest.Options{}).URL)
+	s := etcdstore.NewSessions(cli, "", etcdstore.Options{})
+	for _, name := range []string{"a", "b", "c d"} {
+		if err := s.CreateSession(sqlite.SessionInfo{Name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	watchCtx, stop := context.WithCancel(context.Background())
+	defer stop()
+	ended := make(chan string, 10)
+	s.WatchEnded(watchCtx, func(name string) { ended <- name })
+	for _, change := range []func() error{
+		func() error { return s.DeleteSession("a") },
+		func() error { return s.ResetSession("b") },
+		func() error { return s.AddStudent("b", sqlite.Student{ID: "x"}) },
+		func() error { return s.SetClassSettings("b", []byte("{}")) },
+		func() error { return s.DeleteSession("c d") },
+		func() error { return s.DeleteSession("b") },
+	} {
+		if err := change(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []string{"a", "c d", "b"} {
+		select {
+		case got := <-ended:
+			if got != want {
+				t.Fatalf("heard that %q ended, want %q", got, want)
+			}
+		case <-time.After(30 * time.Second): // only turns a hang into a failure
+			t.Fatalf("not told that %q ended", want)
+		}
 	}
 }

@@ -29,15 +29,12 @@ type settings struct {
 func TestASessionOnAClusterRefusesACompactionIntervalOfItsOwn(t *testing.T) {
 	e := etcdtest.Start(t, etcdtest.Options{})
 	srv := rvplaytest.Start(t, "open", "--store", "etcd://"+strings.TrimPrefix(e.URL, "http://"), "--etcd-compaction-interval", "7m")
-	var created struct{ ID, JoinCode, TeacherToken string }
-	call(t, "POST", srv.URL+"/sessions", "", map[string]string{"name": "class"}, &created, http.StatusCreated)
-	var joined struct{ Token string }
-	call(t, "POST", srv.URL+"/s/class/join", "", map[string]string{"code": created.JoinCode, "name": "Ada"}, &joined, http.StatusCreated)
+	teacher, student := startClass(t, srv.URL, srv.URL)
 	path := srv.URL + "/s/class/rvplay/v1/settings"
 	ten := map[string]string{"compactionInterval": "10s"}
 
 	var got settings
-	call(t, "GET", path, created.TeacherToken, nil, &got, http.StatusOK)
+	call(t, "GET", path, teacher, nil, &got, http.StatusOK)
 	if got.CompactionInterval != "0s" {
 		t.Fatalf("a new session's compactionInterval on a cluster: %q, want 0s", got.CompactionInterval)
 	}
@@ -45,11 +42,11 @@ func TestASessionOnAClusterRefusesACompactionIntervalOfItsOwn(t *testing.T) {
 	// Without the teacher's credentials: refused as any settings change.
 	var refused status
 	call(t, "PATCH", path, "", ten, &refused, http.StatusUnauthorized)
-	call(t, "PATCH", path, joined.Token, ten, &refused, http.StatusForbidden)
+	call(t, "PATCH", path, student, ten, &refused, http.StatusForbidden)
 
 	// The teacher is told why, in a Status.
 	for _, url := range []string{path, srv.URL + "/s/open/rvplay/v1/settings"} {
-		call(t, "PATCH", url, created.TeacherToken, ten, &refused, http.StatusUnprocessableEntity)
+		call(t, "PATCH", url, teacher, ten, &refused, http.StatusUnprocessableEntity)
 		if refused.Kind != "Status" || refused.Reason != "Invalid" || refused.Code != 422 ||
 			!strings.HasPrefix(refused.Message, "compactionInterval: 10s refused: ") {
 			t.Fatalf("PATCH %s: %+v, want a 422 Invalid Status about compactionInterval", url, refused)
@@ -60,13 +57,13 @@ func TestASessionOnAClusterRefusesACompactionIntervalOfItsOwn(t *testing.T) {
 			}
 		}
 	}
-	call(t, "GET", path, created.TeacherToken, nil, &got, http.StatusOK)
+	call(t, "GET", path, teacher, nil, &got, http.StatusOK)
 	if got.CompactionInterval != "0s" {
 		t.Fatalf("after the refusal: compactionInterval %q, want 0s", got.CompactionInterval)
 	}
 
 	// 0s, and the other settings, are the teacher's as on SQLite.
-	call(t, "PATCH", path, created.TeacherToken, map[string]string{"compactionInterval": "0s", "bookmarkInterval": "5s"}, &got, http.StatusOK)
+	call(t, "PATCH", path, teacher, map[string]string{"compactionInterval": "0s", "bookmarkInterval": "5s"}, &got, http.StatusOK)
 	if got.CompactionInterval != "0s" || got.BookmarkInterval != "5s" {
 		t.Fatalf("after 0s and a bookmark interval: %+v", got)
 	}
@@ -74,7 +71,7 @@ func TestASessionOnAClusterRefusesACompactionIntervalOfItsOwn(t *testing.T) {
 	// A lesson's set-up (its compactionInterval is 0s) applies its
 	// settings on a cluster too.
 	var setup struct{ Settings int }
-	call(t, "POST", srv.URL+"/s/class/rvplay/v1/lessons/compaction-and-410/setup", created.TeacherToken, nil, &setup, http.StatusOK)
+	call(t, "POST", srv.URL+"/s/class/rvplay/v1/lessons/compaction-and-410/setup", teacher, nil, &setup, http.StatusOK)
 	if setup.Settings != http.StatusOK {
 		t.Fatalf("lesson 6's set-up: its settings answered %d, want 200", setup.Settings)
 	}
