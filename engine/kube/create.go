@@ -93,6 +93,9 @@ func (reg *Registry) createOnce(ctx context.Context, r *Resource, obj Object, o 
 	if r.Validate != nil {
 		errs = append(errs, r.Validate(obj)...)
 	}
+	if r.ValidateRules != nil {
+		errs = r.ValidateRules(obj, nil, errs)
+	}
 	if len(errs) > 0 {
 		return Written{}, invalidObject(r, name, errs)
 	}

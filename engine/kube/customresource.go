@@ -25,6 +25,9 @@ type customResource struct {
 	// the OpenAPI documents.
 	rawSchema map[string]any
 	scale     *customScale
+	// rules evaluates the schema's CEL rules (nil: none, or a build
+	// that does not evaluate them).
+	rules RuleValidator
 }
 
 // customServed: custom resources are served (custom_js.go: not in the
@@ -95,6 +98,9 @@ func newCustomResource(crd Object, version map[string]any) *Resource {
 		}
 	}
 	r.Validate = cr.validate
+	if cr.rules = compileRules(cr.rawSchema); cr.rules != nil {
+		r.ValidateRules = cr.validateRules
+	}
 	if r.Status {
 		r.ValidateStatus = func(o Object) []FieldError { return cr.validateStatus(o) }
 	}

@@ -32,7 +32,8 @@ var definitions = &Resource{
 		}
 		o["status"] = st
 	},
-	Validate: validateDefinition,
+	Validate:      validateDefinition,
+	ValidateRules: validateDefinitionRules,
 }
 
 // Definitions are served natively only (customtypes.go).

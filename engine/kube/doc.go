@@ -18,6 +18,13 @@
 // (Events) are put with an etcd lease, as kube-apiserver's storage puts
 // them, so that they expire (lease.go).
 //
+// A CustomResourceDefinition's CEL rules (x-kubernetes-validations) run
+// through ValidationRules (customrules.go), which the server installs
+// with kube-apiserver's own evaluator (server/crdrules): that code
+// imports net/http and weighs some 20 MB, so this package does not link
+// it. Without one the rules are kept and not evaluated; the browser
+// build serves no CustomResourceDefinitions at all (custom_js.go).
+//
 // The package talks to storage through the small KV interface (shaped on
 // engine/mvcc's request types) so that it can run over a real etcd as well as
 // over *mvcc.Store. It must not import net/http, syscall/js, SQLite or a

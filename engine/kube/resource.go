@@ -75,6 +75,10 @@ type Resource struct {
 	// ValidateStatus, when set, replaces Validate for writes through the
 	// status subresource.
 	ValidateStatus func(o Object) []FieldError
+	// ValidateRules, when set, runs after Validate (or ValidateStatus)
+	// with the stored object on an update (nil on a create) and the
+	// errors so far: a definition's CEL rules (customrules.go).
+	ValidateRules func(o, old Object, errs []FieldError) []FieldError
 	// Columns are what kubectl get prints (server-side Tables); none
 	// means Name and Age.
 	Columns []Column

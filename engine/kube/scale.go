@@ -89,7 +89,11 @@ func (reg *Registry) UpdateScale(ctx context.Context, r *Resource, ns, name stri
 				g, _ := numberInt(meta(cur)["generation"])
 				meta(nobj)["generation"] = jsonInt(g + 1)
 			}
-			if errs := r.Validate(nobj); len(errs) > 0 {
+			errs := r.Validate(nobj)
+			if r.ValidateRules != nil {
+				errs = r.ValidateRules(nobj, cur, errs)
+			}
+			if len(errs) > 0 {
 				return nil, NewInvalid(r.Group, r.Kind, name, errs)
 			}
 		} else {

@@ -255,6 +255,9 @@ func (reg *Registry) prepareUpdate(r *Resource, cur, nobj Object, sub, manager s
 	} else if r.Validate != nil {
 		errs = append(errs, r.Validate(nobj)...)
 	}
+	if r.ValidateRules != nil {
+		errs = r.ValidateRules(nobj, cur, errs)
+	}
 	if len(errs) > 0 {
 		return nil, invalidObject(r, Name(nobj), errs)
 	}

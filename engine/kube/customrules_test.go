@@ -1,0 +1,93 @@
+//go:build !js
+
+package kube
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// sizeRules stands in for kube's evaluator (server/crdrules): a size
+// above 5 breaks the rule, and a changed size breaks the transition
+// rule (it sees the stored object on an update).
+type sizeRules struct{ compiled int }
+
+func (*sizeRules) Definition(crd, old Object) []FieldError { return nil }
+
+func (r *sizeRules) Compile(map[string]any) RuleValidator { r.compiled++; return r }
+
+func (*sizeRules) Validate(o, old Object) []FieldError {
+	n, _ := numberInt(pathValue(o, "spec", "size"))
+	switch {
+	case n > 5:
+		return []FieldError{{Type: CauseFieldValueInvalid, Field: "spec.size", Value: n, Detail: "at most 5"}}
+	case old != nil && !jsonEqual(pathValue(old, "spec", "size"), pathValue(o, "spec", "size")):
+		return []FieldError{{Type: CauseFieldValueInvalid, Field: "spec.size", Value: n, Detail: "is immutable"}}
+	}
+	return nil
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+// ruledDefinition is widgetDefinition with a rule on spec (the fake
+// evaluator decides what it says).
+func ruledDefinition() Object {
+	crd := widgetDefinition("widgets", "Widget")
+	spec := pathValue(crd, "spec", "versions").([]any)[0].(map[string]any)["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)["properties"].(map[string]any)["spec"].(map[string]any)
+	spec["x-kubernetes-validations"] = []any{map[string]any{"rule": "self.size <= 5"}}
+	return crd
+}
+
+func useRules(t *testing.T, r ValidationRules) {
+	prev := validationRules
+	UseValidationRules(r)
+	t.Cleanup(func() { UseValidationRules(prev) })
+}
+
+func TestWithoutAnEvaluatorRulesAreKeptButNotRun(t *testing.T) {
+	useRules(t, nil)
+	f := newFixture(t)
+	f.create(t, definitions, "", ruledDefinition())
+	r := f.served(t, "example.com", "v1", "widgets")
+	f.create(t, r, "default", Object{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"},
+		"spec": map[string]any{"size": json.Number("9")}})
+}
+
+func TestRulesRunOnCreateAndUpdateWithTheStoredObject(t *testing.T) {
+	rules := &sizeRules{}
+	useRules(t, rules)
+	f := newFixture(t)
+	f.create(t, definitions, "", ruledDefinition())
+	r := f.served(t, "example.com", "v1", "widgets")
+	if rules.compiled == 0 {
+		t.Fatal("the version's rules were not compiled")
+	}
+	widget := func(size string) Object {
+		return Object{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"},
+			"spec": map[string]any{"size": json.Number(size)}}
+	}
+	_, err := f.s.Create(f.ctx, r, "default", widget("9"), WriteOptions{})
+	wantStatus(t, err, 422, ReasonInvalid, `Widget.example.com "w" is invalid: spec.size: Invalid value: 9: at most 5`)
+	w := f.create(t, r, "default", widget("2"))
+	w["spec"] = map[string]any{"size": json.Number("3")}
+	_, err = f.s.Update(f.ctx, r, "default", "w", "", w, WriteOptions{})
+	wantStatus(t, err, 422, ReasonInvalid, `Widget.example.com "w" is invalid: spec.size: Invalid value: 3: is immutable`)
+	_, err = f.s.Update(f.ctx, r, "default", "w", "status", w, WriteOptions{})
+	if err != nil {
+		t.Fatalf("a status write leaves the spec as it was: %v", err)
+	}
+}
+
+func TestRulesWaitForTheSchemasBlockingErrors(t *testing.T) {
+	useRules(t, &sizeRules{})
+	f := newFixture(t)
+	f.create(t, definitions, "", ruledDefinition())
+	r := f.served(t, "example.com", "v1", "widgets")
+	_, err := f.s.Create(f.ctx, r, "default", Object{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"},
+		"spec": map[string]any{"size": "nine"}}, WriteOptions{})
+	wantStatus(t, err, 422, ReasonInvalid, `Widget.example.com "w" is invalid: [spec.size: Invalid value: "string": spec.size in body must be of type integer: "string", <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]`)
+}
