@@ -131,9 +131,18 @@ func TestRecordCRDGolden(t *testing.T) {
 	}
 	c := newClient()
 	base := startKubeAPIServer(t, c)
+	if err := os.WriteFile(*recordCRD, recordSteps(t, c, base, crdSteps), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// recordSteps sends steps to the server at base, in order, and returns
+// their recording: one JSON line each (record's).
+func recordSteps(t *testing.T, c *http.Client, base string, steps []crdStep) []byte {
+	t.Helper()
 	var out bytes.Buffer
 	last := map[string]map[string]any{}
-	for _, s := range crdSteps {
+	for _, s := range steps {
 		body := s.body
 		if strings.HasPrefix(body, "@") {
 			body = editedBody(t, last, body)
@@ -157,9 +166,7 @@ func TestRecordCRDGolden(t *testing.T) {
 			s.wait(t, c, base)
 		}
 	}
-	if err := os.WriteFile(*recordCRD, out.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return out.Bytes()
 }
 
 // record sends one step (body as given, extra headers besides) to base
