@@ -13,7 +13,7 @@ source scripts/wasm-flags.sh
 
 out=web/static/wasm
 mkdir -p "$out"
-wasm_build -o "$out/rvplay.wasm.tmp"
+wasm_build "$out/rvplay.wasm.tmp"
 mv "$out/rvplay.wasm.tmp" "$out/rvplay.wasm"
 cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" "$out/wasm_exec.js"
 sizes=$(go run ./wasm/cmd/precompress "$out/rvplay.wasm")

@@ -34,8 +34,13 @@ for p in "${wasm_inline[@]}"; do
 	wasm_build_flags+=("-gcflags=$p=") # the last matching -gcflags wins
 done
 
-# wasm_build builds ./wasm for the browser with the flags above; extra
-# arguments (-o FILE, or another -ldflags) follow them and win.
+# wasm_build OUT [FLAG...] builds ./wasm for the browser into OUT with the
+# flags above (extra flags, such as another -ldflags, follow them and win),
+# then joins the data segments that Go's linker cut at every run of zeros
+# (wasm/cmd/packdata: the same memory, 167 KB less gzip).
 wasm_build() {
-	GOOS=js GOARCH=wasm go build "${wasm_build_flags[@]}" "$@" ./wasm
+	local out=$1
+	shift
+	GOOS=js GOARCH=wasm go build "${wasm_build_flags[@]}" "$@" -o "$out" ./wasm
+	GOOS= GOARCH= go run ./wasm/cmd/packdata "$out"
 }

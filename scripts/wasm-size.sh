@@ -15,7 +15,7 @@ source scripts/wasm-flags.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-wasm_build -o "$tmp/app.wasm"
+wasm_build "$tmp/app.wasm"
 raw=$(stat -c %s "$tmp/app.wasm")
 gz=$(gzip -9 -c "$tmp/app.wasm" | wc -c)
 printf 'wasm raw %d B, gzip -9 %d B (budget %d B: %d%%, %d B left; aim 1,200,000)\n' \
@@ -32,7 +32,7 @@ case "${1:-}" in
 --packages) ;;
 *) exit 0 ;;
 esac
-wasm_build -ldflags= -o "$tmp/sym.wasm"
+wasm_build "$tmp/sym.wasm" -ldflags=
 mkdir -p "$tmp/reader"
 cat >"$tmp/reader/main.go" <<'GO'
 package main

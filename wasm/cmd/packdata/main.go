@@ -1,0 +1,60 @@
+//go:build !js
+
+// Command packdata rewrites the data section of a WebAssembly module built by
+// Go so that it compresses better, leaving the memory it initialises
+// byte for byte the same. Go's linker starts a new data segment at every run
+// of more than eight zero bytes (to keep the raw file small) until it reaches
+// 100,000 segments; each segment's header (its offset and length) is about
+// eight bytes that gzip and brotli can hardly compress, while a short run of
+// zeros costs them next to nothing. packdata joins segments separated by at
+// most MaxGap zero bytes, writing the zeros out: for the lab's module the
+// raw file grows by about a megabyte of zeros and its gzip -9 shrinks by
+// about 167 KB (wasm/BENCHMARKS.md). scripts/wasm-flags.sh runs it on every
+// browser build, so that what is measured is what is served.
+//
+// Usage: packdata FILE.wasm (rewritten in place)
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: packdata FILE.wasm")
+		os.Exit(2)
+	}
+	if err := packFile(os.Args[1]); err != nil {
+		fmt.Fprintln(os.Stderr, "packdata:", err)
+		os.Exit(1)
+	}
+}
+
+func packFile(name string) error {
+	module, err := os.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	packed, err := Pack(module, MaxGap)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".packdata-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(packed); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}
