@@ -14,6 +14,13 @@
 // rebuilds its keyIndex from bbolt. The memory backend is in this package
 // (the browser uses it); engine/sqlite provides the durable one.
 //
+// Writes are group-committed (commit.go): a write txn changes the index and
+// takes its revision under the store's lock, in order, then waits while
+// the committer hands every txn that queued meanwhile to the backend in one
+// Commit; only once that returned are the revisions published (visible,
+// watched), in order, and the writers answered, so no one ever sees a
+// write that a crash could still take back.
+//
 // The key index is a hash table for single keys (keytable.go) beside a B+
 // tree that orders them for ranges (keyorder.go); each key keeps its newest
 // put, so reads of current values never reach the backend. The same code
