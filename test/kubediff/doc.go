@@ -11,7 +11,9 @@
 // appearance) and compared request by request. It runs in both of
 // kube-apiserver's read paths: the watch cache off (the reference with
 // --watch-cache=false, rvplay's server with --watch-cache=false) and on
-// (both with it, each side's default).
+// (both with it, each side's default). Written scenarios (scenarios_test.go,
+// edges_test.go) pin the edges a seed reaches only by chance: compacted and
+// future resourceVersions.
 //
 // It is a module of its own so that the product module never depends on
 // k8s.io/apiserver or etcd's server; the reference programs are nested
