@@ -42,8 +42,9 @@ func buildKubeAPIServer(t *testing.T) {
 
 // startKubeAPIServer runs a fresh etcd 3.6 and a real kube-apiserver on it
 // with anonymous access allowed (ABAC, every request of every user), the
-// watch cache off (etcd-level answers, as the golden recordings), and no
-// endpoint reconciler; it returns the server's https URL.
+// watch cache as watchCache says (off, the default: etcd-level answers,
+// as the golden recordings), and no endpoint reconciler; it returns the
+// server's https URL.
 func startKubeAPIServer(t *testing.T, c *http.Client) string {
 	t.Helper()
 	buildKubeAPIServer(t)
@@ -91,7 +92,7 @@ func startKubeAPIServer(t *testing.T, c *http.Client) string {
 		"--service-account-key-file="+filepath.Join(dir, "sa.pub"),
 		"--service-account-signing-key-file="+filepath.Join(dir, "sa.key"),
 		"--service-cluster-ip-range=10.96.0.0/16", "--enable-priority-and-fairness=false",
-		"--etcd-compaction-interval=0", "--watch-cache=false")
+		"--etcd-compaction-interval=0", fmt.Sprintf("--watch-cache=%t", watchCache))
 	waitReady(t, "kube-apiserver", c, "GET", url+"/readyz", "", ex, out)
 	return url
 }
