@@ -2,8 +2,11 @@ package kubediff
 
 import (
 	"flag"
+	"net/http"
 	"os"
+	"strings"
 	"testing"
+	"time"
 )
 
 var recordCEL = flag.String("record-cel", "", "record the exchanges about CEL validation rules from a real kube-apiserver into this JSONL file")
@@ -12,7 +15,10 @@ var recordCEL = flag.String("record-cel", "", "record the exchanges about CEL va
 // (server/crdrules' tests read it too).
 const scalersCRD = "../../server/crdrules/testdata/scalers-crd.json"
 
-const scalersPath = "/apis/example.com/v1/namespaces/default/scalers"
+const (
+	scalersPath = "/apis/example.com/v1/namespaces/default/scalers"
+	widgetsPath = "/apis/example.com/v1/namespaces/default/widgets"
+)
 
 func scalerBody(name, spec string) string {
 	return `{"apiVersion":"example.com/v1","kind":"Scaler","metadata":{"name":"` + name + `"},"spec":` + spec + `}`
@@ -62,8 +68,14 @@ func celSteps(t *testing.T) []crdStep {
 		{note: "a CRD whose rule's messageExpression is not a string", method: "POST", path: crds, body: widgetsWithRules(`[{"rule":"self.size > 1","messageExpression":"self.size"}]`, true)},
 		{note: "a CRD whose rule's reason and fieldPath are not kube's", method: "POST", path: crds, body: widgetsWithRules(`[{"rule":"self.size > 1","reason":"Sometimes","fieldPath":".nothere"}]`, true)},
 		{note: "a CRD whose rules compile, their cost bounded", method: "POST", path: crds, body: widgetsWithRules(`[{"rule":"self.tags.all(a, self.tags.all(b, a.matches(b)))"},{"rule":"!has(oldSelf.size) || self.size >= oldSelf.size","message":"may not shrink"}]`, true), wait: waitEstablished("widgets.example.com")},
-		{note: "the second CRD's transition rule: not run on a create", method: "POST", path: "/apis/example.com/v1/namespaces/default/widgets", body: `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"size":3,"tags":["a"]}}`},
-		{note: "the second CRD's transition rule on an update", method: "PATCH", path: "/apis/example.com/v1/namespaces/default/widgets/w1", contentType: "application/merge-patch+json", body: `{"spec":{"size":2}}`},
+		{note: "the second CRD's transition rule: not run on a create", method: "POST", path: widgetsPath, body: `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"size":3,"tags":["a"]}}`},
+		{note: "the second CRD's transition rule on an update", method: "PATCH", path: widgetsPath + "/w1", contentType: "application/merge-patch+json", body: `{"spec":{"size":2}}`},
+		{note: "a rule added to a served CRD that w1 breaks", method: "PATCH", path: crds + "/widgets.example.com", contentType: "application/json-patch+json",
+			body: `[{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/size/x-kubernetes-validations","value":[{"rule":"self > 5","message":"must be more than 5"}]}]`,
+			wait: waitRefused(widgetsPath+"?dryRun=All", `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"probe"},"spec":{"size":1}}`)},
+		{note: "an update that leaves the broken value as it was: ratcheted", method: "PATCH", path: widgetsPath + "/w1", contentType: "application/merge-patch+json", body: `{"spec":{"tags":["b"]}}`},
+		{note: "an update that changes it to another broken value", method: "PATCH", path: widgetsPath + "/w1", contentType: "application/merge-patch+json", body: `{"spec":{"size":4}}`},
+		{note: "a new object breaking the added rule", method: "POST", path: widgetsPath, body: `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w2"},"spec":{"size":1}}`},
 	}
 }
 
@@ -79,5 +91,25 @@ func TestRecordCELGolden(t *testing.T) {
 	base := startKubeAPIServer(t, c)
 	if err := os.WriteFile(*recordCEL, recordSteps(t, c, base, celSteps(t)), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// waitRefused polls (unrecorded) until a POST of body to path answers
+// 422: a rule added to a definition is in force.
+func waitRefused(path, body string) func(t *testing.T, c *http.Client, base string) {
+	return func(t *testing.T, c *http.Client, base string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			resp, err := c.Post(base+path, "application/json", strings.NewReader(body))
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == 422 {
+					return
+				}
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatalf("%s: the rule is not in force", path)
 	}
 }
