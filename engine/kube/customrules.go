@@ -62,16 +62,17 @@ func (cr *customResource) validateRules(o, old Object, errs []FieldError) []Fiel
 // compileRules is the version's evaluator, when the build has one and
 // the schema has rules.
 func compileRules(raw map[string]any) RuleValidator {
-	if validationRules == nil || raw == nil || !hasRules(raw) {
+	if validationRules == nil || !hasRules(raw) {
 		return nil
 	}
 	return validationRules.Compile(raw)
 }
 
 // validateDefinitionRules is the definitions' share of the rules: their
-// compilation, on a create and on an update that changes the spec.
+// compilation, on a create and on an update that changes the spec, when
+// the definition has rules.
 func validateDefinitionRules(crd, old Object, errs []FieldError) []FieldError {
-	if validationRules == nil || old != nil && schema.JSONEqual(crd["spec"], old["spec"]) {
+	if validationRules == nil || !hasRules(crd["spec"]) || old != nil && schema.JSONEqual(crd["spec"], old["spec"]) {
 		return errs
 	}
 	return append(errs, validationRules.Definition(crd, old)...)
