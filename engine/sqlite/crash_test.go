@@ -32,30 +32,18 @@ func TestAcknowledgedCommitsSurviveSIGKILL(t *testing.T) {
 	}
 	const sessions, acksBeforeKill = 4, 400
 	path := filepath.Join(t.TempDir(), "crash.db")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestAcknowledgedCommitsSurviveSIGKILL$", "-test.count=1")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	acked := map[string]int64{}
-	lines := bufio.NewScanner(out)
-	for n := 0; n < acksBeforeKill && lines.Scan(); n++ {
+	n := 0
+	killChildAfter(t, "TestAcknowledgedCommitsSurviveSIGKILL", crashChildEnv, path, func(line string) bool {
 		var s string
 		var main int64
-		if _, err := fmt.Sscanf(lines.Text(), "%s %d", &s, &main); err != nil {
-			t.Fatalf("child said %q", lines.Text())
+		if _, err := fmt.Sscanf(line, "%s %d", &s, &main); err != nil {
+			t.Fatalf("child said %q", line)
 		}
 		acked[s] = max(acked[s], main)
-	}
-	if err := cmd.Process.Kill(); err != nil { // SIGKILL
-		t.Fatal(err)
-	}
-	cmd.Wait()
+		n++
+		return n < acksBeforeKill
+	})
 	if len(acked) == 0 {
 		t.Fatal("the child acknowledged nothing")
 	}
@@ -96,8 +84,7 @@ func crashChild(path string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	var mu sync.Mutex
-	w := bufio.NewWriter(os.Stdout)
+	report := lineReporter()
 	var wg sync.WaitGroup
 	for s := range 4 {
 		name := fmt.Sprint("s", s)
@@ -117,13 +104,7 @@ func crashChild(path string) {
 					fmt.Fprintln(os.Stderr, err)
 					os.Exit(2)
 				}
-				mu.Lock()
-				fmt.Fprintln(w, name, main)
-				err := w.Flush()
-				mu.Unlock()
-				if err != nil { // the parent is gone
-					os.Exit(0)
-				}
+				report(fmt.Sprint(name, " ", main))
 			}
 		}()
 	}
@@ -150,39 +131,25 @@ func TestAcknowledgedStoreWritesSurviveSIGKILL(t *testing.T) {
 	}
 	const acksBeforeKill = 600
 	path := filepath.Join(t.TempDir(), "crash.db")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestAcknowledgedStoreWritesSurviveSIGKILL$", "-test.count=1")
-	cmd.Env = append(os.Environ(), storeCrashChildEnv+"="+path)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	type ack struct {
 		key, value string
 		rev        int64
 	}
 	var acks []ack
 	perCommit := map[int]int{} // revisions in one backend Commit -> how many such commits
-	lines := bufio.NewScanner(out)
-	for len(acks) < acksBeforeKill && lines.Scan() {
+	killChildAfter(t, "TestAcknowledgedStoreWritesSurviveSIGKILL", storeCrashChildEnv, path, func(line string) bool {
 		var a ack
 		var n int
-		if _, err := fmt.Sscanf(lines.Text(), "commit %d", &n); err == nil {
+		if _, err := fmt.Sscanf(line, "commit %d", &n); err == nil {
 			perCommit[n]++
-			continue
+			return true
 		}
-		if _, err := fmt.Sscanf(lines.Text(), "%s %s %d", &a.key, &a.value, &a.rev); err != nil {
-			t.Fatalf("child said %q", lines.Text())
+		if _, err := fmt.Sscanf(line, "%s %s %d", &a.key, &a.value, &a.rev); err != nil {
+			t.Fatalf("child said %q", line)
 		}
 		acks = append(acks, a)
-	}
-	if err := cmd.Process.Kill(); err != nil { // SIGKILL
-		t.Fatal(err)
-	}
-	cmd.Wait()
+		return len(acks) < acksBeforeKill
+	})
 	if len(acks) == 0 {
 		t.Fatal("the child acknowledged nothing")
 	}
@@ -244,17 +211,7 @@ func storeCrashChild(path string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	var mu sync.Mutex
-	w := bufio.NewWriter(os.Stdout)
-	report := func(line string) {
-		mu.Lock()
-		fmt.Fprintln(w, line)
-		err := w.Flush()
-		mu.Unlock()
-		if err != nil { // the parent is gone
-			os.Exit(0)
-		}
-	}
+	report := lineReporter()
 	b, err := db.Session("crash")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -280,4 +237,47 @@ func storeCrashChild(path string) {
 		})
 	}
 	wg.Wait()
+}
+
+// killChildAfter runs the test named test again in a child process, with
+// env set to path, hands each line the child prints to line until line
+// returns false or the child stops printing, and then kills the child
+// with SIGKILL.
+func killChildAfter(t *testing.T, test, env, path string, line func(string) bool) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env+"="+path)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill() // SIGKILL (also when line fails the test)
+	lines := bufio.NewScanner(out)
+	for lines.Scan() {
+		if !line(lines.Text()) {
+			return
+		}
+	}
+}
+
+// lineReporter is a child's way to tell its parent what happened: each
+// line is written out before the call returns, and the child exits once
+// the parent is gone.
+func lineReporter() func(string) {
+	var mu sync.Mutex
+	w := bufio.NewWriter(os.Stdout)
+	return func(line string) {
+		mu.Lock()
+		fmt.Fprintln(w, line)
+		err := w.Flush()
+		mu.Unlock()
+		if err != nil { // the parent is gone
+			os.Exit(0)
+		}
+	}
 }
