@@ -166,6 +166,12 @@ func run() error {
 			slog.Info("storage closed", "store", db.where)
 		}
 	}()
+	// The pages say where the sessions live: on etcd a session's revisions
+	// are the cluster's, shared with every other session.
+	pages := web.Server{}
+	if db.etcd != nil {
+		pages.Store = web.StoreEtcd
+	}
 	if db.etcd != nil && settings.CompactionInterval > 0 {
 		// etcd compacts the whole cluster: --etcd-compaction-interval's
 		// compactor does, not each session's. Said only to whoever set
@@ -280,7 +286,7 @@ func run() error {
 	srv := &http.Server{
 		// Bodies and answers get deadlines per request (httpapi); a
 		// server-wide ReadTimeout or WriteTimeout would end every watch.
-		Handler: routes(reg, web.Handler(), operations{
+		Handler: routes(reg, pages.Handler(), operations{
 			Metrics:       m,
 			Limiter:       limiter,
 			LimitLoopback: *limitLoopback,

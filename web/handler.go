@@ -38,6 +38,20 @@ func Static() fs.FS {
 	return sub
 }
 
+// Server says what the pages need to know of the server that serves them.
+type Server struct {
+	// Store is "etcd" when the sessions live on an etcd cluster (the
+	// server's --store etcd://), "" otherwise (LabConfig.Store).
+	Store string
+}
+
+// StoreEtcd is Server.Store for sessions on an etcd cluster.
+const StoreEtcd = "etcd"
+
+// Handler serves the pages and the static assets of a server whose
+// sessions each have a store of their own (Server{}.Handler()).
+func Handler() http.Handler { return Server{}.Handler() }
+
 // Handler serves the pages and the static assets:
 //
 //	GET /               landing page
@@ -46,13 +60,13 @@ func Static() fs.FS {
 //	GET /s/<session>/dashboard  the teacher's dashboard of a class (the classroom lets only its teacher here)
 //	GET /static/...     assets; the .wasm precompressed (br, gzip) by negotiation
 //	GET /static/lessons/...  the lessons' definitions and texts
-func Handler() http.Handler {
+func (s Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	p := serverPage()
 	mux.Handle("GET /{$}", templ.Handler(Landing(p)))
 	mux.Handle("GET /lab", templ.Handler(Lab(p, OfflineLab(p))))
 	mux.HandleFunc("GET /s/{session}/{$}", func(w http.ResponseWriter, r *http.Request) {
-		templ.Handler(Lab(p, serverLab(p, r.PathValue("session")))).ServeHTTP(w, r)
+		templ.Handler(Lab(p, serverLab(p, s, r.PathValue("session")))).ServeHTTP(w, r)
 	})
 	mux.HandleFunc("GET /s/{session}/dashboard", func(w http.ResponseWriter, r *http.Request) {
 		templ.Handler(Dashboard(p, dashboard(p, r.PathValue("session")))).ServeHTTP(w, r)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -62,6 +63,39 @@ func TestSessionLabTalksToTheServerSession(t *testing.T) {
 	if !strings.Contains(b, "wasm_exec.js") {
 		t.Error("the lab's Go clients need the WebAssembly engine on a server session")
 	}
+}
+
+// On a server whose sessions live on an etcd cluster (--store etcd://) a
+// session's revisions are the cluster's, shared with every other session:
+// the lab's configuration says so (its lessons add a note to the steps
+// that compare revision numbers) and the revisions panel shows the note;
+// on SQLite and offline, neither.
+func TestALabOnAnEtcdClusterSaysItsRevisionsAreTheClusters(t *testing.T) {
+	etcd := body(t, get(t, Server{Store: StoreEtcd}.Handler(), "/s/demo/"))
+	for _, want := range []string{`"store":"etcd"`, `data-testid="store-note"`, `data-i18n="store.etcd"`, t_(t, "store.etcd")} {
+		if !strings.Contains(etcd, want) {
+			t.Errorf("the lab of a session on etcd lacks %s", want)
+		}
+	}
+	for path, b := range map[string]string{
+		"/s/demo/ on SQLite":    body(t, get(t, Handler(), "/s/demo/")),
+		"/lab":                  body(t, get(t, Handler(), "/lab")),
+		"/lab on etcd's server": body(t, get(t, Server{Store: StoreEtcd}.Handler(), "/lab")),
+	} {
+		if strings.Contains(b, `"store":`) || strings.Contains(b, `data-testid="store-note"`) {
+			t.Errorf("%s says its revisions are an etcd cluster's", path)
+		}
+	}
+}
+
+// t_ is a page string's English text, HTML-escaped as the page shows it.
+func t_(tb testing.TB, key string) string {
+	tb.Helper()
+	s := t(key)
+	if s == "" || s == key {
+		tb.Fatalf("no English text for %s", key)
+	}
+	return html.EscapeString(s)
 }
 
 func TestSessionNameIsEscapedInThePage(t *testing.T) {

@@ -48,6 +48,12 @@ type LabConfig struct {
 	// only): the session's URL and the token of whoever downloads it, so
 	// the lab can offer it as a download.
 	Kubeconfig string `json:"kubeconfig,omitempty"`
+	// Store is "etcd" when the server's sessions live on an etcd cluster
+	// (--store etcd://): a session's revisions are then the cluster's,
+	// shared with every other session, so they jump when another session
+	// writes, and the lab and the lessons that compare revision numbers
+	// say so. Empty on SQLite (each session its own store) and offline.
+	Store string `json:"store,omitempty"`
 }
 
 // OfflineLab and serverLab are the lab's configuration in each mode.
@@ -55,9 +61,10 @@ func OfflineLab(p PageConfig) LabConfig {
 	return LabConfig{Mode: "offline", Static: p.Static, Home: p.Home, LabHref: p.LabHref, Languages: Languages(), Lessons: LessonIndex()}
 }
 
-func serverLab(p PageConfig, session string) LabConfig {
+func serverLab(p PageConfig, s Server, session string) LabConfig {
 	return LabConfig{Mode: "server", Session: session, APIBase: "/s/" + session, Static: p.Static, Home: p.Home,
-		LabHref: p.LabHref, Health: "/healthz", Languages: Languages(), Lessons: LessonIndex(), Kubeconfig: "/s/" + session + "/kubeconfig"}
+		LabHref: p.LabHref, Health: "/healthz", Languages: Languages(), Lessons: LessonIndex(), Kubeconfig: "/s/" + session + "/kubeconfig",
+		Store: s.Store}
 }
 
 // DashboardConfig is handed to the teacher's dashboard's JavaScript as

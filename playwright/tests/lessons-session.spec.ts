@@ -197,3 +197,32 @@ test('lesson 12: get-and-list on a class session, the client cards act in the st
   await ctx.close();
   await teacherCtx.close();
 });
+
+// A server whose sessions live on an etcd cluster (--store etcd://) gives
+// them the cluster's revisions, which jump when another session writes:
+// the lab says so under its revisions, and so do the lesson steps that
+// compare revision numbers (lesson 1). On SQLite (this suite's server)
+// neither note shows; RVPLAY_BASE_URL pointing at a server on etcd runs
+// the same test the other way.
+test('a session on an etcd cluster says its revisions jump when other sessions write, and only there', async ({ browser }, testInfo) => {
+  test.setTimeout(60_000);
+  const { teacher, close } = await classroom(browser);
+  const store = await teacher.evaluate(() => JSON.parse(document.getElementById('lab-config')!.textContent!).store || '');
+  const onEtcd = store === 'etcd';
+  await expect(teacher.getByTestId('store-note')).toHaveCount(onEtcd ? 1 : 0);
+  await open(teacher, 'etcd-revisions');
+  const panel = teacher.getByTestId('lesson-panel');
+  await expect(panel.getByTestId('lesson-title')).toBeVisible();
+  await expect(panel.getByTestId('lesson-store-note')).toHaveCount(onEtcd ? 1 : 0);
+  if (onEtcd) {
+    await expect(teacher.getByTestId('store-note')).toBeVisible();
+    await expect(panel.getByTestId('lesson-store-note')).toBeVisible();
+    await attachShots(teacher, testInfo, 'lesson 1 on a session stored on etcd');
+  }
+  // A lesson whose texts compare no revision numbers says nothing of it.
+  await panel.getByTestId('lesson-all').first().click();
+  await open(teacher, 'lost-update');
+  await expect(panel.getByTestId('lesson-title')).toBeVisible();
+  await expect(panel.getByTestId('lesson-store-note')).toHaveCount(0);
+  await close();
+});

@@ -36,6 +36,13 @@ test('a text splits into title, body, progressive hints and the real-cluster not
   assert.equal(s.body, 'Body one.');
   assert.deepEqual(s.hints, ['First hint.', 'Second hint.']);
   assert.equal(s.realCluster, 'In production...');
+  assert.equal(s.comparesRevisions, false);
+});
+
+test('a text that compares revision numbers says so by a flag line, which is not shown', () => {
+  const s = splitText('# Title\n\n<!-- compares-revisions -->\nThe store is at revision 7.\n');
+  assert.equal(s.comparesRevisions, true);
+  assert.equal(s.body, 'The store is at revision 7.');
 });
 
 test('every text of lesson 1 has a title and renders', () => {

@@ -16,7 +16,8 @@ import (
 var marker = regexp.MustCompile(`(?m)^<!--\s*(.*?)\s*-->\s*$`)
 
 // sections counts a text's hints and says whether it has a real-cluster
-// note, refusing unknown markers.
+// note, refusing unknown markers (and accepting the flag
+// compares-revisions, which flags).
 func sections(text string) (hints int, realCluster bool, err error) {
 	for _, m := range marker.FindAllStringSubmatch(text, -1) {
 		switch m[1] {
@@ -24,11 +25,28 @@ func sections(text string) (hints int, realCluster bool, err error) {
 			hints++
 		case "real-cluster":
 			realCluster = true
+		case comparesRevisions:
 		default:
 			return 0, false, fmt.Errorf("unknown marker <!-- %s -->", m[1])
 		}
 	}
 	return hints, realCluster, nil
+}
+
+// comparesRevisions flags a text that compares revision numbers: on a
+// server whose sessions share an etcd cluster the lab adds that they jump
+// when other sessions write (web/lessons/README.md).
+const comparesRevisions = "compares-revisions"
+
+// flags are a text's flag markers.
+func flags(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range marker.FindAllStringSubmatch(text, -1) {
+		if m[1] == comparesRevisions {
+			out[m[1]] = true
+		}
+	}
+	return out
 }
 
 // Every lesson has its English texts, one per step plus the introduction;
@@ -46,6 +64,7 @@ func TestEveryLanguageHasEveryTextWithTheSameHints(t *testing.T) {
 			want = append(want, fmt.Sprintf("%02d.md", i+1))
 		}
 		englishHints := map[string]int{}
+		englishFlags := map[string]bool{}
 		hasEnglish := false
 		for _, lang := range langs {
 			if lang.IsDir() && lang.Name() == "en" {
@@ -96,6 +115,12 @@ func TestEveryLanguageHasEveryTextWithTheSameHints(t *testing.T) {
 					}
 				} else if hints != englishHints[name] {
 					t.Errorf("%s/%s has %d hints, the English %d", dir, name, hints, englishHints[name])
+				}
+				flagged := flags(text)[comparesRevisions]
+				if lang == "en" {
+					englishFlags[name] = flagged
+				} else if flagged != englishFlags[name] {
+					t.Errorf("%s/%s: <!-- %s --> %v, in English %v", dir, name, comparesRevisions, flagged, englishFlags[name])
 				}
 			}
 		}

@@ -553,6 +553,11 @@ export function mountLessons(lab) {
     const text_ = el('div', { class: 'lesson-text', 'data-testid': 'lesson-text' });
     text_.innerHTML = renderMarkdown(ownText(s.body, own(l))); // safe: markdown.js escapes raw HTML and filters URLs
     const parts = [head, intro ? null : dots, title, text_];
+    // On a server whose sessions share an etcd cluster, the numbers a
+    // text compares are the cluster's: they jump when others write.
+    if (server && cfg.store === 'etcd' && s.comparesRevisions) {
+      parts.push(el('p', { class: 'muted store-note', 'data-testid': 'lesson-store-note', text: t('lessons.etcdstore') }));
+    }
 
     if (intro) {
       parts.push(el('p', { class: 'muted', 'data-testid': 'lesson-setup-note', text: l.setup?.fresh && !server ? t('lessons.fresh') : server ? classNote(l) : '' }));

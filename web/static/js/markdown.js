@@ -47,9 +47,11 @@ export function renderMarkdown(md) {
 
 // splitText cuts a lesson text at its marker lines: the title (the first
 // "# " heading), the body, the hints in order, the "in a real cluster"
-// note.
+// note; and reads its flags: "compares-revisions" (the text compares
+// revision numbers, which on a server whose store is an etcd cluster jump
+// when other sessions write).
 export function splitText(md) {
-  const out = { title: '', body: '', hints: [], realCluster: '' };
+  const out = { title: '', body: '', hints: [], realCluster: '', comparesRevisions: false };
   let section = 'body';
   const parts = { body: [], realCluster: [] };
   let hint = null;
@@ -57,6 +59,7 @@ export function splitText(md) {
     const marker = line.trim();
     if (marker === '<!-- hint -->') { hint = []; out.hints.push(hint); section = 'hint'; continue; }
     if (marker === '<!-- real-cluster -->') { section = 'realCluster'; continue; }
+    if (marker === '<!-- compares-revisions -->') { out.comparesRevisions = true; continue; }
     if (!out.title && section === 'body' && /^# /.test(line)) { out.title = line.slice(2).trim(); continue; }
     if (section === 'hint') hint.push(line);
     else parts[section].push(line);
