@@ -173,7 +173,7 @@ func (g *Gateway) serveRange(ctx context.Context, body []byte) *api.Response {
 	if err != nil {
 		return grpcError(err)
 	}
-	return ok(appendRange(nil, g.Header(out.Header.Revision), out))
+	return ok(appendRange(answerBuffer(out.Kvs...), g.Header(out.Header.Revision), out))
 }
 
 func (g *Gateway) servePut(ctx context.Context, body []byte) *api.Response {
@@ -185,7 +185,7 @@ func (g *Gateway) servePut(ctx context.Context, body []byte) *api.Response {
 	if err != nil {
 		return grpcError(err)
 	}
-	return ok(appendPut(nil, g.Header(out.Header.Revision), out))
+	return ok(appendPut(answerBuffer(out.PrevKv), g.Header(out.Header.Revision), out))
 }
 
 func (g *Gateway) serveDeleteRange(ctx context.Context, body []byte) *api.Response {
@@ -197,7 +197,7 @@ func (g *Gateway) serveDeleteRange(ctx context.Context, body []byte) *api.Respon
 	if err != nil {
 		return grpcError(err)
 	}
-	return ok(appendDeleteRange(nil, g.Header(out.Header.Revision), out))
+	return ok(appendDeleteRange(answerBuffer(out.PrevKvs...), g.Header(out.Header.Revision), out))
 }
 
 func (g *Gateway) serveTxn(ctx context.Context, body []byte) *api.Response {
@@ -209,7 +209,7 @@ func (g *Gateway) serveTxn(ctx context.Context, body []byte) *api.Response {
 	if err != nil {
 		return grpcError(err)
 	}
-	return ok(appendTxn(nil, g.Header(out.Header.Revision), out))
+	return ok(appendTxn(answerBuffer(), g.Header(out.Header.Revision), out))
 }
 
 func (g *Gateway) serveCompaction(ctx context.Context, body []byte) *api.Response {
