@@ -12,6 +12,11 @@ import (
 // The browser build serves no CustomResourceDefinitions: serving them
 // (their validation, controllers, schemas and OpenAPI) costs 121,659 B
 // gzip of WebAssembly, more than the budget has left (wasm/BENCHMARKS.md).
+// Nor does it evaluate CEL rules (x-kubernetes-validations,
+// customrules.go): with no definitions there is nothing to evaluate
+// them on, and kube's evaluator (server/crdrules) is some 20 MB on its
+// own. A definition sent to the browser's session answers 404 NotFound,
+// as any resource kube-apiserver does not serve.
 
 // customServed: no resource is a custom one.
 const customServed = false
