@@ -29,7 +29,8 @@ async function classroom(browser: Browser) {
     await p.goto(`/s/${id}/`);
     await expect(p.getByTestId('lab')).toHaveAttribute('data-lessons-ready', 'true', { timeout: 30_000 });
   }
-  return { id, teacher, student, close: async () => { await teacherCtx.close(); await studentCtx.close(); } };
+  const studentId = (await joined.json()).id as string;
+  return { id, teacher, student, studentId, close: async () => { await teacherCtx.close(); await studentCtx.close(); } };
 }
 
 async function open(page: Page, slug: string) {
@@ -166,18 +167,7 @@ test('lesson 1: etcd-revisions on a server session, two students at once on thei
 test('lesson 12: get-and-list on a class session, the client cards act in the student\'s namespace', async ({ browser }, testInfo) => {
   test.setTimeout(90_000);
   const lesson = lessons.find((l) => l.number === 12)!;
-  const teacherCtx = await browser.newContext();
-  const created = await teacherCtx.request.post('/sessions', { data: {} });
-  expect(created.status()).toBe(201);
-  const { id, joinCode } = await created.json();
-  const ctx = await browser.newContext();
-  const joined = await ctx.request.post(`/s/${id}/join`, { data: { code: joinCode, name: 'Ada' } });
-  expect(joined.status()).toBe(201);
-  const ns = (await joined.json()).id as string;
-  const page = await ctx.newPage();
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await page.goto(`/s/${id}/`);
-  await expect(page.getByTestId('lab')).toHaveAttribute('data-lessons-ready', 'true', { timeout: 30_000 });
+  const { id, student: page, studentId: ns, close } = await classroom(browser);
   await open(page, lesson.slug);
   const own = `/api/v1/namespaces/${ns}/configmaps/a`;
   await expect(page.getByTestId('subject-namespace')).toHaveText(`/${ns}/`);
@@ -192,10 +182,9 @@ test('lesson 12: get-and-list on a class session, the client cards act in the st
   await expect(put.locator('summary')).toHaveAttribute('title', `PUT ${own}`);
   await expect(put).toHaveAttribute('data-status', '200');
   await expect(page.getByTestId('client-b-outcome').getByTestId('outcome-status')).toHaveText('200 OK');
-  expect((await ctx.request.get(`/s/${id}/api/v1/namespaces/default/configmaps/a`)).status()).toBe(404);
+  expect((await page.request.get(`/s/${id}/api/v1/namespaces/default/configmaps/a`)).status()).toBe(404);
   await attachShots(page, testInfo, 'lesson 12 on a class session: the cards in the student\'s namespace');
-  await ctx.close();
-  await teacherCtx.close();
+  await close();
 });
 
 // A server whose sessions live on an etcd cluster (--store etcd://) gives

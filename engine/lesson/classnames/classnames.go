@@ -126,8 +126,18 @@ type Owner struct {
 	created map[string]int64
 }
 
-// maxCached bounds the cache (students x lessons x revisions seen).
+// maxCached bounds each of an Owner's maps (students x lessons x
+// revisions seen).
 const maxCached = 4096
+
+// remember sets m[k], emptying m first when it is full: a bound on
+// memory, not an LRU (what it forgets is read again from the store).
+func remember[V any](m map[string]V, k string, v V) {
+	if len(m) >= maxCached {
+		clear(m)
+	}
+	m[k] = v
+}
 
 // New returns an Owner over store.
 func New(store mvcc.ReadView) *Owner {
@@ -159,10 +169,7 @@ func (o *Owner) For(l *lesson.Lesson, p api.Principal) *lesson.Lesson {
 		return l
 	}
 	o.mu.Lock()
-	if len(o.cache) >= maxCached {
-		clear(o.cache)
-	}
-	o.cache[key] = out
+	remember(o.cache, key, out)
 	o.mu.Unlock()
 	return out
 }
@@ -213,10 +220,7 @@ func (o *Owner) firstCreated(key string) int64 {
 	r := o.createRevision(key)
 	if r > 0 {
 		o.mu.Lock()
-		if len(o.created) >= maxCached {
-			clear(o.created)
-		}
-		o.created[key] = r
+		remember(o.created, key, r)
 		o.mu.Unlock()
 	}
 	return r
