@@ -1,8 +1,6 @@
 package kubediff
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
 	"os"
 	"strings"
@@ -74,30 +72,7 @@ func TestRecordEventsGolden(t *testing.T) {
 	}
 	c := newClient()
 	base := startKubeAPIServer(t, c)
-	var out bytes.Buffer
-	last := map[string]map[string]any{}
-	for _, s := range eventsSteps {
-		body := s.body
-		if strings.HasPrefix(body, "@") {
-			body = editedBody(t, last, body)
-		}
-		line, rb, _ := record(t, c, base, s, body, nil)
-		var m map[string]any
-		if json.Unmarshal(rb, &m) == nil {
-			if md, ok := m["metadata"].(map[string]any); ok && m["kind"] == "Event" && m["apiVersion"] == "events.k8s.io/v1" {
-				if n, _ := md["name"].(string); n != "" {
-					last[n] = m
-				}
-			}
-		}
-		b, err := json.Marshal(line)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out.Write(b)
-		out.WriteByte('\n')
-	}
-	if err := os.WriteFile(*recordEvents, out.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(*recordEvents, recordSteps(t, c, base, eventsSteps), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

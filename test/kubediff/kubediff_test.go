@@ -140,23 +140,16 @@ func seeds() []uint64 {
 // rvplay server (configmaps) and compares every answer.
 func TestSequencesMatchGenericAPIServer(t *testing.T) {
 	buildAll(t)
-	for _, mode := range []string{"off", "on"} {
-		if *flagModes != "both" && *flagModes != mode {
-			continue
-		}
-		t.Run("watch-cache="+mode, func(t *testing.T) {
-			watchCache = mode == "on"
-			defer func() { watchCache = false }()
-			for _, seed := range seeds() {
-				if watchCache && *flagSeed == 0 && seed > uint64(*flagCacheSeeds) {
-					break
-				}
-				t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
-					runSeed(t, seed, *flagOps)
-				})
+	eachWatchCacheMode(t, func(t *testing.T, on bool) {
+		for _, seed := range seeds() {
+			if on && *flagSeed == 0 && seed > uint64(*flagCacheSeeds) {
+				break
 			}
-		})
-	}
+			t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+				runSeed(t, seed, *flagOps)
+			})
+		}
+	})
 }
 
 func runSeed(t *testing.T, seed uint64, ops int) {
