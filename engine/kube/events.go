@@ -83,8 +83,7 @@ func init() {
 			return validateNewEventUpdate(coreEventOf(cur), coreEventOf(next))
 		},
 	}
-	// the same table as core/v1's (kube prints the internal Event; rvplay
-	// has only its default columns, not the wide ones)
+	// the same table as core/v1's (kube prints the internal Event)
 	for _, c := range core.Columns {
 		cell := c.Cell
 		c.Cell = func(o Object, now time.Time) any { return cell(coreEventOf(o), now) }

@@ -22,7 +22,9 @@ const EventTTL = 3600
 // after it was written. An update puts the object with a lease again (the
 // lease manager's current one), as kube's TTL function answers on update
 // too; a no-op update writes nothing and keeps the old lease. kube keeps
-// one manager per resource's storage; only Events have a TTL here.
+// one manager per resource's storage: core/v1 Events and (in the server
+// build) events.k8s.io/v1 Events, the only resources with a TTL here, each
+// have theirs, over the same keys.
 
 const (
 	leaseReuseSeconds = 60
@@ -44,6 +46,9 @@ func (reg *Registry) lease(ctx context.Context, r *Resource) (int64, error) {
 		return 0, nil
 	}
 	l := &reg.leases
+	if customServed && r.conv != nil {
+		l = &reg.convertedLeases
+	}
 	now := reg.clock.Now()
 	ttl := r.TTL
 	reuse := min(ttl*leaseReusePercent/100, leaseReuseSeconds)

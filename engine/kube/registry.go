@@ -86,8 +86,10 @@ type Registry struct {
 
 	custom customResources
 
-	// The lease objects with a TTL are put with (lease.go).
-	leases leaseManager
+	// The lease objects with a TTL are put with (lease.go), and the one of
+	// those stored in another resource's form (events.k8s.io/v1 Events:
+	// kube gives each resource's storage its own manager).
+	leases, convertedLeases leaseManager
 }
 
 // New returns a Registry over kv.

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -124,22 +125,65 @@ var (
 			Cell: selectorCell},
 	}
 	eventColumns = []Column{
-		{Name: "Last Seen", Type: "string", Description: "Time when last this event was observed.", Cell: func(o Object, now time.Time) any {
-			for _, f := range []string{"lastTimestamp", "eventTime", "firstTimestamp"} {
-				if s, _ := o[f].(string); s != "" {
-					return age(f)(o, now)
-				}
+		{Name: "Last Seen", Type: "string", Description: "The time at which the most recent occurrence of this event was recorded.",
+			Cell: func(o Object, now time.Time) any { return eventRow(o, now).last }},
+		{Name: "Type", Type: "string", Description: "Type of this event (Normal, Warning), new types could be added in the future", Cell: cellOf("type")},
+		{Name: "Reason", Type: "string", Description: "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.", Cell: cellOf("reason")},
+		{Name: "Object", Type: "string", Description: "The object that this event is about.", Cell: func(o Object, _ time.Time) any {
+			kind := strings.ToLower(pathString("involvedObject", "kind")(o))
+			if name := pathString("involvedObject", "name")(o); name != "" {
+				return kind + "/" + name
 			}
-			return age("metadata", "creationTimestamp")(o, now)
+			return kind
 		}},
-		{Name: "Type", Type: "string", Description: "Type of this event.", Cell: func(o Object, _ time.Time) any { return pathString("type")(o) }},
-		{Name: "Reason", Type: "string", Description: "Why the action was taken.", Cell: func(o Object, _ time.Time) any { return pathString("reason")(o) }},
-		{Name: "Object", Type: "string", Description: "The object this event is about.", Cell: func(o Object, _ time.Time) any {
-			return strings.ToLower(pathString("involvedObject", "kind")(o)) + "/" + pathString("involvedObject", "name")(o)
+		{Name: "Subobject", Type: "string", Priority: 1, Description: "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: \"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered the event) or if no container name is specified \"spec.containers[2]\" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.",
+			Cell: cellOf("involvedObject", "fieldPath")},
+		{Name: "Source", Type: "string", Priority: 1, Description: "The component reporting this event. Should be a short machine understandable string.", Cell: func(o Object, _ time.Time) any {
+			// the source, or the reporting controller and instance
+			c, i := cmp.Or(pathString("source", "component")(o), str(o, "reportingComponent")), cmp.Or(pathString("source", "host")(o), str(o, "reportingInstance"))
+			if i == "" {
+				return c
+			}
+			return c + ", " + i
 		}},
-		{Name: "Message", Type: "string", Description: "A human-readable description of the status of this operation.", Cell: func(o Object, _ time.Time) any { return pathString("message")(o) }},
+		{Name: "Message", Type: "string", Description: "A human-readable description of the status of this operation.", Cell: func(o Object, _ time.Time) any { return strings.TrimSpace(str(o, "message")) }},
+		{Name: "First Seen", Type: "string", Priority: 1, Description: "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)",
+			Cell: func(o Object, now time.Time) any { return eventRow(o, now).first }},
+		{Name: "Count", Type: "string", Priority: 1, Description: "The number of times this event has occurred.", Cell: func(o Object, now time.Time) any { return eventRow(o, now).count }},
+		{Name: "Name", Type: "string", Format: "name", Priority: 1, Description: "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+			Cell: func(o Object, _ time.Time) any { return Name(o) }},
 	}
 )
+
+func cellOf(path ...string) func(Object, time.Time) any {
+	return func(o Object, _ time.Time) any { return pathString(path...)(o) }
+}
+
+type eventCells struct {
+	first, last string
+	count       int64
+}
+
+// eventRow is kube's printEvent: first seen is firstTimestamp or else
+// eventTime, last seen lastTimestamp or else first seen, or the series'
+// last observation, and the count the series' or else count (at least 1).
+func eventRow(o Object, now time.Time) eventCells {
+	e := eventCells{first: age("firstTimestamp")(o, now).(string)}
+	if str(o, "firstTimestamp") == "" {
+		e.first = age("eventTime")(o, now).(string)
+	}
+	e.last = e.first
+	if str(o, "lastTimestamp") != "" {
+		e.last = age("lastTimestamp")(o, now).(string)
+	}
+	e.count = intAt(o, "count")
+	if _, ok := o["series"].(map[string]any); ok {
+		e.last, e.count = age("series", "lastObservedTime")(o, now).(string), intAt(o, "series", "count")
+	} else if e.count == 0 {
+		e.count = 1
+	}
+	return e
+}
 
 func (r *Resource) columns() []Column {
 	if len(r.Columns) > 0 {

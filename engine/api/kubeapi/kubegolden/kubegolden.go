@@ -64,9 +64,7 @@ var KnownCRD = map[int]string{
 }
 
 // KnownEvents is Known for EventsFile.
-var KnownEvents = map[int]string{
-	10: "rvplay's Event table (core/v1's, on both builds) has kube's five default columns, not its five wide ones (priority 1: Subobject, Source, First Seen, Count, Name), nor kube's column descriptions: the browser build has no room for them (kube's full table cost 2.3 KB of its gzip)",
-}
+var KnownEvents = map[int]string{}
 
 // KubeOptions are those of the Kubernetes layer the recording is replayed
 // on: a fake clock at the recording's date and uids in order of creation.
