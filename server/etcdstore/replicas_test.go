@@ -290,7 +290,9 @@ func TestASessionEndedOnOneReplicaEndsOnTheOtherAtOnce(t *testing.T) {
 	call(t, "DELETE", a.URL+"/s/class", teacher, nil, nil, http.StatusOK)
 	// B sweeps every minute: a third of that is "at once" with room for a
 	// loaded machine.
+	ended := time.Now()
 	onB.ends(20 * time.Second)
+	t.Logf("B's watch ended %v after the session ended on A", time.Since(ended).Round(time.Millisecond))
 	var gone status
 	call(t, "GET", b.URL+cms, student, nil, &gone, http.StatusNotFound)
 	if gone.Kind != "Status" || gone.Reason != "NotFound" {
