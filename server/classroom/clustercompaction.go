@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/kube"
 	"github.com/rvplay/rvplay/engine/session"
 	"github.com/rvplay/rvplay/server/etcdstore"
 )
@@ -45,7 +46,13 @@ func (c clusterCompacted) Serve(ctx context.Context, req *api.Request) *api.Resp
 	if (req.Method == "PATCH" || req.Method == "PUT") && strings.TrimSuffix(req.Path, "/") == session.ControlPrefix+"/settings" &&
 		api.PrincipalFrom(ctx).Role == api.RoleTeacher {
 		if next, err := c.s.Settings().Merge(req.Body); err == nil && next.CompactionInterval != 0 {
-			return session.ControlStatus(422, "Invalid", "compactionInterval: "+next.CompactionInterval.String()+" refused: "+c.why)
+			// The cause names the field, so that a lesson's action can go on
+			// with its other settings and the cluster's compaction.
+			why := next.CompactionInterval.String() + " refused: " + c.why
+			return statusResponse(&kube.StatusError{Status: kube.Status{Kind: "Status", APIVersion: "v1", Status: "Failure",
+				Message: "compactionInterval: " + why, Reason: kube.ReasonInvalid, Code: 422,
+				Details: &kube.StatusDetails{Name: c.s.Name, Kind: "settings",
+					Causes: []kube.StatusCause{{Type: "FieldValueForbidden", Message: why, Field: "compactionInterval"}}}}})
 		}
 	}
 	return c.s.Serve(ctx, req)

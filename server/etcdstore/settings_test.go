@@ -15,6 +15,9 @@ type status struct {
 	Reason  string `json:"reason"`
 	Message string `json:"message"`
 	Code    int    `json:"code"`
+	Details struct {
+		Causes []struct{ Reason, Field string } `json:"causes"`
+	} `json:"details"`
 }
 
 type settings struct {
@@ -50,6 +53,9 @@ func TestASessionOnAClusterRefusesACompactionIntervalOfItsOwn(t *testing.T) {
 		if refused.Kind != "Status" || refused.Reason != "Invalid" || refused.Code != 422 ||
 			!strings.HasPrefix(refused.Message, "compactionInterval: 10s refused: ") {
 			t.Fatalf("PATCH %s: %+v, want a 422 Invalid Status about compactionInterval", url, refused)
+		}
+		if c := refused.Details.Causes; len(c) != 1 || c[0].Field != "compactionInterval" || c[0].Reason != "FieldValueForbidden" {
+			t.Fatalf("PATCH %s: causes %+v, want compactionInterval's FieldValueForbidden", url, c)
 		}
 		for _, want := range []string{"etcd cluster", "every 7m0s (--etcd-compaction-interval)", "only be 0s"} {
 			if !strings.Contains(refused.Message, want) {

@@ -4,7 +4,7 @@ import './setup.mjs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { parseDeepLink, deepLink, parseDuration, Progress, actionText, focusOf, unmetPart, predicateText, textPath, ownWords, ownText } from '../static/js/lessons.js';
+import { parseDeepLink, deepLink, parseDuration, Progress, actionText, focusOf, unmetPart, predicateText, textPath, ownWords, ownText, settingsLeft } from '../static/js/lessons.js';
 
 const root = new URL('../lessons/', import.meta.url);
 const lessons = readdirSync(root).filter((d) => /^\d\d-/.test(d)).map((d) => JSON.parse(readFileSync(new URL(`${d}/lesson.json`, root), 'utf8')));
@@ -98,4 +98,14 @@ test('a student of a class sees their own names where the server gives them', ()
   assert.match(ownText(prose, { k1: 'k1-ada-x' }), /^Read `k1-ada-x` as it was at revision 6 \(lesson 6\)/);
   // Every lesson says whose names it uses on a class session.
   for (const l of lessons) assert.ok(l.class && (l.class.shared || l.class.names || l.class.namespace), l.slug);
+});
+
+test('a lesson\'s settings go on without the compactionInterval a session on an etcd cluster refuses, and stop on any other refusal', () => {
+  const cluster = { kind: 'Status', code: 422, reason: 'Invalid', message: 'compactionInterval: 10s refused: ...',
+    details: { kind: 'settings', causes: [{ reason: 'FieldValueForbidden', field: 'compactionInterval', message: '10s refused: ...' }] } };
+  assert.deepEqual(settingsLeft({ compactionInterval: '10s' }, cluster), {});
+  assert.deepEqual(settingsLeft({ compactionInterval: '10s', bookmarkInterval: '5s' }, cluster), { bookmarkInterval: '5s' });
+  assert.equal(settingsLeft({ compactionInterval: '10s' }, { kind: 'Status', code: 403, reason: 'Forbidden' }), null);
+  assert.equal(settingsLeft({ bookmarkInterval: '0s' }, { kind: 'Status', code: 422, reason: 'Invalid', message: 'bookmarkInterval: must be at least 1s' }), null);
+  assert.equal(settingsLeft({ compactionInterval: '10s' }, undefined), null);
 });

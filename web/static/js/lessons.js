@@ -87,6 +87,18 @@ export function ownText(md, own) {
 }
 
 // textPath is where a lesson text lives under the static assets.
+// settingsLeft is what a lesson's settings action still applies when the
+// session refused only its compactionInterval, as a session stored on an
+// etcd cluster does (the cluster compacts every session at once, and the
+// lesson goes on with the cluster's compaction), or null when it was
+// refused for anything else.
+export function settingsLeft(settings, status) {
+  const causes = status?.details?.causes;
+  if (status?.code !== 422 || !causes?.length || !causes.every((c) => c.field === 'compactionInterval' && c.reason === 'FieldValueForbidden')) return null;
+  const { compactionInterval, ...left } = settings;
+  return left;
+}
+
 export const textPath = (dir, language, n) => `lessons/${dir}/${language}/${String(n).padStart(2, '0')}.md`;
 
 // Progress is what a learner has done, kept in localStorage under key:
@@ -455,7 +467,14 @@ export function mountLessons(lab) {
     } else if (a.compact) {
       await lab.etcd_view.compact(a.compact === 'head' ? 0 : Number(a.compact));
     } else if (a.settings) {
-      await lab.settings.save(a.settings);
+      try {
+        await lab.settings.save(a.settings);
+      } catch (e) {
+        const left = settingsLeft(a.settings, e.status);
+        if (!left) throw e;
+        lab.notice(e.message, 'info');
+        if (Object.keys(left).length) await lab.settings.save(left);
+      }
     } else if (a.wait) {
       await wait(parseDuration(a.wait));
     } else if (a.client) {

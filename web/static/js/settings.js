@@ -105,7 +105,10 @@ export function mountSettings(lab) {
     lab.record({ op: 'settings', set: diff });
     if (!Object.keys(diff).length) return current;
     const r = await lab.transport.request('PUT', PATH, { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(diff) });
-    if (r.status !== 200) throw new Error(parseStatus(r.body)?.message || `${r.status} ${r.body}`);
+    if (r.status !== 200) {
+      const status = parseStatus(r.body);
+      throw Object.assign(new Error(status?.message || `${r.status} ${r.body}`), { status });
+    }
     current = JSON.parse(r.body);
     render();
     return current;
