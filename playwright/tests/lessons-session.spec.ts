@@ -215,3 +215,36 @@ test('a session on an etcd cluster says its revisions jump when other sessions w
   await expect(panel.getByTestId('lesson-store-note')).toHaveCount(0);
   await close();
 });
+
+// The lessons that give each student their own namespace and whose
+// clients list and watch (5: R's list then watch; 8: R's watch-list and
+// W's informer) are completed by a student of a class by their own steps,
+// every stream in the student's namespace, none in default.
+for (const number of [5, 8]) {
+  const lesson = lessons.find((l) => l.number === number)!;
+  test(`lesson ${number}: ${lesson.slug} on a class session, a student's clients watch their own namespace`, async ({ browser }) => {
+    test.setTimeout(120_000);
+    const { student, studentId, close } = await classroom(browser);
+    await open(student, lesson.slug);
+    const panel = student.getByTestId('lesson-panel');
+    for (const [i, step] of lesson.steps.entries()) {
+      await expect(panel).toHaveAttribute('data-step', String(i + 1));
+      await runStep(student, step);
+      await expect(panel.getByTestId('lesson-verdict'), `step ${i + 1} (${step.id})`).toHaveAttribute('data-passed', 'true', { timeout: 20_000 });
+      await panel.getByTestId('lesson-next').click();
+    }
+    await expect(panel.getByTestId('lesson-done')).toBeVisible();
+    // Each watch's box names its path (a client's box of plain requests
+    // names none).
+    const paths = (await student.getByTestId('stream').locator('header code').allTextContents()).filter(Boolean);
+    expect(paths.length, 'the lesson\'s watches').toBeGreaterThan(0);
+    for (const p of paths) expect(p, 'a watch of the lesson').toContain(`/namespaces/${studentId}/`);
+    // W's informer got the student's ConfigMaps a, b and c as its initial
+    // events (in default there are none).
+    if (number === 8) {
+      const w = student.locator('[data-testid="stream"][data-stream="W: reflector"] [data-testid="watch-event"][data-type="ADDED"]');
+      await expect(w).toHaveCount(3);
+    }
+    await close();
+  });
+}
