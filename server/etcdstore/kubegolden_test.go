@@ -44,3 +44,10 @@ func TestKubernetesAPIOnEtcdMatchesRecordedKubeApiserver(t *testing.T) {
 func TestCustomResourcesOnEtcdMatchRecordedKubeApiserver(t *testing.T) {
 	replayKubeGolden(t, kubegolden.CRDFile, kubegolden.KnownCRD, true)
 }
+
+// TestEventsOnEtcdMatchRecordedKubeApiserver is the same for the exchanges
+// about events.k8s.io/v1 Events (core/v1 Events in another form, in one
+// storage): with a lease of etcd's for each.
+func TestEventsOnEtcdMatchRecordedKubeApiserver(t *testing.T) {
+	replayKubeGolden(t, kubegolden.EventsFile, kubegolden.KnownEvents, true)
+}
