@@ -75,7 +75,9 @@ func (gc *garbageCollector) monitor(mappings []client.Mapping) {
 	gc.mu.Lock()
 	for _, m := range mappings {
 		gc.kinds[m.APIVersion()+"/"+m.Kind] = m
-		if gc.monitored[m.Resource] || !m.Supports("delete", "list", "watch") || m.Resource.Group == "" && m.Resource.Resource == "events" {
+		// kube's default ignored resources: Events, in both their APIs
+		events := m.Resource.Resource == "events" && (m.Resource.Group == "" || m.Resource.Group == "events.k8s.io")
+		if gc.monitored[m.Resource] || !m.Supports("delete", "list", "watch") || events {
 			continue
 		}
 		gc.monitored[m.Resource] = true

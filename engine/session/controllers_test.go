@@ -438,6 +438,39 @@ func TestTheGarbageCollectorCollectsCustomResourcesDefinedLater(t *testing.T) {
 	})
 }
 
+// The garbage collector leaves Events alone, in both their APIs, as
+// kube-controller-manager's (its default ignored resources): an Event
+// whose owner is deleted stays until its lease expires. Monitoring
+// events.k8s.io/v1 would see every core/v1 Event too (one storage).
+func TestTheGarbageCollectorIgnoresEvents(t *testing.T) {
+	if !kube.CustomResourcesServed {
+		t.Skip("the browser build serves no events.k8s.io")
+	}
+	inCluster(t, func(t *testing.T, c *cluster) {
+		owner := c.do("POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"owner"}}`)
+		var cm struct{ Metadata struct{ UID string } }
+		json.Unmarshal(owner.Body, &cm)
+		ref := `"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"owner","uid":"` + cm.Metadata.UID + `"}]`
+		if r := c.do("POST", "/apis/events.k8s.io/v1/namespaces/default/events", `{"apiVersion":"events.k8s.io/v1","kind":"Event",
+			"metadata":{"name":"new",`+ref+`},"eventTime":"2026-01-02T03:04:05.000000Z","reportingController":"example.com/c",
+			"reportingInstance":"c-1","action":"Act","reason":"Acted","type":"Normal","regarding":{"kind":"ConfigMap","namespace":"default","name":"owner"}}`); r.Status != 201 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		if r := c.do("POST", "/api/v1/namespaces/default/events", `{"metadata":{"name":"old",`+ref+`},
+			"involvedObject":{"kind":"ConfigMap","namespace":"default","name":"owner"},"reason":"Seen","type":"Normal"}`); r.Status != 201 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		c.settle(time.Second)
+		c.do("DELETE", "/api/v1/namespaces/default/configmaps/owner", "")
+		c.settle(time.Minute)
+		for _, p := range []string{"/apis/events.k8s.io/v1/namespaces/default/events/new", "/api/v1/namespaces/default/events/old"} {
+			if c.get(p) == nil {
+				t.Errorf("%s was collected\n%s", p, c.record(0))
+			}
+		}
+	})
+}
+
 // The lab fails a pod: its container exits with an error, the Deployment
 // loses an available replica, and the kubelet restarts it a delay later.
 func TestAFailedPodRestarts(t *testing.T) {
