@@ -4,7 +4,7 @@
 // when the server was gone, presentation mode on a projector, the page's
 // words.
 import { expect, test, type APIRequestContext, type Page, type TestInfo } from '@playwright/test';
-import { exchange, newClass, openLab, run } from './labhelpers';
+import { exchange, newClass, openLab, run, shownHead } from './labhelpers';
 
 function watchErrors(page: Page) {
   const errors: string[] = [];
@@ -94,12 +94,12 @@ test('time travel shows the store as it was: table, key history and timeline; ma
   await expect(page.locator(`[data-testid="timeline-tick"][data-rev="${r1}"]`)).toBeDisabled();
 
   // Compacting at the head leaves the slider at the head, at the far right.
-  const head = (await page.getByTestId('store-revision').textContent())!;
+  const head = await shownHead(page);
   await page.getByTestId('compact').click();
   await expect(page.getByTestId('compact-revision')).toHaveText(head);
   const slider = page.getByTestId('time-travel');
   await expect(slider).toHaveAttribute('max', head);
-  expect(await slider.inputValue()).toBe(head);
+  await expect(slider).toHaveValue(head);
   await expect(page.getByTestId('time-travel-rev')).toHaveText('head');
 });
 
@@ -151,7 +151,7 @@ test('another browser\'s compaction shows without a write; Reset is not offered 
   await expect(page.getByTestId('export')).toBeVisible();
   // kubectl from one's own terminal: the session's kubeconfig.
   await expect(page.getByTestId('kubeconfig')).toHaveAttribute('href', `/s/${name}/kubeconfig`);
-  const head = (await page.getByTestId('store-revision').textContent())!;
+  const head = await shownHead(page, name);
   const r = await page.request.post(`/s/${name}/v3/kv/compaction`, { data: { revision: head } });
   expect(r.status()).toBe(200);
   await expect(page.getByTestId('compact-revision')).toHaveText(head, { timeout: 10_000 });
@@ -161,7 +161,7 @@ test('another browser\'s compaction shows without a write; Reset is not offered 
 test('a share link or a lab file opened on a server session opens the offline lab and leaves the session alone', async ({ page }) => {
   const name = await newSession(page.request);
   await openLab(page, `/s/${name}/`);
-  const before = (await page.getByTestId('store-revision').textContent())!;
+  const before = await shownHead(page, name);
   await run(page, 'etcdctl put shared-here v');
   await page.getByTestId('lab-menu').click();
   await page.getByTestId('share').click();
@@ -205,7 +205,7 @@ test('on a busy server session the lab watches the recent keyspace, not from rev
     if (r.url().endsWith('/v3/watch')) starts.push(Number(JSON.parse(r.postData() || '{}').create_request?.start_revision || 0));
   });
   await openLab(page, `/s/${name}/`);
-  const head = Number(await page.getByTestId('store-revision').textContent());
+  const head = Number(await shownHead(page, name));
   expect(head).toBeGreaterThan(300);
   await expect.poll(() => starts.length).toBeGreaterThan(0);
   for (const s of starts) expect(s === 0 || s > head - 130, `watch from ${s} at head ${head}`).toBeTruthy();

@@ -43,3 +43,27 @@ export async function serverHead(request: APIRequestContext, session: string): P
   expect(r.status()).toBe(200);
   return Number((await r.json()).header.revision);
 }
+
+// engineHead asks the offline lab's own store (the engine in the page) for
+// its revision.
+export async function engineHead(page: Page): Promise<number> {
+  return page.evaluate(async () => {
+    const r = await (window as any).rvplay.request({
+      method: 'POST', path: '/v3/kv/range', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ key: btoa('rvplay-head'), count_only: true }),
+    });
+    if (r.status !== 200) throw new Error(r.body);
+    return Number(JSON.parse(r.body).header.revision);
+  });
+}
+
+// shownHead reads the store's revision where it is known (the session's
+// server, or the offline lab's engine) and waits for the lab's header to
+// show it: the lab learns the head by its watch, after a command's answer,
+// and draws it on the next frame, so the header can lag both data-ready
+// and the row of the last write.
+export async function shownHead(page: Page, session?: string): Promise<string> {
+  const head = String(session ? await serverHead(page.request, session) : await engineHead(page));
+  await expect(page.getByTestId('store-revision')).toHaveText(head);
+  return head;
+}
