@@ -10,21 +10,22 @@
 wasm_budget_gzip=2000000
 
 # wasm_inline lists the only packages compiled with inlining; every other
-# one, the runtime included, is compiled without it (-gcflags=all=-l).
-# Under WebAssembly an inlined call copies the callee's code into every
-# caller, and Go's code there is about five bytes of wasm per byte of
-# source: inlining cost 163 KB of the 2 MB gzip budget, which kube-
-# controller-manager's controllers and the kubelet (engine/controllers,
-# 139 KB) need. The store keeps it (its range and watch paths run per
-# stored key; 19.6 KB), as does the runtime's map (86 B). The price: a
-# Kubernetes request takes about 1.5x the CPU under WebAssembly (a
-# learner's action stays far from the lab's 50 ms long-task budget);
-# bench/enginebench is built without these flags, so the engine's
-# benchmark figures are those of inlined code. Figures in
-# wasm/BENCHMARKS.md.
+# one is compiled without it (-gcflags=all=-l). Under WebAssembly an
+# inlined call copies the callee's code into every caller, and Go's code
+# there is about five bytes of wasm per byte of source: inlining
+# everywhere costs about 160 KB of the 2 MB gzip budget. It is kept where
+# it buys speed: the store (its range and watch paths run per stored key;
+# 19.6 KB) and the runtime with its internal packages (allocation, maps,
+# channels, atomics: +53.7 KB, and a Kubernetes request through the
+# session takes 0.8x the CPU of the build without it under Node, where
+# inlining engine/kube, kubeapi, session, schema and apply, +22.8 KB,
+# bought nothing measurable). bench/enginebench is built without these
+# flags, so the engine's benchmark figures are those of inlined code.
+# Figures in wasm/BENCHMARKS.md.
 wasm_inline=(
 	github.com/rvplay/rvplay/engine/mvcc
-	internal/runtime/maps
+	runtime
+	internal/runtime/...
 )
 
 # The commit, for rvplay.version in the page ("devel" outside a checkout).
