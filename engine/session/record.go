@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/url"
 	"strconv"
@@ -90,12 +91,21 @@ func (e *Exchange) Target() (lesson.Target, bool) {
 // says from where), what it sent, how it ended.
 type WatchRecord struct {
 	_                [0]func() // not comparable
+	kube             bool      // a Kubernetes watch; false: etcd's
 	events           atomic.Int64
 	bookmarks        atomic.Int64
 	initialEventsEnd atomic.Bool
-	lastRV           atomic.Int64
 
-	mu        sync.Mutex
+	mu sync.Mutex
+	// lastFrame is the stream's last frame (a Kubernetes watch's but an
+	// ERROR), whose resourceVersion (etcd: header.revision) is read into
+	// lastRV when the record is read or the stream ends: a class's 200
+	// watchers each get every event, and finding its resourceVersion for
+	// each of them was most of what the record cost per frame
+	// (BenchmarkWatchFrameRecord). Streams never change a frame they
+	// returned.
+	lastFrame []byte
+	lastRV    int64
 	ended     bool
 	endTime   time.Time
 	endedBy   string
@@ -136,16 +146,54 @@ type WatchSummary struct {
 // Summary reads the record.
 func (w *WatchRecord) Summary() WatchSummary {
 	s := WatchSummary{Events: w.events.Load(), Bookmarks: w.bookmarks.Load(),
-		InitialEventsEnd: w.initialEventsEnd.Load(), LastRV: w.lastRV.Load()}
+		InitialEventsEnd: w.initialEventsEnd.Load()}
 	w.mu.Lock()
+	w.settleLocked()
+	s.LastRV = w.lastRV
 	s.Ended, s.EndedBy, s.EndTime = w.ended, w.endedBy, w.endTime
 	s.ErrorCode, s.ErrorReason, s.ErrorMessage = w.errCode, w.errReason, w.errMsg
 	w.mu.Unlock()
 	return s
 }
 
+func (w *WatchRecord) saw(f []byte) {
+	w.mu.Lock()
+	w.lastFrame = f
+	w.mu.Unlock()
+}
+
+// settleLocked reads the last frame's resourceVersion into lastRV (the
+// digits after its first "resourceVersion", etcd's "revision"; more than
+// 18, which no store's revision reaches, are none), and lets the frame
+// go.
+func (w *WatchRecord) settleLocked() {
+	f := w.lastFrame
+	w.lastFrame = nil
+	key := revisionKey
+	if w.kube {
+		key = rvMember
+	}
+	if i := bytes.Index(f, key); i >= 0 {
+		var rv int64
+		for n, c := range f[i+len(key):] {
+			if c < '0' || c > '9' {
+				break
+			}
+			if n == 18 {
+				rv = 0
+				break
+			}
+			rv = rv*10 + int64(c-'0')
+		}
+		if rv > 0 {
+			w.lastRV = rv
+		}
+	}
+}
+
 func (w *WatchRecord) end(by string, at time.Time) {
 	w.mu.Lock()
+	w.settleLocked()
 	if !w.ended {
 		w.ended, w.endedBy, w.endTime = true, by, at
 	}

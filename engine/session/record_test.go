@@ -380,3 +380,103 @@ func TestRecordingAnEtcdKeyAllocatesOnlyTheKey(t *testing.T) {
 		t.Errorf("a key that is not base64 recorded as %q", got)
 	}
 }
+
+func TestWithTheWatchCacheEveryWatcherRecordsEachEventsResourceVersion(t *testing.T) {
+	s := open(t, "t", Options{NoControllers: true, Settings: &Settings{BookmarkInterval: time.Minute, WatchCache: true}})
+	serve(s, "POST", cmPath, `{"metadata":{"name":"a"}}`)
+	from := last(t, s).RV
+	type watcher struct {
+		stream api.Stream
+		rec    *WatchRecord
+	}
+	var ws []watcher
+	for range 3 {
+		w := serveAs(context.Background(), s, "GET", cmPath+"?watch=true&resourceVersion="+from, "")
+		if w.Stream == nil {
+			t.Fatalf("watch: %d %s", w.Status, w.Body)
+		}
+		defer w.Stream.Close()
+		ws = append(ws, watcher{w.Stream, last(t, s).Watch})
+	}
+	// Each event is one frame for every watcher: each takes it in turn,
+	// then the last ones by one watcher after the others.
+	var rvs []string
+	for i := range 20 {
+		serve(s, "PUT", cmPath+"/a", fmt.Sprintf(`{"metadata":{"name":"a"},"data":{"n":"%d"}}`, i))
+		rvs = append(rvs, last(t, s).RV)
+	}
+	for i, rv := range rvs {
+		for j, w := range ws {
+			if j == 2 && i >= 10 {
+				continue
+			}
+			if _, err := w.stream.Next(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if sum := w.rec.Summary(); fmt.Sprint(sum.LastRV) != rv || sum.Events != int64(i+1) {
+				t.Fatalf("watcher %d after event %d (%s): %+v", j, i, rv, sum)
+			}
+		}
+	}
+	for i := 10; i < len(rvs); i++ {
+		if _, err := ws[2].stream.Next(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if sum := ws[2].rec.Summary(); fmt.Sprint(sum.LastRV) != rvs[i] || sum.Events != int64(i+1) {
+			t.Fatalf("the late watcher after event %d (%s): %+v", i, rvs[i], sum)
+		}
+	}
+}
+
+func TestAWatchRecordKeepsNoFrameOnceReadOrEnded(t *testing.T) {
+	s := open(t, "t", Options{NoControllers: true})
+	serve(s, "POST", cmPath, `{"metadata":{"name":"a"}}`)
+	w := serveAs(context.Background(), s, "GET", cmPath+"?watch=true&resourceVersion="+last(t, s).RV, "")
+	rec := last(t, s).Watch
+	serve(s, "PUT", cmPath+"/a", `{"metadata":{"name":"a"},"data":{"n":"1"}}`)
+	rv := last(t, s).RV
+	if _, err := w.Stream.Next(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if sum := rec.Summary(); fmt.Sprint(sum.LastRV) != rv || rec.lastFrame != nil {
+		t.Fatalf("read: %+v, holding %q", sum, rec.lastFrame)
+	}
+	serve(s, "PUT", cmPath+"/a", `{"metadata":{"name":"a"},"data":{"n":"2"}}`)
+	rv = last(t, s).RV
+	if _, err := w.Stream.Next(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w.Stream.Close()
+	if rec.lastFrame != nil {
+		t.Fatalf("ended, holding %q", rec.lastFrame)
+	}
+	if sum := rec.Summary(); fmt.Sprint(sum.LastRV) != rv || sum.Events != 2 || !sum.Ended {
+		t.Fatalf("ended: %+v", sum)
+	}
+}
+
+func TestAnEtcdWatchRecordKeepsTheRevisionOfItsLastResponse(t *testing.T) {
+	s := open(t, "t", Options{NoControllers: true})
+	w := serve(s, "POST", "/v3/watch", `{"create_request":{"key":"YQ=="}}`)
+	if w.Stream == nil {
+		t.Fatalf("watch: %d %s", w.Status, w.Body)
+	}
+	defer w.Stream.Close()
+	rec := last(t, s).Watch
+	var revs []int64
+	for i := range 3 {
+		serve(s, "POST", "/v3/kv/put", fmt.Sprintf(`{"key":"YQ==","value":"%s"}`, base64.StdEncoding.EncodeToString([]byte(fmt.Sprint(i)))))
+		revs = append(revs, s.Store.Rev())
+	}
+	if _, err := w.Stream.Next(context.Background()); err != nil { // created
+		t.Fatal(err)
+	}
+	for _, rev := range revs {
+		if _, err := w.Stream.Next(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if sum := rec.Summary(); sum.LastRV != rev || rec.lastFrame != nil {
+			t.Fatalf("after the put at %d: %+v", rev, sum)
+		}
+	}
+}

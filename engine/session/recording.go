@@ -73,9 +73,9 @@ func (s *Session) record(ctx context.Context, req *api.Request, resp *api.Respon
 		e.RV = memberPath(resp.Body, "metadata", "resourceVersion")
 	}
 	if resp.Stream != nil {
-		w := &WatchRecord{}
+		w := &WatchRecord{kube: proto == ProtocolKubernetes}
 		e.Watch = w
-		resp.Stream = s.recordingStream(resp.Stream, w, proto == ProtocolKubernetes)
+		resp.Stream = s.recordingStream(resp.Stream, w)
 	}
 	s.Record.add(&e)
 }
@@ -108,8 +108,8 @@ func (s *Session) currentRV(ctx context.Context, req *api.Request) string {
 
 // recordingStream counts what a stream sends and notes how it ends. It
 // keeps the stream's api.Receiver (etcd's watch takes client messages).
-func (s *Session) recordingStream(inner api.Stream, w *WatchRecord, kube bool) api.Stream {
-	rs := &recordingStream{Stream: inner, w: w, kube: kube, s: s}
+func (s *Session) recordingStream(inner api.Stream, w *WatchRecord) api.Stream {
+	rs := &recordingStream{Stream: inner, w: w, s: s}
 	if rcv, ok := inner.(api.Receiver); ok {
 		return &recordingReceiver{recordingStream: rs, rcv: rcv}
 	}
@@ -118,9 +118,8 @@ func (s *Session) recordingStream(inner api.Stream, w *WatchRecord, kube bool) a
 
 type recordingStream struct {
 	api.Stream
-	w    *WatchRecord
-	kube bool
-	s    *Session
+	w *WatchRecord
+	s *Session
 }
 
 type recordingReceiver struct {
@@ -140,7 +139,7 @@ func (r *recordingStream) Next(ctx context.Context) ([]byte, error) {
 		r.w.end(by, r.s.clock.Now())
 		return f, err
 	}
-	if r.kube {
+	if r.w.kube {
 		r.observeKube(f)
 	} else {
 		r.observeEtcd(f)
@@ -157,12 +156,14 @@ var (
 	typePrefix       = []byte(`{"type":"`)
 	rvMember         = []byte(`"resourceVersion":"`)
 	revisionKey      = []byte(`"revision":"`)
+	etcdResult       = []byte(`{"result":`)
 	initialEventsEnd = []byte(`k8s.io/initial-events-end`)
 )
 
 // observeKube reads a watch event's type from its first bytes and its
 // object's resourceVersion from the first one in it (metadata comes
-// before spec and status in every encoded object).
+// before spec and status in every encoded object) when the record is read
+// (WatchRecord.lastFrame).
 func (r *recordingStream) observeKube(f []byte) {
 	if !bytes.HasPrefix(f, typePrefix) {
 		return
@@ -187,9 +188,7 @@ func (r *recordingStream) observeKube(f []byte) {
 		r.w.mu.Unlock()
 		return
 	}
-	if rv := quotedNumberAfter(f, rvMember); rv > 0 {
-		r.w.lastRV.Store(rv)
-	}
+	r.w.saw(f)
 }
 
 // observeEtcd reads a gateway watch response: events, a progress
@@ -212,28 +211,9 @@ func (r *recordingStream) observeEtcd(f []byte) {
 	case !bytes.Contains(f, []byte(`"created":true`)):
 		r.w.bookmarks.Add(1)
 	}
-	if rev := quotedNumberAfter(f, revisionKey); rev > 0 {
-		r.w.lastRV.Store(rev)
+	if bytes.HasPrefix(f, etcdResult) { // not an error, which has no revision
+		r.w.saw(f)
 	}
-}
-
-// quotedNumberAfter parses the decimal digits after the first occurrence
-// of member (which ends in an opening quote).
-func quotedNumberAfter(f, member []byte) int64 {
-	i := bytes.Index(f, member)
-	if i < 0 {
-		return 0
-	}
-	digits := f[i+len(member):]
-	n := 0
-	for n < len(digits) && digits[n] >= '0' && digits[n] <= '9' {
-		n++
-	}
-	v, err := strconv.ParseInt(string(digits[:n]), 10, 64)
-	if err != nil {
-		return 0
-	}
-	return v
 }
 
 // etcdRequest notes what an etcd gateway request addressed.
