@@ -86,7 +86,6 @@ export function ownText(md, own) {
   }).join('\n');
 }
 
-// textPath is where a lesson text lives under the static assets.
 // settingsLeft is what a lesson's settings action still applies when the
 // session refused only its compactionInterval, as a session stored on an
 // etcd cluster does (the cluster compacts every session at once, and the
@@ -99,6 +98,7 @@ export function settingsLeft(settings, status) {
   return left;
 }
 
+// textPath is where a lesson text lives under the static assets.
 export const textPath = (dir, language, n) => `lessons/${dir}/${language}/${String(n).padStart(2, '0')}.md`;
 
 // Progress is what a learner has done, kept in localStorage under key:
