@@ -3,7 +3,6 @@
 package kube
 
 import (
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -340,7 +339,7 @@ func selectableFields(defs []any) map[string]func(Object) string {
 // resource: the first 8 bytes of the SHA-256 of group/version/kind, in
 // base64, as kube-apiserver computes it for its own types.
 func storageVersionHash(group, version, kind string) string {
-	sum := sha256.Sum256([]byte(group + "/" + version + "/" + kind))
+	sum := sha256Sum([]byte(group + "/" + version + "/" + kind))
 	return base64.StdEncoding.EncodeToString(sum[:8])
 }
 
