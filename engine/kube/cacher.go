@@ -32,6 +32,17 @@ import (
 // response of the store back that long before the cache takes it in: a
 // lagging cache is a cache behind the store, for its reads, its watches
 // and its bookmarks alike.
+//
+// A store watch that the storage ends (on an etcd cluster, "etcdserver:
+// no leader": etcd's client ends a watch that requires a leader, as
+// kube's do, when its member has none) is started again from the
+// revision after the last one the cache took in, as kube's cacher's
+// reflector watches again from its last resourceVersion after an
+// internal error: the cache's watchers go on, missing and repeating
+// nothing. The first time at once, then each second while the storage
+// keeps ending it (kube's reflector tries again at once for 30 s, then
+// lists again, ending its cache's watchers; this cache keeps them and
+// keeps trying: its watchers never end for a leader's loss).
 type cacher struct {
 	reg    *Registry
 	r      *Resource
@@ -48,6 +59,9 @@ type cacher struct {
 	intake      sync.Mutex
 	ws          WatchStream
 	wsCancel    context.CancelFunc
+	resume      int64             // the revision after the last the store watch delivered
+	lost        int               // the store watches the storage ended in a row
+	rewatchAt   time.Time         // when to watch the store again (zero: the watch runs)
 	pending     []pendingResponse // taken from the store, not yet applied (due after the lag)
 	budget      timeBudget
 	bookmarkDue bool // the bookmark timer fired: dispatch once the cache is fresh
@@ -128,6 +142,7 @@ func (c *cacher) listLocked() error {
 		return err
 	}
 	c.ws, c.wsCancel = ws, cancel
+	c.resume, c.lost, c.rewatchAt = rev+1, 0, time.Time{}
 	c.pending = nil
 	c.wake() // the loop waits on the new watch
 	c.cache.mu.Lock()
@@ -145,9 +160,10 @@ func (c *cacher) listLocked() error {
 // bookmarks when they are due.
 func (c *cacher) loop(ctx context.Context) {
 	defer close(c.stopped)
-	var lag, bookmark timerAt
+	var lag, bookmark, rewatch timerAt
 	defer lag.stop()
 	defer bookmark.stop()
+	defer rewatch.stop()
 	for {
 		c.proc.Lock()
 		if err := c.takeLocked(ctx); err != nil {
@@ -158,6 +174,7 @@ func (c *cacher) loop(ctx context.Context) {
 		c.intake.Lock()
 		due := c.dueLocked()
 		ready := c.ws.Ready()
+		rewatchAt := c.rewatchAt
 		c.intake.Unlock()
 		c.proc.Unlock()
 		c.cache.mu.RLock()
@@ -165,10 +182,13 @@ func (c *cacher) loop(ctx context.Context) {
 		c.cache.mu.RUnlock()
 		lagC := lag.at(c.reg.clock, due)
 		bookmarkC := bookmark.at(c.reg.clock, next)
+		rewatchC := rewatch.at(c.reg.clock, rewatchAt)
 		select {
 		case <-ready:
 		case <-lagC:
 			lag.fired()
+		case <-rewatchC:
+			rewatch.fired()
 		case <-bookmarkC:
 			bookmark.fired()
 			c.bookmarkTick()
@@ -228,6 +248,11 @@ func (c *cacher) sync(ctx context.Context) {
 func (c *cacher) takeLocked(ctx context.Context) error {
 	c.intake.Lock()
 	err := c.intakeLocked(ctx)
+	if err == nil && !c.rewatchAt.IsZero() && !c.rewatchAt.After(c.reg.clock.Now()) {
+		if err = c.rewatchLocked(); err == nil {
+			err = c.intakeLocked(ctx)
+		}
+	}
 	delay := c.reg.WatchCacheDelay()
 	now := c.reg.clock.Now()
 	n := 0
@@ -265,21 +290,68 @@ func (c *cacher) takeLocked(ctx context.Context) error {
 // intakeLocked takes the responses the store has published into pending,
 // stamped with the time they are taken (the caller holds intake). It
 // returns an error once the store watch has ended for another reason than
-// a compaction (the store closed, ctx ended).
+// a compaction or the storage's (the store closed, ctx ended); a watch
+// the storage ended is marked lost, to be watched again (takeLocked).
 func (c *cacher) intakeLocked(ctx context.Context) error {
+	if !c.rewatchAt.IsZero() {
+		return nil // the store watch ended; takeLocked starts the next
+	}
 	for {
 		resp, ok, err := c.ws.TryNext(ctx)
 		if !ok {
 			return err // nil: nothing more now
 		}
 		if resp.CompactRevision == 0 && err != nil {
-			return err // the store watch ended: the store closed
+			if !storeWatchLost(err) {
+				return err // the store watch ended: the store closed
+			}
+			// At once the first time; then each second, not in a busy
+			// loop against a cluster without a leader.
+			c.rewatchAt = c.reg.clock.Now()
+			if c.lost > 0 {
+				c.rewatchAt = c.rewatchAt.Add(rewatchPeriod)
+			}
+			c.lost++
+			c.wake()
+			return nil
+		}
+		if n := len(resp.Events); n > 0 {
+			c.resume, c.lost = resp.Events[n-1].Kv.ModRevision+1, 0
+		} else if resp.ProgressNotify {
+			c.resume, c.lost = max(c.resume, resp.Header.Revision+1), 0
 		}
 		c.pending = append(c.pending, pendingResponse{resp: resp, at: c.reg.clock.Now()})
 		if resp.CompactRevision != 0 {
 			return nil // the watch has ended; the applier lists again
 		}
 	}
+}
+
+// rewatchPeriod is how long the cache waits before it watches the store
+// again after the storage ended its new watch too (the period kube's
+// cacher lists and watches again with while its reflector fails).
+const rewatchPeriod = time.Second
+
+// rewatchLocked starts the store watch again from the revision after the
+// last one it delivered (the caller holds proc and intake): the responses
+// taken in and pending go on, the cache's watchers miss and repeat
+// nothing. Only a store that refuses the watch outright (closed) makes it
+// fail.
+func (c *cacher) rewatchLocked() error {
+	if c.wsCancel != nil {
+		c.ws.Cancel()
+		c.wsCancel()
+		c.wsCancel = nil
+	}
+	wctx, cancel := context.WithCancel(mvcc.Uncapped(context.Background()))
+	ws, err := c.reg.kv.Watch(wctx, &mvcc.WatchRequest{Key: []byte(c.prefix), RangeEnd: prefixEnd([]byte(c.prefix)), StartRevision: c.resume})
+	if err != nil {
+		cancel()
+		c.wsCancel = nil
+		return err
+	}
+	c.ws, c.wsCancel, c.rewatchAt = ws, cancel, time.Time{}
+	return nil
 }
 
 // dueLocked is when the oldest response held back by the lag is due (zero

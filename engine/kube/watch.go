@@ -3,6 +3,7 @@ package kube
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -51,7 +52,8 @@ func (w *Watch) Close() { w.src.close() }
 // malformed resourceVersion, the 429 of a session with as many watchers as
 // it may hold) are returned; errors after it (a resourceVersion too old
 // for the cache or compacted in the store, a too-large watch-list
-// revision) are ERROR events in the stream.
+// revision, the 500 InternalError of a store watch the storage ended
+// without the cache) are ERROR events in the stream.
 func (reg *Registry) Watch(ctx context.Context, r *Resource, ns string, lo ListOptions) (*Watch, error) {
 	if err := reg.bootstrap(ctx); err != nil {
 		return nil, err
@@ -238,6 +240,16 @@ func (reg *Registry) watchStore(ctx context.Context, r *Resource, ns string, m *
 	return &Watch{w}, nil
 }
 
+// storeWatchLost reports whether a store watch ended for a reason of the
+// storage's (on an etcd cluster, "etcdserver: no leader": etcd's client
+// ends a watch that requires a leader, as kube's do, when its member has
+// none or loses it), rather than because the store closed or the watch
+// was canceled.
+func storeWatchLost(err error) bool {
+	return err != nil && !errors.Is(err, mvcc.ErrStopped) && !errors.Is(err, mvcc.ErrWatcherCanceled) &&
+		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
 // withTypeMeta puts kind and apiVersion back in front of a list item.
 func withTypeMeta(r *Resource, item []byte) []byte {
 	var b bytes.Buffer
@@ -273,10 +285,16 @@ func (w *storeWatch) next(ctx context.Context) ([]byte, error) {
 			if cerr := ctx.Err(); cerr != nil {
 				return nil, cerr
 			}
-			if ok && resp.CompactRevision != 0 {
+			switch {
+			case ok && resp.CompactRevision != 0:
 				w.handle(resp)
+			case storeWatchLost(err):
+				// etcd3's watcher sends the error etcd's watch channel
+				// ended with, as an InternalError (a reflector watches
+				// again from its last resourceVersion).
+				w.queue = append(w.queue, errorLine(NewInternalError(err)))
 			}
-			w.done = true // the watcher ended (the store closed)
+			w.done = true // the watcher ended
 			continue
 		}
 		var bookmarkC <-chan time.Time
