@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -72,28 +70,15 @@ func StartClusterBinary(bin, dir string, n int) (*Cluster, error) {
 		client := fmt.Sprintf("http://127.0.0.1:%d", ports[2*i])
 		peer := fmt.Sprintf("http://127.0.0.1:%d", ports[2*i+1])
 		data := filepath.Join(dir, fmt.Sprintf("m%d", i))
-		logPath := data + ".log"
-		logFile, err := os.Create(logPath)
-		if err != nil {
-			return nil, errors.Join(err, c.Stop())
-		}
-		cmd := exec.Command(bin, "--name", fmt.Sprintf("m%d", i), "--data-dir", data,
+		s := &Server{URL: client, DataDir: data, LogPath: data + ".log", bin: bin, args: []string{
+			"--name", fmt.Sprintf("m%d", i), "--data-dir", data,
 			"--listen-client-urls", client, "--advertise-client-urls", client,
 			"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
 			"--initial-cluster", strings.Join(initial, ","), "--initial-cluster-state", "new",
-			"--initial-cluster-token", "rvplay-test", "--logger", "zap", "--log-level", "warn")
-		cmd.Stdout, cmd.Stderr = logFile, logFile
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := cmd.Start(); err != nil {
-			logFile.Close()
-			return nil, errors.Join(fmt.Errorf("exec %s: %w", bin, err), c.Stop())
+			"--initial-cluster-token", "rvplay-test", "--logger", "zap", "--log-level", "warn"}}
+		if err := s.exec(); err != nil {
+			return nil, errors.Join(err, c.Stop())
 		}
-		s := &Server{URL: client, DataDir: data, LogPath: logPath, cmd: cmd, exited: make(chan struct{})}
-		go func() {
-			s.exitErr = cmd.Wait()
-			logFile.Close()
-			close(s.exited)
-		}()
 		c.Members = append(c.Members, s)
 	}
 	for _, m := range c.Members {

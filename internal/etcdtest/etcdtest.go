@@ -38,10 +38,13 @@ type Server struct {
 	// LogPath holds etcd's own log output.
 	LogPath string
 
-	cmd      *exec.Cmd
-	exited   chan struct{}
-	exitErr  error
-	stopOnce sync.Once
+	bin  string
+	args []string
+
+	mu      sync.Mutex // serializes Stop and Restart
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	exitErr error
 }
 
 // Options tune Start.
@@ -197,12 +200,25 @@ func startOnce(bin string, opts Options, attempt int) (*Server, error) {
 		"--log-level", "warn",
 	}
 	args = append(args, opts.Args...)
-	logPath := dir + ".log"
-	logFile, err := os.Create(logPath)
-	if err != nil {
+	s := &Server{URL: client, DataDir: dir, LogPath: dir + ".log", bin: bin, args: args}
+	if err := s.exec(); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, args...)
+	if err := s.waitReady(readyTimeout); err != nil {
+		s.Stop()
+		log, _ := os.ReadFile(s.LogPath)
+		return nil, fmt.Errorf("%w\netcd log:\n%s", err, tail(log, 4000))
+	}
+	return s, nil
+}
+
+// exec starts the etcd process, its output added to LogPath.
+func (s *Server) exec() error {
+	logFile, err := os.OpenFile(s.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(s.bin, s.args...)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	// Its own process group, so that a test binary killed by a signal does
@@ -210,20 +226,33 @@ func startOnce(bin string, opts Options, attempt int) (*Server, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
-		return nil, fmt.Errorf("exec %s: %w", bin, err)
+		return fmt.Errorf("exec %s: %w", s.bin, err)
 	}
-	s := &Server{URL: client, DataDir: dir, LogPath: logPath, cmd: cmd, exited: make(chan struct{})}
+	exited := make(chan struct{})
+	s.cmd, s.exited = cmd, exited
 	go func() {
-		s.exitErr = cmd.Wait()
+		err := cmd.Wait()
 		logFile.Close()
-		close(s.exited)
+		s.exitErr = err
+		close(exited)
 	}()
-	if err := s.waitReady(readyTimeout); err != nil {
-		s.Stop()
-		log, _ := os.ReadFile(logPath)
-		return nil, fmt.Errorf("%w\netcd log:\n%s", err, tail(log, 4000))
+	return nil
+}
+
+// Restart starts a stopped etcd again, on its data and ports, and waits
+// until it is healthy (a cluster's member: once the cluster has a leader).
+func (s *Server) Restart() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.exited:
+	default:
+		return errors.New("etcdtest: Restart of an etcd that runs")
 	}
-	return s, nil
+	if err := s.exec(); err != nil {
+		return err
+	}
+	return s.waitReady(readyTimeout)
 }
 
 // waitReady polls /health until etcd reports healthy, the process exits,
@@ -256,25 +285,25 @@ func (s *Server) waitReady(timeout time.Duration) error {
 // Pid is the etcd process's ID.
 func (s *Server) Pid() int { return s.cmd.Process.Pid }
 
-// Stop terminates etcd (SIGTERM, then SIGKILL after 10 s) and waits for it.
+// Stop terminates etcd (SIGTERM, then SIGKILL after 10 s) and waits for
+// it; an etcd that has stopped stays so.
 func (s *Server) Stop() error {
-	var err error
-	s.stopOnce.Do(func() {
-		select {
-		case <-s.exited:
-			return
-		default:
-		}
-		_ = s.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.exited:
-		case <-time.After(10 * time.Second):
-			_ = s.cmd.Process.Kill()
-			<-s.exited
-			err = errors.New("etcd did not stop on SIGTERM within 10s; killed")
-		}
-	})
-	return err
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.exited:
+		return nil
+	default:
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.exited:
+	case <-time.After(10 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+		return errors.New("etcd did not stop on SIGTERM within 10s; killed")
+	}
+	return nil
 }
 
 // freePorts returns n distinct ports that were free on 127.0.0.1 a moment ago.
