@@ -22,6 +22,11 @@
 //     each marked by a key under Options.LeasePrefix that the lease itself
 //     holds (so the mark goes when the lease does); granting one therefore
 //     takes a revision, where etcd's takes none.
+//   - Watches require a leader, as kube-apiserver's do: a member without
+//     one (in an election, or cut off from its quorum) ends them with
+//     "etcdserver: no leader" where the embedded engine's never end on
+//     their own (engine/kube watches again, or ends a Kubernetes watch
+//     with kube's 500, as kube-apiserver does).
 //   - Alarms are the cluster's members': listed as they are, and raised
 //     or lifted only by an operator (etcdctl alarm), never by a session.
 //

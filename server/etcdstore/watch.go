@@ -22,7 +22,9 @@ var streamIDs atomic.Uint64
 // NewWatchStream: see mvcc.Watchable. Its watchers are the cluster's
 // watches, on a gRPC watch stream of its own; etcd's client moves it to
 // another member, from the revision after the last it delivered, when its
-// member goes.
+// member goes. They require a leader, as kube-apiserver's watches do: a
+// member without one ends them ("etcdserver: no leader", the watcher's
+// end), and the Kubernetes layer answers that as kube-apiserver does.
 func (s *Store) NewWatchStream() mvcc.Watches {
 	ctx := metadata.AppendToOutgoingContext(s.ctx, "rvplay-watch-stream", strconv.FormatUint(streamIDs.Add(1), 10))
 	ctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
