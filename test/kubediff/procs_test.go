@@ -202,7 +202,7 @@ current-context: self
 	ex, out = proc(t, "sample-apiserver", sampleBin,
 		"--etcd-servers="+curl, fmt.Sprintf("--secure-port=%d", sport), "--bind-address=127.0.0.1",
 		"--cert-dir="+filepath.Join(dir, "certs"), "--kubeconfig="+kubeconfig,
-		"--enable-priority-and-fairness=false", "--etcd-compaction-interval=0", fmt.Sprintf("--watch-cache=%t", watchCache),
+		"--enable-priority-and-fairness=false", "--etcd-compaction-interval="+compactionInterval.String(), fmt.Sprintf("--watch-cache=%t", watchCache),
 		"--disable-admission-plugins=NamespaceLifecycle,BanFlunder,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy,MutatingAdmissionPolicy")
 	waitReady(t, "sample-apiserver", c, "GET", surl+"/readyz", "", ex, out)
 	return reference{etcdURL: curl, serverURL: surl}
@@ -215,13 +215,18 @@ current-context: self
 // revision after it.
 func startRvplay(t *testing.T) string {
 	t.Helper()
-	return rvplaytest.Start(t, "kd", fmt.Sprintf("--watch-cache=%t", watchCache), "--compaction-interval=0").SessionURL
+	return rvplaytest.Start(t, "kd", fmt.Sprintf("--watch-cache=%t", watchCache), "--compaction-interval="+compactionInterval.String()).SessionURL
 }
 
 // watchCache runs both sides with their watch cache (sample-apiserver's
 // --watch-cache, rvplay's session setting): kube-apiserver's default read
 // path, each side's default. Off, both answer from etcd.
 var watchCache bool
+
+// compactionInterval is both sides' automatic compaction (the reference's
+// --etcd-compaction-interval, rvplay's --compaction-interval): 0, off,
+// unless a scenario is about what kube's compactor does.
+var compactionInterval time.Duration
 
 func ctxTimeout(d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), d)

@@ -33,9 +33,14 @@ type side struct {
 	// flight ("" for reads).
 	lastTimes map[string]string
 	writer    string
-	cont      string            // continue token of the last successful list
-	uids      map[string]string // uid → "uid-N", by first appearance
-	nextUID   int
+	cont      string // continue token of the last successful list
+	// byWrites, when set, renders resourceVersions by the writes of the
+	// sequence instead of relative to start (see relRV): for a server whose
+	// compactor writes on its own between the requests.
+	byWrites bool
+	writes   []int64           // the resourceVersions the sequence's writes answered, in order
+	uids     map[string]string // uid → "uid-N", by first appearance
+	nextUID  int
 }
 
 type objState struct {
@@ -74,14 +79,33 @@ type answer struct {
 	norm any
 }
 
-func (s *side) abs(rel int64) int64 { return s.start + rel }
+// abs is the revision rel stands for: rel past the start, or with
+// byWrites the rel-th write's (the start for 0).
+func (s *side) abs(rel int64) int64 {
+	if s.byWrites && rel > 0 && int(rel) <= len(s.writes) {
+		return s.writes[rel-1]
+	}
+	return s.start + rel
+}
 
 // relRV renders an absolute resourceVersion relative to the side's start
 // ("@N"); 0 and unparsable values are kept as they are.
+//
+// With byWrites, "@wK" is the revision of the sequence's K-th write and
+// "@wK+" one after it that no write of the sequence made (kube's compactor
+// writes compact_rev_key between requests, at times of its own).
 func (s *side) relRV(v string) string {
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n == 0 {
 		return v
+	}
+	if s.byWrites {
+		k := sort.Search(len(s.writes), func(i int) bool { return s.writes[i] > n })
+		r := "@w" + strconv.Itoa(k)
+		if k == 0 || s.writes[k-1] != n {
+			r += "+"
+		}
+		return r
 	}
 	return "@" + strconv.FormatInt(n-s.start, 10)
 }
@@ -353,6 +377,9 @@ func (s *side) track(name string, code int, b []byte, deleted bool) {
 		return
 	}
 	rv, _ := strconv.ParseInt(m.Metadata.ResourceVersion, 10, 64)
+	if n := len(s.writes); s.byWrites && (n == 0 || rv > s.writes[n-1]) {
+		s.writes = append(s.writes, rv)
+	}
 	o := s.objs[m.Metadata.Name]
 	if o == nil || o.uid != m.Metadata.UID {
 		s.objs[m.Metadata.Name] = &objState{rv: rv, uid: m.Metadata.UID}
