@@ -94,7 +94,7 @@ func (reg *Registry) createOnce(ctx context.Context, r *Resource, obj Object, o 
 		errs = append(errs, r.Validate(obj)...)
 	}
 	if r.ValidateRules != nil {
-		errs = r.ValidateRules(obj, nil, errs)
+		errs = r.ValidateRules(ctx, obj, nil, errs)
 	}
 	if len(errs) > 0 {
 		return Written{}, invalidObject(r, name, errs)

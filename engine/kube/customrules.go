@@ -2,7 +2,11 @@
 
 package kube
 
-import "github.com/rvplay/rvplay/engine/kube/schema"
+import (
+	"context"
+
+	"github.com/rvplay/rvplay/engine/kube/schema"
+)
 
 // ValidationRules evaluates the CEL rules of a CustomResourceDefinition's
 // schemas (x-kubernetes-validations: rule, message, messageExpression,
@@ -26,9 +30,11 @@ type ValidationRules interface {
 
 // RuleValidator evaluates one version's rules on a custom resource: old
 // is the stored object on an update (transition rules and ratcheting
-// see it), nil on a create.
+// see it), nil on a create. A rule an update ratchets (it fails on a
+// value the update left as it was) is no error but a warning, which
+// Validate adds to ctx (AddWarning) in kube's words.
 type RuleValidator interface {
-	Validate(o, old Object) []FieldError
+	Validate(ctx context.Context, o, old Object) []FieldError
 }
 
 // validationRules is the evaluator the build was given; nil: rules are
@@ -44,7 +50,7 @@ func UseValidationRules(r ValidationRules) { validationRules = r }
 // and ValidateUpdate: the CEL rules run on an object that passed the
 // schema's blocking checks; when it did not, one error says they were
 // not run.
-func (cr *customResource) validateRules(o, old Object, errs []FieldError) []FieldError {
+func (cr *customResource) validateRules(ctx context.Context, o, old Object, errs []FieldError) []FieldError {
 	if cr.rules == nil {
 		return errs
 	}
@@ -56,7 +62,7 @@ func (cr *customResource) validateRules(o, old Object, errs []FieldError) []Fiel
 				Detail: "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"})
 		}
 	}
-	return append(errs, cr.rules.Validate(o, old)...)
+	return append(errs, cr.rules.Validate(ctx, o, old)...)
 }
 
 // compileRules is the version's evaluator, when the build has one and
@@ -71,7 +77,7 @@ func compileRules(raw map[string]any) RuleValidator {
 // validateDefinitionRules is the definitions' share of the rules: their
 // compilation, on a create and on an update that changes the spec, when
 // the definition has rules.
-func validateDefinitionRules(crd, old Object, errs []FieldError) []FieldError {
+func validateDefinitionRules(_ context.Context, crd, old Object, errs []FieldError) []FieldError {
 	if validationRules == nil || !hasRules(crd["spec"]) || old != nil && schema.JSONEqual(crd["spec"], old["spec"]) {
 		return errs
 	}

@@ -4,6 +4,7 @@ package kube
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -137,7 +138,7 @@ func validateDefinition(o Object) []FieldError {
 	stored := stringList(pathValue(o, "status", "storedVersions"))
 	if len(stored) == 0 {
 		errs = append(errs, FieldError{Type: CauseFieldValueInvalid, Field: "status.storedVersions", Value: nil, Detail: "must have at least one stored version"})
-	} else if sv := storageVersion(o); storages == 1 && !contains(stored, sv) {
+	} else if sv := storageVersion(o); storages == 1 && !slices.Contains(stored, sv) {
 		errs = append(errs, FieldError{Type: CauseFieldValueInvalid, Field: "status.storedVersions", Value: pathValue(o, "status", "storedVersions"),
 			Detail: "must have the storage version " + sv})
 	}
@@ -311,7 +312,7 @@ func acceptedNames(crd Object, others []Object) (map[string]any, [3]string) {
 		var msgs []string
 		mine := stringList(had["shortNames"])
 		for _, s := range stringList(want["shortNames"]) {
-			if !contains(mine, s) && resources[s] {
+			if !slices.Contains(mine, s) && resources[s] {
 				msgs = append(msgs, strconv.Quote(s)+" is already in use")
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/rvplay/rvplay/engine/kube/schema"
 )
@@ -66,7 +67,7 @@ func (reg *Registry) updateDefinitionStatus(ctx context.Context, name string, ch
 		if !ok {
 			return cur, nil
 		}
-		out, err := reg.prepareUpdate(definitions, cur, nobj, "status", definitionManager, byUpdate)
+		out, err := reg.prepareUpdate(ctx, definitions, cur, nobj, "status", definitionManager, byUpdate)
 		if err != nil {
 			return nil, err
 		}
@@ -153,7 +154,7 @@ func (reg *Registry) deleteDefinition(ctx context.Context, name string, o Delete
 		if str(m, "deletionTimestamp") == "" {
 			m["deletionTimestamp"] = reg.timestamp()
 		}
-		if !contains(stringList(m["finalizers"]), cleanupFinalizer) {
+		if !slices.Contains(stringList(m["finalizers"]), cleanupFinalizer) {
 			m["finalizers"] = append(finalizers(nobj), cleanupFinalizer)
 		}
 		setCondition(nobj, "Terminating", "True", "InstanceDeletionPending", "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon", reg.timestamp())

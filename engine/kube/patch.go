@@ -92,14 +92,14 @@ func (reg *Registry) Patch(ctx context.Context, r *Resource, ns, name, sub, patc
 				return nil, NewBadRequest(schema.StrictDecodingError(unknown))
 			}
 		}
-		return reg.preparePatched(r, cur, nobj, ns, name, sub, o.FieldManager, byPatch)
+		return reg.preparePatched(ctx, r, cur, nobj, ns, name, sub, o.FieldManager, byPatch)
 	})
 	return reg.written(ctx, r, w, o.DryRun, err)
 }
 
 // preparePatched checks a patched object like an update body: identity
 // unchanged, a resourceVersion it carries must be the current one.
-func (reg *Registry) preparePatched(r *Resource, cur, nobj Object, ns, name, sub, manager string, by managedBy) (Object, error) {
+func (reg *Registry) preparePatched(ctx context.Context, r *Resource, cur, nobj Object, ns, name, sub, manager string, by managedBy) (Object, error) {
 	m := meta(nobj)
 	if n := str(m, "name"); n != name {
 		return nil, NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
@@ -130,7 +130,7 @@ func (reg *Registry) preparePatched(r *Resource, cur, nobj Object, ns, name, sub
 	if r.Default != nil && sub == "" {
 		r.Default(nobj)
 	}
-	return reg.prepareUpdate(r, cur, nobj, sub, manager, by)
+	return reg.prepareUpdate(ctx, r, cur, nobj, sub, manager, by)
 }
 
 func (reg *Registry) apply(ctx context.Context, r *Resource, ns, name, sub string, body []byte, o PatchOptions) (Written, error) {
@@ -171,7 +171,7 @@ func (reg *Registry) apply(ctx context.Context, r *Resource, ns, name, sub strin
 		if err != nil {
 			return nil, err
 		}
-		return reg.preparePatched(r, cur, nobj, ns, name, sub, "", byApplier)
+		return reg.preparePatched(ctx, r, cur, nobj, ns, name, sub, "", byApplier)
 	})
 }
 

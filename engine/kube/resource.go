@@ -3,6 +3,7 @@ package kube
 import (
 	"sync"
 
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -77,8 +78,9 @@ type Resource struct {
 	ValidateStatus func(o Object) []FieldError
 	// ValidateRules, when set, runs after Validate (or ValidateStatus)
 	// with the stored object on an update (nil on a create) and the
-	// errors so far: a definition's CEL rules (customrules.go).
-	ValidateRules func(o, old Object, errs []FieldError) []FieldError
+	// errors so far: a definition's CEL rules (customrules.go), which may
+	// also add warnings to ctx (AddWarning).
+	ValidateRules func(ctx context.Context, o, old Object, errs []FieldError) []FieldError
 	// Columns are what kubectl get prints (server-side Tables); none
 	// means Name and Age.
 	Columns []Column

@@ -91,7 +91,7 @@ func (reg *Registry) UpdateScale(ctx context.Context, r *Resource, ns, name stri
 			}
 			errs := r.Validate(nobj)
 			if r.ValidateRules != nil {
-				errs = r.ValidateRules(nobj, cur, errs)
+				errs = r.ValidateRules(ctx, nobj, cur, errs)
 			}
 			if len(errs) > 0 {
 				return nil, NewInvalid(r.Group, r.Kind, name, errs)

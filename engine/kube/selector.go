@@ -3,6 +3,7 @@ package kube
 import (
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,9 +50,9 @@ func (r Requirement) matches(ls map[string]string) bool {
 	v, has := ls[r.Key]
 	switch r.Op {
 	case OpEquals, OpDoubleEquals, OpIn:
-		return has && contains(r.Values, v)
+		return has && slices.Contains(r.Values, v)
 	case OpNotEquals, OpNotIn:
-		return !has || !contains(r.Values, v)
+		return !has || !slices.Contains(r.Values, v)
 	case OpExists:
 		return has
 	case OpDoesNotExist:
@@ -72,15 +73,6 @@ func (r Requirement) matches(ls map[string]string) bool {
 			return lv > rv
 		}
 		return lv < rv
-	}
-	return false
-}
-
-func contains(l []string, s string) bool {
-	for _, e := range l {
-		if e == s {
-			return true
-		}
 	}
 	return false
 }

@@ -167,7 +167,7 @@ func (reg *Registry) Update(ctx context.Context, r *Resource, ns, name, sub stri
 		if r.Default != nil && sub == "" {
 			r.Default(nobj)
 		}
-		return reg.prepareUpdate(r, cur, nobj, sub, o.FieldManager, byUpdate)
+		return reg.prepareUpdate(ctx, r, cur, nobj, sub, o.FieldManager, byUpdate)
 	})
 	return reg.written(ctx, r, w, o.DryRun, err)
 }
@@ -197,7 +197,7 @@ func (reg *Registry) checkUpdatePreconditions(r *Resource, cur Object, name, bod
 // fields come from the stored object, status (main endpoint) or everything
 // but status (status endpoint) is kept, generation moves on spec changes,
 // the result is validated and managedFields updated.
-func (reg *Registry) prepareUpdate(r *Resource, cur, nobj Object, sub, manager string, by managedBy) (Object, error) {
+func (reg *Registry) prepareUpdate(ctx context.Context, r *Resource, cur, nobj Object, sub, manager string, by managedBy) (Object, error) {
 	cm, nm := meta(cur), meta(nobj)
 	if sub == "status" && r.StatusKeepsMetadata != nil {
 		// the type's status strategy: the stored object with the new
@@ -256,7 +256,7 @@ func (reg *Registry) prepareUpdate(r *Resource, cur, nobj Object, sub, manager s
 		errs = append(errs, r.Validate(nobj)...)
 	}
 	if r.ValidateRules != nil {
-		errs = r.ValidateRules(nobj, cur, errs)
+		errs = r.ValidateRules(ctx, nobj, cur, errs)
 	}
 	if len(errs) > 0 {
 		return nil, invalidObject(r, Name(nobj), errs)

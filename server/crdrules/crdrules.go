@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/common"
+	"k8s.io/apiserver/pkg/warning"
 
 	"github.com/rvplay/rvplay/engine/kube"
 )
@@ -125,16 +126,19 @@ type validator struct {
 // Validate is the rules' step of customResourceStrategy's Validate and
 // ValidateUpdate: the whole object within kube's runtime cost budget,
 // with ratcheting on an update (a rule that fails on a value the update
-// left as it was is not reported, CRDValidationRatcheting being GA).
-func (v *validator) Validate(o, old kube.Object) []kube.FieldError {
+// left as it was is no error, CRDValidationRatcheting being GA, but a
+// warning, which kube's validator gives its context's recorder and
+// which reaches ctx's).
+func (v *validator) Validate(ctx context.Context, o, old kube.Object) []kube.FieldError {
 	obj := unstructured(o)
+	ctx = warning.WithWarningRecorder(ctx, recorder{ctx})
 	var errs field.ErrorList
 	if old == nil {
-		errs, _ = v.cel.Validate(context.Background(), nil, v.schema, obj, nil, celconfig.RuntimeCELCostBudget)
+		errs, _ = v.cel.Validate(ctx, nil, v.schema, obj, nil, celconfig.RuntimeCELCostBudget)
 	} else {
 		prev := unstructured(old)
 		correlated := common.NewCorrelatedObject(obj, prev, &model.Structural{Structural: v.schema})
-		errs, _ = v.cel.Validate(context.Background(), nil, v.schema, obj, prev, celconfig.RuntimeCELCostBudget, cel.WithRatcheting(correlated))
+		errs, _ = v.cel.Validate(ctx, nil, v.schema, obj, prev, celconfig.RuntimeCELCostBudget, cel.WithRatcheting(correlated))
 	}
 	out := make([]kube.FieldError, len(errs))
 	for i, e := range errs {
@@ -142,6 +146,12 @@ func (v *validator) Validate(o, old kube.Object) []kube.FieldError {
 	}
 	return out
 }
+
+// recorder is kube's warning.Recorder over the engine's: the warnings
+// kube's code records go to the request's (agent "-", kube's default).
+type recorder struct{ ctx context.Context }
+
+func (r recorder) AddWarning(_, text string) { kube.AddWarning(r.ctx, text) }
 
 // unstructured is the object as kube's JSON decoding gives it to the
 // validator: integers as int64, other numbers as float64.

@@ -273,7 +273,7 @@ func BenchmarkScalerRules(b *testing.B) {
 	old, cur := obj("2"), obj("4")
 	b.ReportAllocs()
 	for b.Loop() {
-		if errs := v.Validate(cur, old); len(errs) != 0 {
+		if errs := v.Validate(context.Background(), cur, old); len(errs) != 0 {
 			b.Fatal(errs)
 		}
 	}

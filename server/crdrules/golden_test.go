@@ -18,8 +18,8 @@ var knownCEL = map[int]string{
 // TestRecordCELGolden): each kind of rule broken on a create, an update,
 // a patch and a status write, the definitions refused for their rules,
 // and a rule added to a served definition (ratcheted on an update that
-// leaves the value it fails on as it was; kube's Warning header for it
-// is not compared, and rvplay sends none).
+// leaves the value it fails on as it was: kube's Warning header with the
+// error it did not give).
 func TestCELGoldenExchanges(t *testing.T) {
 	st, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{})
 	if err != nil {

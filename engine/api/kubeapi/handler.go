@@ -168,14 +168,14 @@ func (h *Handler) Serve(ctx context.Context, req *api.Request) (resp *api.Respon
 		return notFoundPage()
 	}
 	if rq.watchPath || boolParam(rq.Query, "watch") {
-		return prettyPrint(req, h.serveResource(ctx, rq))
+		return prettyPrint(req, h.serveWarned(ctx, rq))
 	}
 	ctx, cancel, write, refused := h.withDeadline(ctx, rq)
 	if refused != nil {
 		return prettyPrint(req, refused)
 	}
 	defer cancel()
-	resp = h.serveResource(ctx, rq)
+	resp = h.serveWarned(ctx, rq)
 	if ctx.Err() == context.DeadlineExceeded {
 		resp = timedOut(ctx, write)
 	}
@@ -395,7 +395,7 @@ func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response 
 		}
 		return deleteResponse(r, res)
 	case rq.Method == "DELETE" && rq.collection:
-		if !hasVerb(r, "deletecollection") {
+		if !slices.Contains(r.Verbs, "deletecollection") {
 			return statusResponse(kube.NewMethodNotSupported(r.Group, r.Resource, "deletecollection"))
 		}
 		do, err := deleteOptions(rq)
@@ -468,15 +468,6 @@ func methodVerb(rq *request) string {
 		return "delete"
 	}
 	return strings.ToLower(rq.Method)
-}
-
-func hasVerb(r *kube.Resource, v string) bool {
-	for _, x := range r.Verbs {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func deleteResponse(r *kube.Resource, res any) *api.Response {
