@@ -38,10 +38,15 @@ done
 # wasm_build OUT [FLAG...] builds ./wasm for the browser into OUT with the
 # flags above (extra flags, such as another -ldflags, follow them and win),
 # then joins the data segments that Go's linker cut at every run of zeros
-# (wasm/cmd/packdata: the same memory, 167 KB less gzip).
+# (wasm/cmd/packdata: the same memory, 167 KB less gzip) and blanks the
+# runtime's function names, which only tracebacks print (37 KB less gzip;
+# a traceback keeps each frame's file and line). RVPLAY_WASM_FUNCNAMES=1
+# keeps the names, for a build whose panics must name their functions.
 wasm_build() {
 	local out=$1
 	shift
 	GOOS=js GOARCH=wasm go build "${wasm_build_flags[@]}" "$@" -o "$out" ./wasm
-	GOOS= GOARCH= go run ./wasm/cmd/packdata "$out"
+	local names=()
+	[ -n "${RVPLAY_WASM_FUNCNAMES:-}" ] && names=(-keep-names)
+	GOOS= GOARCH= go run ./wasm/cmd/packdata "${names[@]}" "$out"
 }

@@ -9,30 +9,40 @@
 // zeros costs them next to nothing. packdata joins segments separated by at
 // most MaxGap zero bytes, writing the zeros out: for the lab's module the
 // raw file grows by about a megabyte of zeros and its gzip -9 shrinks by
-// about 167 KB (wasm/BENCHMARKS.md). scripts/wasm-flags.sh runs it on every
-// browser build, so that what is measured is what is served.
+// about 167 KB (wasm/BENCHMARKS.md). It also blanks the names of the
+// functions in the runtime's function table (BlankFuncNames: about 37 KB
+// of gzip -9), which only tracebacks print; -keep-names leaves them.
+// scripts/wasm-flags.sh runs it on every browser build, so that what is
+// measured is what is served.
 //
-// Usage: packdata FILE.wasm (rewritten in place)
+// Usage: packdata [-keep-names] FILE.wasm (rewritten in place)
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: packdata FILE.wasm")
+	keepNames := flag.Bool("keep-names", false, "leave the function names (tracebacks then name each frame)")
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: packdata [-keep-names] FILE.wasm")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() != 1 {
+		flag.Usage()
 		os.Exit(2)
 	}
-	if err := packFile(os.Args[1]); err != nil {
+	if err := packFile(flag.Arg(0), !*keepNames); err != nil {
 		fmt.Fprintln(os.Stderr, "packdata:", err)
 		os.Exit(1)
 	}
 }
 
-func packFile(name string) error {
+func packFile(name string, blankNames bool) error {
 	module, err := os.ReadFile(name)
 	if err != nil {
 		return err
@@ -40,6 +50,11 @@ func packFile(name string) error {
 	packed, err := Pack(module, MaxGap)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
+	}
+	if blankNames {
+		if packed, _, err = BlankFuncNames(packed); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(name), ".packdata-*")
 	if err != nil {

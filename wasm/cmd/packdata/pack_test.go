@@ -137,37 +137,13 @@ func TestSegmentsItDoesNotUnderstandAreRefused(t *testing.T) {
 // A Go program for js/wasm packed by the command runs as it did, under
 // Node with the Go toolchain's go_js_wasm_exec.
 func TestAPackedGoProgramRunsTheSame(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a program for js/wasm")
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed (scripts/ensure-deps.sh installs it)")
-	}
-	dir := t.TempDir()
-	prog := filepath.Join(dir, "hello.wasm")
-	build := exec.Command("go", "build", "-o", prog, "./testdata/hello")
-	build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	goroot, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := func() string {
-		t.Helper()
-		out, err := exec.Command(filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "go_js_wasm_exec"), prog).CombinedOutput()
-		if err != nil {
-			t.Fatalf("%v\n%s", err, out)
-		}
-		return string(out)
-	}
+	prog, run := buildForJS(t, "./testdata/hello")
 	want := run()
 	raw, err := os.ReadFile(prog)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := packFile(prog); err != nil {
+	if err := packFile(prog, false); err != nil {
 		t.Fatal(err)
 	}
 	packed, err := os.ReadFile(prog)
@@ -181,5 +157,84 @@ func TestAPackedGoProgramRunsTheSame(t *testing.T) {
 	}
 	if got := run(); got != want {
 		t.Errorf("after packing the program printed %q, before %q", got, want)
+	}
+}
+
+// buildForJS builds one of testdata's programs for js/wasm and returns
+// its path and a function running it under Node.
+func buildForJS(t *testing.T, pkg string) (prog string, run func() string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a program for js/wasm")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed (scripts/ensure-deps.sh installs it)")
+	}
+	prog = filepath.Join(t.TempDir(), filepath.Base(pkg)+".wasm")
+	build := exec.Command("go", "build", "-o", prog, pkg)
+	build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog, func() string {
+		t.Helper()
+		out, err := exec.Command(filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "go_js_wasm_exec"), prog).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return string(out)
+	}
+}
+
+func TestAProgramWithoutFunctionNamesRunsTheSame(t *testing.T) {
+	prog, run := buildForJS(t, "./testdata/hello")
+	want := run()
+	if err := packFile(prog, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(); got != want {
+		t.Errorf("without function names the program printed %q, before %q", got, want)
+	}
+	packed, err := os.ReadFile(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := BlankFuncNames(packed); err != nil {
+		t.Errorf("blanking again: %v", err)
+	}
+	for _, name := range []string{"main.main", "runtime.main", "fmt.Fprintf"} {
+		if bytes.Contains(packed, []byte(name+"\x00")) {
+			t.Errorf("%s is still named", name)
+		}
+	}
+	for name := range keptFuncNames {
+		if !bytes.Contains(packed, []byte("\x00"+name+"\x00")) {
+			t.Errorf("%s lost its name, which the runtime reads", name)
+		}
+	}
+}
+
+// A frame keeps its file and line; only its function's name goes.
+func TestWithoutFunctionNamesAFrameKeepsItsFileAndLine(t *testing.T) {
+	prog, run := buildForJS(t, "./testdata/frames")
+	if got, want := run(), "function \"main.main\" at main.go:12\n"; got != want {
+		t.Fatalf("with the names: %q, want %q", got, want)
+	}
+	if err := packFile(prog, true); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := run(), "function \"\" at main.go:12\n"; got != want {
+		t.Errorf("without the names: %q, want %q", got, want)
+	}
+}
+
+func TestAModuleWithoutAPclntabIsRefused(t *testing.T) {
+	m := module([]segment{{off: 4096, data: []byte("no table here")}}, false)
+	if _, _, err := BlankFuncNames(m); err == nil || !strings.Contains(err.Error(), "found 0 pclntab headers") {
+		t.Errorf("BlankFuncNames of a module without a pclntab: %v", err)
 	}
 }
