@@ -151,6 +151,22 @@ test('lesson 1: etcd-revisions on a server session, two students at once on thei
         await expect(s.panel.getByTestId('lesson-text')).toContainText(`revision ${rev}`);
         await expect(s.panel.getByTestId('lesson-text')).not.toContainText(/revision 6\b/);
       }
+      // The store's revision the prose quotes ("the header still says 9")
+      // is the one the student's own last answer showed: the header of
+      // their read in the past, as their console printed it, not the
+      // article's 9.
+      for (const s of students) {
+        const created = (await s.panel.getByTestId('lesson-text').locator('[data-command*="--rev="]').getAttribute('data-command'))!.match(/--rev=(\d+) /)![1];
+        // v1 (djE=) was read three times: steps 1 and 2, then the past.
+        const reads = s.page.getByTestId('console-line').filter({ hasText: '"djE="' });
+        await expect(reads).toHaveCount(3);
+        const header = (await reads.last().textContent())!.match(/"revision":\s*"?(\d+)/)![1];
+        expect(Number(header), `${s.id}'s header`).toBeGreaterThan(9);
+        await expect(s.panel.getByTestId('lesson-text')).toContainText(`revision ${header}`);
+        // The article's 9 is gone (unless their own k1 was created at 9,
+        // which their read in the past then names).
+        if (created !== '9') await expect(s.panel.getByTestId('lesson-text')).not.toContainText(/(^|[^\w-])9($|[^\w])/);
+      }
       await attachShots(ada.page, testInfo, 'lesson 1 on a class session: a student on her own keys');
     }
     for (const s of students) await s.panel.getByTestId('lesson-next').click();

@@ -4,7 +4,7 @@ import './setup.mjs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { parseDeepLink, deepLink, parseDuration, Progress, actionText, focusOf, unmetPart, predicateText, textPath, ownWords, ownText, settingsLeft } from '../static/js/lessons.js';
+import { parseDeepLink, deepLink, parseDuration, Progress, actionText, focusOf, unmetPart, predicateText, textPath, ownWords, ownText, seenRevision, settingsLeft } from '../static/js/lessons.js';
 
 const root = new URL('../lessons/', import.meta.url);
 const lessons = readdirSync(root).filter((d) => /^\d\d-/.test(d)).map((d) => JSON.parse(readFileSync(new URL(`${d}/lesson.json`, root), 'utf8')));
@@ -98,6 +98,47 @@ test('a student of a class sees their own names where the server gives them', ()
   assert.match(ownText(prose, { k1: 'k1-ada-x' }), /^Read `k1-ada-x` as it was at revision 6 \(lesson 6\)/);
   // Every lesson says whose names it uses on a class session.
   for (const l of lessons) assert.ok(l.class && (l.class.shared || l.class.names || l.class.namespace), l.slug);
+});
+
+test('a store\'s revision the text quotes is the one the learner\'s last answer showed, and the article\'s offline and until then', () => {
+  // Lesson 1 step 4 as written, in every language: its store revisions are
+  // placeholders that read as the article's 9 offline, and as the
+  // learner's own last answer's header on a class session (the verify
+  // answer's revision); the key's revision {{6}} keeps its own map.
+  const own = { k1: 'k1-ada-x', 6: '4312' };
+  for (const language of ['en', 'zh', 'ko']) {
+    const md = readFileSync(new URL(`01-etcd-revisions/${language}/04.md`, root), 'utf8');
+    assert.match(md, /\{\{store:9\}\}/, language);
+    const offline = ownText(md, null);
+    assert.doesNotMatch(offline, /\{\{/, language);
+    assert.equal(offline, md.replaceAll('{{store:9}}', '9').replaceAll('{{6}}', '6'), language);
+    assert.equal(ownText(md, own, 0), ownText(md, own), language);
+    const shown = ownText(md, own, 4320);
+    assert.ok(shown.includes('4320') && shown.includes('4312'), language);
+    assert.doesNotMatch(shown.replace(/lesson 6|第 6 课|레슨 6/g, ''), /(^|[^0-9A-Za-z_.-])9($|[^0-9A-Za-z_.-])/, language);
+  }
+  // The revision is the newest answer's of the learner's record (GET
+  // /rvplay/v1/exchanges, oldest first), as their tool showed it: an etcd
+  // answer's header, a list's resourceVersion, else the store's revision
+  // when it was answered (lesson 12's 504 "current: N"); not a watch, the
+  // session's own API, nor the lab's etcd table reading the store again.
+  const put = { protocol: 'etcd', verb: 'put', status: 200, userAgent: 'etcdctl/v3.4.23 (rvplay console)', resourceVersion: '4318', revision: 4318 };
+  const get = { ...put, verb: 'range', resourceVersion: '4320', revision: 4321 };
+  const panel = { ...get, userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/140', resourceVersion: '4333', revision: 4333 };
+  const watch = { protocol: 'kubernetes', verb: 'watch', status: 200, revision: 4340, watch: { events: 1 } };
+  const verify = { protocol: 'rvplay', verb: 'post', status: 200, revision: 4341 };
+  assert.equal(seenRevision([put, get, panel, watch, verify]), 4320);
+  assert.equal(seenRevision([put]), 4318);
+  assert.equal(seenRevision([]), 0);
+  assert.equal(seenRevision([panel, verify]), 0);
+  const list = { protocol: 'kubernetes', verb: 'list', status: 200, userAgent: 'B/rvplay-lab', resourceVersion: '4401', revision: 4409 };
+  assert.equal(seenRevision([put, list]), 4401, 'an exact list answers the past it read');
+  const tooNew = { protocol: 'kubernetes', verb: 'get', status: 504, reason: 'Timeout', userAgent: 'B/rvplay-lab', revision: 4412 };
+  assert.equal(seenRevision([list, tooNew]), 4412);
+  const object = { protocol: 'kubernetes', verb: 'get', status: 200, userAgent: 'A/rvplay-lab', resourceVersion: '4001', revision: 4415 };
+  assert.equal(seenRevision([object]), 4415, 'an object\'s resourceVersion is not the store\'s');
+  // In inline code too (lesson 12's resourceVersion=7&resourceVersionMatch=Exact).
+  assert.equal(ownText('`resourceVersion={{store:7}}&resourceVersionMatch=Exact`', { default: 'ada-x' }, 4401), '`resourceVersion=4401&resourceVersionMatch=Exact`');
 });
 
 test('a lesson\'s settings go on without the compactionInterval a session on an etcd cluster refuses, and stop on any other refusal', () => {

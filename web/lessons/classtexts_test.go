@@ -1,11 +1,13 @@
 package lessons_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/rvplay/rvplay/engine/lesson"
 	"github.com/rvplay/rvplay/engine/lesson/classnames"
 	"github.com/rvplay/rvplay/engine/mvcc"
+	"github.com/rvplay/rvplay/engine/session"
 	"github.com/rvplay/rvplay/web/lessons"
 )
 
@@ -20,6 +23,12 @@ import (
 // ({{6}}): the lab resolves it through the map the session applied to the
 // student's commands (lessons.js, ownRevisions).
 var placeholder = regexp.MustCompile(`\{\{(\d+)\}\}`)
+
+// storePlaceholder is how a text names the store's revision that its
+// step's last answer shows ({{store:9}}): on a server session the lab
+// shows the one the learner's own last answer showed (lessons.js,
+// seenRevision).
+var storePlaceholder = regexp.MustCompile(`\{\{store:(\d+)\}\}`)
 
 // prose is a text without its code (fenced blocks and inline code, which
 // the lab rewrites as it rewrites commands) and without its placeholders.
@@ -36,7 +45,7 @@ func prose(text string) string {
 		}
 	}
 	s := regexp.MustCompile("`[^`]*`").ReplaceAllString(b.String(), " ")
-	return placeholder.ReplaceAllString(s, " ")
+	return storePlaceholder.ReplaceAllString(placeholder.ReplaceAllString(s, " "), " ")
 }
 
 // lessonNumber is a number that names a lesson, in each language's way
@@ -76,7 +85,7 @@ func TestStepTextsNameTheRevisionsAClassMapsByPlaceholder(t *testing.T) {
 					t.Errorf("%s: %s names no revision its lesson's class maps (%v)", name, m[0], c.Revisions)
 				}
 			}
-			if title, _, _ := strings.Cut(text, "\n"); placeholder.MatchString(title) {
+			if title, _, _ := strings.Cut(text, "\n"); placeholder.MatchString(title) || storePlaceholder.MatchString(title) {
 				t.Errorf("%s: a placeholder in the title %q", name, title)
 			}
 			if path.Base(name) == "00.md" {
@@ -140,4 +149,88 @@ func TestAStudentsPlaceholdersResolveToTheirCommandsRevision(t *testing.T) {
 			t.Errorf("%s does not say revision %s where alice's command reads it:\n%s", name, rev, shown)
 		}
 	}
+}
+
+// A store's revision a step's text quotes as a placeholder ({{store:8}})
+// is the one its step's last answer shows: replayed on a new store as the
+// article's, the revision the step's last answer showed (what a class's
+// student sees there instead: lastAnswerRevision) is the text's number,
+// in every language.
+func TestAStoreRevisionATextQuotesIsTheOneItsStepsLastAnswerShows(t *testing.T) {
+	c := catalog(t)
+	files := lessons.Files()
+	checked := 0
+	for _, l := range c.Lessons() {
+		quoted := map[int]map[string][]string{} // step -> number -> texts
+		texts, _ := fs.Glob(files, path.Join(l.Dir, "*", "*.md"))
+		for _, name := range texts {
+			n, err := strconv.Atoi(strings.TrimSuffix(path.Base(name), ".md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := fs.ReadFile(files, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range storePlaceholder.FindAllStringSubmatch(string(b), -1) {
+				if n == 0 {
+					t.Errorf("%s: %s in an introduction, which no answer precedes", name, m[0])
+					continue
+				}
+				if quoted[n] == nil {
+					quoted[n] = map[string][]string{}
+				}
+				quoted[n][m[1]] = append(quoted[n][m[1]], name)
+			}
+		}
+		if len(quoted) == 0 {
+			continue
+		}
+		t.Run(l.Slug, func(t *testing.T) {
+			r := start(t, c, l)
+			for n := 1; n <= len(l.Steps); n++ {
+				since := r.LastSeq()
+				for _, a := range l.Steps[n-1].SolutionActions() {
+					if out, err := r.Do(context.Background(), a); err != nil {
+						t.Fatalf("step %d, action %s: %v\n%s", n, a.ID, err, out)
+					}
+				}
+				if len(quoted[n]) == 0 {
+					continue
+				}
+				// The runner's requests carry no principal: the teacher's.
+				mine, _ := r.Session.Record.Since(uint64(since), session.Filter{Principal: api.PrincipalFrom(context.Background()).ID}, 0)
+				seen := strconv.FormatInt(lastAnswerRevision(mine), 10)
+				for rev, names := range quoted[n] {
+					if rev != seen {
+						t.Errorf("step %d's last answer shows the store at %s, but %v quote {{store:%s}}", n, seen, names, rev)
+					}
+					checked++
+				}
+			}
+		})
+	}
+	if checked == 0 {
+		t.Fatal("no text quotes a store's revision")
+	}
+}
+
+// lastAnswerRevision is the store's revision that the newest answer in
+// record showed, as the lab reads it from the session's record on a
+// server session (lessons.js, seenRevision; here a test oracle): an etcd
+// answer's header.revision, a list's resourceVersion, else the store's
+// revision when it was answered; streams, the session's own API and the
+// lab's own panels (a browser's User-Agent) do not count.
+func lastAnswerRevision(record []session.Exchange) int64 {
+	for i := len(record) - 1; i >= 0; i-- {
+		e := &record[i]
+		if e.Watch != nil || e.Protocol == session.ProtocolRvplay || strings.HasPrefix(e.UserAgent, "Mozilla/") {
+			continue
+		}
+		if rv, _ := strconv.ParseInt(e.RV, 10, 64); e.Status < 300 && (e.Protocol == session.ProtocolEtcd || e.Verb() == "list") && rv > 0 {
+			return rv
+		}
+		return e.Revision
+	}
+	return 0
 }

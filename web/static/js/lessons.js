@@ -55,8 +55,15 @@ export function ownWords(s, own) {
 // says what the student's commands say: their own number (own["6"], the
 // session's mapping, applied to their commands too), or the article's 6
 // offline, for the teacher, and until the student's key exists.
-export function ownRevisions(md, own) {
-  return md.replace(/\{\{(\d+)\}\}/g, (_, n) => (own && Object.hasOwn(own, n) ? own[n] : n));
+// {{store:9}} names the store's revision that the step's last answer
+// shows ("the header still says 9"): on a server session, whose store a
+// class shares, the one the learner's own last answer showed (seen:
+// seenRevision), the article's 9 offline and until they have an answer.
+export function ownRevisions(md, own, seen = 0) {
+  return md.replace(/\{\{(store:)?(\d+)\}\}/g, (_, store, n) => {
+    if (store) return seen > 0 ? String(seen) : n;
+    return own && Object.hasOwn(own, n) ? own[n] : n;
+  });
 }
 
 // ownText gives a lesson text a student's own names (own: the map the
@@ -66,9 +73,9 @@ export function ownRevisions(md, own) {
 // namespace, as the server does in a command's manifest: labels and images
 // share the object's word but keep it). Prose and other blocks (output)
 // keep the article's words, but for the revisions written as placeholders
-// (ownRevisions).
-export function ownText(md, own) {
-  md = ownRevisions(md, own);
+// (ownRevisions, with seen).
+export function ownText(md, own, seen = 0) {
+  md = ownRevisions(md, own, seen);
   if (!own || !Object.keys(own).length) return md;
   let fence = null;
   let meta = false;
@@ -84,6 +91,25 @@ export function ownText(md, own) {
     if (fence !== null) return line;
     return line.replace(/`[^`]+`/g, (code) => ownWords(code, own));
   }).join('\n');
+}
+
+// seenRevision is the store's revision that the newest answer of a
+// session's record (GET /rvplay/v1/exchanges, oldest first: a learner's
+// own since their step began) showed, or 0 when there is none: an etcd
+// answer's header.revision, a list's resourceVersion, and for any other
+// answer (a get, a write, a 504's "current: N") the store's revision when
+// it was made. Streams and the session's own API answer nothing of the
+// kind, and the lab's own panels (its etcd table reading the store again
+// after a write: the browser's User-Agent) are not what the learner did.
+export function seenRevision(items) {
+  for (let i = (items?.length || 0) - 1; i >= 0; i--) {
+    const e = items[i];
+    if (e.watch || e.protocol === 'rvplay' || (e.userAgent || '').startsWith('Mozilla/')) continue;
+    const rv = Number(e.resourceVersion);
+    if (e.status < 300 && (e.protocol === 'etcd' || e.verb === 'list') && rv > 0) return rv;
+    return Number(e.revision) || 0;
+  }
+  return 0;
 }
 
 // settingsLeft is what a lesson's settings action still applies when the
@@ -437,6 +463,7 @@ export function mountLessons(lab) {
     cur.step = step;
     cur.hints = 0;
     cur.result = null;
+    cur.seen = 0;
     progress.at(l.slug, step);
     setHash(deepLink(l.slug, step));
     cur.since = step > 0 ? newestSeq(l, step) : 0;
@@ -517,11 +544,13 @@ export function mountLessons(lab) {
     const l = cur.lesson;
     const step = cur.step;
     await lab.settled?.();
-    const r = await request('POST', `${ROUTE}/${l.slug}/steps/${step}/verify`, { since: await cur.since });
+    const since = await cur.since;
+    const r = await request('POST', `${ROUTE}/${l.slug}/steps/${step}/verify`, { since });
     if (!cur || cur.lesson !== l || cur.step !== step) return r;
     cur.result = r;
     if (r.passed) progress.pass(l.slug, step);
     renderResult();
+    await seen(since).catch(() => {}); // the prose keeps the numbers it shows
     return r;
   }
 
@@ -569,8 +598,9 @@ export function mountLessons(lab) {
       }));
     }));
     const title = el('h3', { 'data-testid': 'lesson-title', text: s.title });
-    const text_ = el('div', { class: 'lesson-text', 'data-testid': 'lesson-text' });
-    text_.innerHTML = renderMarkdown(ownText(s.body, own(l))); // safe: markdown.js escapes raw HTML and filters URLs
+    const text_ = el('div', { class: 'lesson-text', id: 'lesson-text', 'data-testid': 'lesson-text' });
+    cur.text = s;
+    text_.innerHTML = renderMarkdown(ownText(s.body, own(l), cur.seen)); // safe: markdown.js escapes raw HTML and filters URLs
     const parts = [head, intro ? null : dots, title, text_];
     // On a server whose sessions share an etcd cluster, the numbers a
     // text compares are the cluster's: they jump when others write.
@@ -627,6 +657,39 @@ export function mountLessons(lab) {
     }
   }
 
+  // seen reads, on a server session whose step's text quotes the store's
+  // revision ({{store:9}}), the learner's answers since the step began
+  // (their own: a student's record is theirs alone, and the teacher's
+  // principal is "teacher", as on an open session) and shows the text
+  // again with the revision the newest one showed.
+  async function seen(since) {
+    const at = cur && { lesson: cur.lesson, step: cur.step };
+    if (!server || !cur?.text || !/\{\{store:/.test(cur.text.body)) return;
+    let items = [];
+    for (let after = since, page = 0; page < 20; page++) {
+      const r = await lab.transport.request('GET', '/rvplay/v1/exchanges', { query: { since: after, principal: 'teacher', limit: 1000 } });
+      if (r.status !== 200) return;
+      const j = JSON.parse(r.body);
+      items = items.concat(j.items || []);
+      if ((j.items || []).length < 1000) break;
+      after = j.last;
+    }
+    const rev = seenRevision(items);
+    if (!cur || cur.lesson !== at.lesson || cur.step !== at.step || !rev || rev === cur.seen) return;
+    cur.seen = rev;
+    renderText();
+  }
+
+  // renderText shows the step's text again once the store's revision its
+  // placeholders name is known ({{store:9}}: the learner's last answer's).
+  function renderText() {
+    const box = $('lesson-text');
+    if (!box || !cur?.text || !/\{\{store:/.test(cur.text.body)) return;
+    box.innerHTML = renderMarkdown(ownText(cur.text.body, own(cur.lesson), cur.seen)); // safe: as in render
+    if (cur.step > 0) wireCommands(box, cur.lesson.steps[cur.step - 1]);
+    renderBusy();
+  }
+
   // wireCommands puts a Run button on each console line that is one of
   // the step's actions.
   function wireCommands(root, step) {
@@ -668,7 +731,7 @@ export function mountLessons(lab) {
     box.replaceChildren(...s.hints.slice(0, cur.hints).map((h, i) => {
       const d = el('div', { class: 'hint', 'data-testid': 'lesson-hint-text' }, el('b', { text: t('lessons.hint.n', { n: i + 1, total: s.hints.length }) }));
       const div = el('div');
-      div.innerHTML = renderMarkdown(ownText(h, own(cur.lesson)));
+      div.innerHTML = renderMarkdown(ownText(h, own(cur.lesson), cur.seen));
       d.append(div);
       return d;
     }));
@@ -688,6 +751,7 @@ export function mountLessons(lab) {
   async function retry() {
     cur.since = await newestSeq(cur.lesson, cur.step);
     cur.result = null;
+    cur.seen = 0;
     progress.update(cur.lesson.slug, (l) => { l.passed = l.passed.filter((k) => k !== cur.step); });
     await render();
   }
