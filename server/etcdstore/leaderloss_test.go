@@ -133,28 +133,14 @@ func timeout(t *testing.T) context.Context {
 	return ctx
 }
 
-// watchEvent is a Kubernetes watch event: an object's, or a Status's.
-type watchEvent struct {
-	Type   string `json:"type"`
-	Object struct {
-		Metadata struct {
-			Name            string `json:"name"`
-			ResourceVersion string `json:"resourceVersion"`
-		} `json:"metadata"`
-		Code    int    `json:"code"`
-		Reason  string `json:"reason"`
-		Message string `json:"message"`
-	} `json:"object"`
-}
-
 // nextEvent is a Kubernetes watch's next event.
-func nextEvent(t *testing.T, w *kube.Watch) watchEvent {
+func nextEvent(t *testing.T, w *kube.Watch) event {
 	t.Helper()
 	line, err := w.Next(timeout(t))
 	if err != nil {
 		t.Fatalf("the watch ended: %v", err)
 	}
-	var e watchEvent
+	var e event
 	if err := json.Unmarshal(line, &e); err != nil {
 		t.Fatalf("%v: %s", err, line)
 	}

@@ -78,6 +78,7 @@ type object struct {
 	} `json:"metadata"`
 	Data    map[string]string `json:"data,omitempty"`
 	Code    int               `json:"code,omitempty"`
+	Reason  string            `json:"reason,omitempty"`
 	Message string            `json:"message,omitempty"`
 }
 
