@@ -5,10 +5,10 @@ package kube
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"sort"
 	"sync"
 
+	"github.com/rvplay/rvplay/engine/kube/schema"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
@@ -87,8 +87,8 @@ func (reg *Registry) CustomResources(ctx context.Context) ([]*Resource, string, 
 // change of its other status only. Deleted and created again, or changed,
 // it is built anew.
 func sameStorage(a, b Object) bool {
-	return UID(a) == UID(b) && reflect.DeepEqual(a["spec"], b["spec"]) &&
-		reflect.DeepEqual(pathValue(a, "status", "acceptedNames"), pathValue(b, "status", "acceptedNames"))
+	return UID(a) == UID(b) && schema.JSONEqual(a["spec"], b["spec"]) &&
+		schema.JSONEqual(pathValue(a, "status", "acceptedNames"), pathValue(b, "status", "acceptedNames"))
 }
 
 // dropCaches closes the watch caches that serve rs (their watchers end

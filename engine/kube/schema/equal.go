@@ -11,7 +11,11 @@ import (
 // decodes, where 1 and 1.0 are the same float64), anything else with ==.
 // The API server's no-op and generation rules, apply, strategic merge
 // patch and the lesson engine's predicates all compare with it.
-func JSONEqual(a, b any) bool {
+func JSONEqual(a, b any) bool { return jsonEqual(a, b, true) }
+
+// jsonEqual is JSONEqual with numbers compared by value or, as
+// reflect.DeepEqual does, by their decoded type and value.
+func jsonEqual(a, b any, numbersByValue bool) bool {
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
@@ -20,7 +24,7 @@ func JSONEqual(a, b any) bool {
 		}
 		for k, v := range x {
 			w, ok := y[k]
-			if !ok || !JSONEqual(v, w) {
+			if !ok || !jsonEqual(v, w, numbersByValue) {
 				return false
 			}
 		}
@@ -31,13 +35,13 @@ func JSONEqual(a, b any) bool {
 			return false
 		}
 		for i := range x {
-			if !JSONEqual(x[i], y[i]) {
+			if !jsonEqual(x[i], y[i], numbersByValue) {
 				return false
 			}
 		}
 		return true
 	}
-	if x, ok := canonNumber(a); ok {
+	if x, ok := canonNumber(a); ok && numbersByValue {
 		y, ok := canonNumber(b)
 		return ok && x == y
 	}

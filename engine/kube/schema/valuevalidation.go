@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -437,7 +436,8 @@ func (v *validator) enum(s *Structural, path string, x any) {
 }
 
 // enumEqual is kube-openapi's comparison: the value converted to the enum
-// value's Go type, then reflect.DeepEqual.
+// value's Go type, then reflect.DeepEqual (jsonEqual's strict form, which
+// is that for decoded JSON without linking reflect's deep equality).
 func enumEqual(x, e any) bool {
 	switch ev := e.(type) {
 	case int64:
@@ -459,7 +459,7 @@ func enumEqual(x, e any) bool {
 	case nil:
 		return false
 	}
-	return reflect.DeepEqual(x, e)
+	return jsonEqual(x, e, false)
 }
 
 func (v *validator) object(s *Structural, path string, m map[string]any) {
