@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -220,21 +221,14 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, success(name))
 		return
 	}
-	l, release, err := h.Registry.Acquire(r.Context(), name)
+	sr := &sessionRequest{}
+	l, err := h.Registry.Lease(r.Context(), name, &sr.lease)
 	if err != nil {
 		writeResponse(w, registryError(sub, name, err))
 		return
 	}
-	defer release()
-	// The session sees paths relative to its base URL. A shallow copy with
-	// its own URL, as http.StripPrefix makes: the handler reads the request
-	// and never changes it, so a deep Clone (headers and all, on every
-	// request) would buy nothing.
-	r2 := r.WithContext(api.WithPrincipal(r.Context(), p))
-	u := *r.URL
-	u.Path = sub
-	u.RawPath = ""
-	r2.URL = &u
+	defer sr.lease.Release()
+	r2 := sr.of(r, sub, p)
 	// The teacher may change the settings (or a lesson's set-up may): the
 	// class keeps them and its labs learn of it (settings.go).
 	control := p.Role == api.RoleTeacher && strings.HasPrefix(sub, "/rvplay/") && r.Method != http.MethodGet && r.Method != http.MethodHead
@@ -246,6 +240,31 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 	if control {
 		h.Registry.keepSettings(name, l.Session(), before)
 	}
+}
+
+// sessionRequest is what a request to a session's API gets on its way
+// there, in one allocation (a request is on its way every few
+// microseconds): its hold on the loaded session, and the request as the
+// session sees it, with its path within the session and its principal.
+type sessionRequest struct {
+	lease Lease
+	r     http.Request
+	url   url.URL
+	ctx   api.PrincipalContext
+}
+
+// of is r as the session sees it: a shallow copy, as http.StripPrefix
+// makes (the handler reads the request and never changes it, so a deep
+// Clone, headers and all, would buy nothing), with sub as its path and p
+// in its context.
+func (sr *sessionRequest) of(r *http.Request, sub string, p api.Principal) *http.Request {
+	sr.ctx.Set(r.Context(), p)
+	sr.url = *r.URL
+	sr.url.Path = sub
+	sr.url.RawPath = ""
+	sr.r = *r.WithContext(&sr.ctx)
+	sr.r.URL = &sr.url
+	return &sr.r
 }
 
 // authenticate finds who makes r on session info: on an open session

@@ -512,17 +512,29 @@ func (l *Loaded) Session() *session.Session { return l.sess }
 // to call when the request (or stream) using it ends. While any acquire is
 // unreleased the session stays loaded.
 func (r *Registry) Acquire(ctx context.Context, name string) (*Loaded, func(), error) {
+	x := new(Lease)
+	l, err := r.Lease(ctx, name, x)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, x.Release, nil
+}
+
+// Lease is Acquire with the hold kept in x, which the caller may make part
+// of its own per-request state (the handler's sessionRequest): a request
+// then costs no allocation of its own for it. x.Release ends the hold.
+func (r *Registry) Lease(ctx context.Context, name string, x *Lease) (*Loaded, error) {
 	r.discover(name, "")
 	for {
 		r.mu.Lock()
 		if r.closed {
 			r.mu.Unlock()
-			return nil, nil, ErrClosed
+			return nil, ErrClosed
 		}
 		e := r.sessions[name]
 		if e == nil {
 			r.mu.Unlock()
-			return nil, nil, ErrNotFound
+			return nil, ErrNotFound
 		}
 		now := r.opts.Clock.Now()
 		switch e.state {
@@ -531,13 +543,14 @@ func (r *Registry) Acquire(ctx context.Context, name string) (*Loaded, func(), e
 			l.refs++
 			e.lastUsed = now
 			r.mu.Unlock()
-			return &l.Loaded, r.releaser(e, l), nil
+			x.r, x.e, x.l = r, e, l
+			return &l.Loaded, nil
 		case unloaded:
 			if len(r.loaded) >= r.opts.MaxLoaded {
 				victim := r.idlestLocked()
 				if victim == nil {
 					r.mu.Unlock()
-					return nil, nil, ErrTooManyLoaded
+					return nil, ErrTooManyLoaded
 				}
 				l := r.beginUnloadLocked(victim)
 				r.mu.Unlock()
@@ -560,7 +573,7 @@ func (r *Registry) Acquire(ctx context.Context, name string) (*Loaded, func(), e
 					e.setState(unloaded)
 				}
 				r.mu.Unlock()
-				return nil, nil, err
+				return nil, err
 			}
 			l.refs = 1
 			e.live = l
@@ -568,14 +581,15 @@ func (r *Registry) Acquire(ctx context.Context, name string) (*Loaded, func(), e
 			e.setState(isLoaded)
 			r.mu.Unlock()
 			r.opts.Logger.Info("session loaded", "session", name, "revision", l.sess.Store.Rev())
-			return &l.Loaded, r.releaser(e, l), nil
+			x.r, x.e, x.l = r, e, l
+			return &l.Loaded, nil
 		default: // loading, unloading, ended: wait for the next state
 			ch := e.changed
 			r.mu.Unlock()
 			select {
 			case <-ch:
 			case <-ctx.Done():
-				return nil, nil, ctx.Err()
+				return nil, ctx.Err()
 			}
 		}
 	}
@@ -595,21 +609,24 @@ func (r *Registry) ifLoaded(name string) (*session.Session, func(), bool) {
 }
 
 func (r *Registry) releaser(e *entry, l *live) func() {
-	// One allocation per request: the release and what it releases.
-	rel := &release{r: r, e: e, l: l}
-	return rel.do
+	x := &Lease{r: r, e: e, l: l}
+	return x.Release
 }
 
-// release is one Acquire's release; it counts once however often it is
-// called.
-type release struct {
+// Lease is one hold on a loaded session (Acquire, Lease). Its zero value
+// holds nothing.
+type Lease struct {
 	r    *Registry
 	e    *entry
 	l    *live
 	done atomic.Bool
 }
 
-func (x *release) do() {
+// Release ends the hold; it counts once however often it is called.
+func (x *Lease) Release() {
+	if x.r == nil {
+		return
+	}
 	if x.done.Swap(true) {
 		return
 	}
