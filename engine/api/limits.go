@@ -65,6 +65,13 @@ func WithWatchLimiter(ctx context.Context, l Limiter) context.Context {
 	return context.WithValue(ctx, watchLimiterKey{}, l)
 }
 
+// IsWatchLimiterKey reports whether key is the context key of a request's
+// watch limiter, whose value is a Limiter (WithWatchLimiter): a transport
+// that makes a request's context itself may answer it from its own Value
+// method, and make the limiter only when a watch asks for it (most
+// requests never watch).
+func IsWatchLimiterKey(key any) bool { return key == (watchLimiterKey{}) }
+
 // WatchLimiter is the limiter ctx carries, or one without a cap.
 func WatchLimiter(ctx context.Context) Limiter {
 	if l, ok := ctx.Value(watchLimiterKey{}).(Limiter); ok && l != nil {

@@ -124,12 +124,13 @@ func (b *body) release() {
 	b.reserved = 0
 }
 
-// readBody reads r's body incrementally, at most limit bytes, under the
-// read deadline timeout: its buffer grows with what arrives (never to a
-// declared length before the bytes are there), each growth reserved from
+// readBody reads r's body into b incrementally, at most limit bytes, under
+// the read deadline timeout: its buffer grows with what arrives (never to
+// a declared length before the bytes are there), each growth reserved from
 // budget (nil: none). It answers what to refuse the request with, if
-// anything; the caller releases the body once the request is answered.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration, budget *BodyBudget) (b *body, refused *api.Refusal) {
+// anything; the caller releases the body (refused or not) once the request
+// is answered.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration, budget *BodyBudget, b *body) (refused *api.Refusal) {
 	rc := http.NewResponseController(w)
 	defer func() {
 		if refused == nil {
@@ -144,7 +145,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 		}
 	}()
 	if r.ContentLength > limit {
-		return nil, &api.Refusal{Kind: api.BodyTooLarge, Limit: limit}
+		return &api.Refusal{Kind: api.BodyTooLarge, Limit: limit}
 	}
 	rc.SetReadDeadline(time.Now().Add(timeout))
 	// What the buffer may grow to: one byte more than allowed (or than
@@ -153,16 +154,16 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 	if n := r.ContentLength; n >= 0 && n < limit {
 		most = n + 1
 	}
-	b = &body{budget: budget}
+	b.budget = budget
 	for {
 		if len(b.data) == cap(b.data) {
 			if int64(len(b.data)) >= most {
-				return b, &api.Refusal{Kind: api.BodyTooLarge, Limit: limit}
+				return &api.Refusal{Kind: api.BodyTooLarge, Limit: limit}
 			}
 			size := min(max(2*int64(cap(b.data)), minBodyBuffer), most)
 			if budget != nil {
 				if !budget.reserve(r.Context(), size-int64(cap(b.data))) {
-					return b, &api.Refusal{Kind: api.Busy}
+					return &api.Refusal{Kind: api.Busy}
 				}
 				b.reserved += size - int64(cap(b.data))
 			}
@@ -173,19 +174,19 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 		n, err := r.Body.Read(b.data[len(b.data):cap(b.data)])
 		b.data = b.data[:len(b.data)+n]
 		if int64(len(b.data)) > limit {
-			return b, &api.Refusal{Kind: api.BodyTooLarge, Limit: limit}
+			return &api.Refusal{Kind: api.BodyTooLarge, Limit: limit}
 		}
 		switch {
 		case err == io.EOF:
-			return b, nil
+			return nil
 		case err == nil:
 			continue
 		}
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
-			return b, &api.Refusal{Kind: api.BodyTimeout, Detail: timeout.String()}
+			return &api.Refusal{Kind: api.BodyTimeout, Detail: timeout.String()}
 		}
-		return b, &api.Refusal{Kind: api.BodyBroken, Detail: err.Error()}
+		return &api.Refusal{Kind: api.BodyBroken, Detail: err.Error()}
 	}
 }
 
@@ -196,10 +197,20 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 // deadline itself and lifts it once the body is in, for the streams that
 // follow.
 func BodyDeadline(next http.Handler, timeout time.Duration) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength != 0 {
-			http.NewResponseController(w).SetReadDeadline(time.Now().Add(timeout))
-		}
-		next.ServeHTTP(w, r)
-	})
+	return bodyDeadline{next: next, timeout: timeout}
+}
+
+// bodyDeadline is a type of its own, not a closure: a closure would be
+// inlined into the caller's package, where its ResponseController was
+// found to escape, an allocation on every request.
+type bodyDeadline struct {
+	next    http.Handler
+	timeout time.Duration
+}
+
+func (h bodyDeadline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength != 0 {
+		http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.timeout))
+	}
+	h.next.ServeHTTP(w, r)
 }

@@ -169,39 +169,37 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ws := websocket.IsWebSocketUpgrade(r)
-	req := &api.Request{
+	x := &exchange{req: api.Request{
 		Method: r.Method,
 		Path:   r.URL.Path,
 		Query:  query(r.URL),
 		Header: api.Header(r.Header),
-	}
+	}}
+	req := &x.req
 	if ws && a.opts.WebSocketMethod != nil {
 		req.Method = a.opts.WebSocketMethod(r.URL.Path)
 	}
 	uaProtocol := browserUserAgent(r, ws)
-	var b *body
-	if r.Body != nil && r.Body != http.NoBody {
-		var refused *api.Refusal
-		b, refused = readBody(w, r, a.opts.MaxBodyBytes, a.opts.BodyTimeout, a.opts.Bodies)
-		if refused != nil {
-			if b != nil {
-				b.release()
-			}
+	hasBody := r.Body != nil && r.Body != http.NoBody
+	if hasBody {
+		if refused := readBody(w, r, a.opts.MaxBodyBytes, a.opts.BodyTimeout, a.opts.Bodies, &x.body); refused != nil {
+			x.body.release()
 			a.refuse(w, r, *refused)
 			return
 		}
-		req.Body = b.data
+		req.Body = x.body.data
 	}
-	ctx := r.Context()
+	var ctx context.Context = r.Context()
 	if a.opts.WatchLimiter != nil {
-		ctx = api.WithWatchLimiter(ctx, a.opts.WatchLimiter(r))
+		x.ctx = limiterContext{Context: ctx, r: r, limiter: a.opts.WatchLimiter}
+		ctx = &x.ctx
 	}
 	resp := a.h.Serve(ctx, req)
-	if b != nil {
+	if hasBody {
 		// The handler has decoded the body: its memory goes back to the
 		// budget before the answer is written, however long that takes.
-		b.release()
-		req.Body, b = nil, nil
+		x.body.release()
+		req.Body, x.body.data = nil, nil
 	}
 	if resp == nil {
 		http.Error(w, "no response", http.StatusInternalServerError)
@@ -221,6 +219,32 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write(resp.Body)
 	}
 	a.streamChunked(w, r, resp.Stream)
+}
+
+// exchange is what the adapter makes for one request, in one allocation
+// (a request comes every few microseconds): the request the handler
+// serves, its body, and the context that carries its client's watch
+// limiter.
+type exchange struct {
+	req  api.Request
+	body body
+	ctx  limiterContext
+}
+
+// limiterContext answers the watch limiter of r's client (api.WatchLimiter)
+// by making it when a watch asks for it, rather than for every request,
+// most of which never watch.
+type limiterContext struct {
+	context.Context
+	r       *http.Request
+	limiter func(r *http.Request) api.Limiter
+}
+
+func (c *limiterContext) Value(key any) any {
+	if api.IsWatchLimiterKey(key) {
+		return c.limiter(c.r)
+	}
+	return c.Context.Value(key)
 }
 
 // query is u's query, nil when it has none (most gateway requests), so
