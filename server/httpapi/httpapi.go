@@ -332,7 +332,8 @@ func (a *Adapter) writeComplete(w http.ResponseWriter, resp *api.Response) {
 // its length unless it has trailers (which need the chunked encoding), and
 // resp.Body, the answer or its beginning.
 func writeAnswer(w http.ResponseWriter, resp *api.Response, length int) {
-	if st := resp.Status; st != http.StatusNoContent && st != http.StatusNotModified && (st == 0 || st >= 200) {
+	if st := resp.Status; st != http.StatusNoContent && st != http.StatusNotModified && (st == 0 || st >= 200) &&
+		(length > selfDeclared || len(resp.Body) < length) {
 		_, declared := resp.Header["Content-Length"]
 		if _, trailers := resp.Header["Trailer"]; !declared && !trailers {
 			w.Header().Set("Content-Length", strconv.Itoa(length))
@@ -343,6 +344,14 @@ func writeAnswer(w http.ResponseWriter, resp *api.Response, length int) {
 		w.Write(resp.Body)
 	}
 }
+
+// selfDeclared is the length up to which an answer written whole, with no
+// flush, is left for net/http to declare: it buffers the first 2 KiB a
+// handler writes, and declares the Content-Length of an answer that ends
+// within them ("under a few KB", http.ResponseWriter's Write), without
+// the two allocations of setting the header here, on nearly every
+// gateway answer. TestAnswersDeclareTheirLength holds it to that.
+const selfDeclared = 1 << 10
 
 // browserUserAgent restores the User-Agent a page could not send as one
 // (api.BrowserUserAgentHeader on a fetch, api.UserAgentProtocol on a
