@@ -231,7 +231,7 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 	r2 := sr.of(r, sub, p)
 	// The teacher may change the settings (or a lesson's set-up may): the
 	// class keeps them and its labs learn of it (settings.go).
-	control := p.Role == api.RoleTeacher && strings.HasPrefix(sub, "/rvplay/") && r.Method != http.MethodGet && r.Method != http.MethodHead
+	control := p.Role == api.RoleTeacher && strings.HasPrefix(sub, controlPrefix) && r.Method != http.MethodGet && r.Method != http.MethodHead
 	var before session.Settings
 	if control {
 		before = l.Session().Settings()
@@ -341,11 +341,20 @@ var teacherOnlyPrefixes = []string{"/rvplay/v1/settings", "/rvplay/v1/faults", "
 // method, reading included: what the class did, everyone's.
 var teacherReadOnly = []string{ClassPath, ResultsJSONPath, ResultsCSVPath}
 
+// controlPrefix begins every path of the session's own API, the teacher's
+// paths among them.
+const controlPrefix = "/rvplay/"
+
 // teacherOnly reports whether method on path (relative to the session) is
 // the teacher's alone. Compaction is, too, but the etcd gateway refuses it
 // itself, in etcd's words, as it refuses a student's writes under
 // /registry/.
 func teacherOnly(method, path string) bool {
+	if !strings.HasPrefix(path, controlPrefix) {
+		// Every path above is one of the session's own API: the others
+		// (every etcd and Kubernetes request) need no look at the lists.
+		return false
+	}
 	if path == resetPath || slices.Contains(teacherReadOnly, path) {
 		return true
 	}

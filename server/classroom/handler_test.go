@@ -391,3 +391,17 @@ func (w *watchClient) ends() {
 		}
 	}
 }
+
+// teacherOnly looks at its lists only for the session's own API: every
+// path on them must be one of its paths.
+func TestEveryTeacherOnlyPathIsTheSessionsOwnAPI(t *testing.T) {
+	paths := append(append([]string{resetPath}, teacherReadOnly...), teacherOnlyPrefixes...)
+	for _, p := range paths {
+		if !strings.HasPrefix(p, controlPrefix) {
+			t.Errorf("%s is not under %s: teacherOnly would let anyone use it", p, controlPrefix)
+		}
+		if !teacherOnly(http.MethodPost, p) {
+			t.Errorf("POST %s is not the teacher's alone", p)
+		}
+	}
+}
