@@ -14,7 +14,9 @@ import (
 // the settings its teacher left (migration 0005).
 // Package server/classroom decides what they mean; this file only stores
 // them. Both survive the session's unloading, a restart and a reset of its
-// store; ending the session deletes them.
+// store; ending the session deletes them. And the revisions at which its
+// students' own keys were first created (migration 0007), which survive
+// the session's unloading and a restart, not a reset.
 
 // PassedStep is one lesson step a person passed.
 type PassedStep struct {
@@ -172,4 +174,32 @@ func (db *DB) ClassSettings(name string) ([]byte, error) {
 func (db *DB) SetClassSettings(name string, settings []byte) error {
 	return db.addClassRows(name, "settings", `INSERT INTO class_settings (session, settings) VALUES (?, ?)
 		ON CONFLICT (session) DO UPDATE SET settings = excluded.settings`, [][]any{{string(settings)}})
+}
+
+// ClassFirstCreations returns the revision at which each key of session
+// name that a student owns was first created, as AddFirstCreation recorded
+// them since the store's last reset (none for an unknown session).
+func (db *DB) ClassFirstCreations(name string) (map[string]int64, error) {
+	out := map[string]int64{}
+	err := db.readClass(name, `SELECT c.key, c.revision FROM class_first_created c
+		JOIN sessions s ON s.id = c.session WHERE s.name = ?`,
+		func(rows *sql.Rows) error {
+			var key string
+			var rev int64
+			err := rows.Scan(&key, &rev)
+			out[key] = rev
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: first creations of %q: %w", name, err)
+	}
+	return out, nil
+}
+
+// AddFirstCreation records that key was first created at revision rev in
+// session name; a key recorded already keeps its first revision.
+// ErrNoSession if there is no such session.
+func (db *DB) AddFirstCreation(name, key string, rev int64) error {
+	return db.addClassRows(name, "a first creation",
+		"INSERT INTO class_first_created (session, key, revision) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", [][]any{{key, rev}})
 }

@@ -94,3 +94,49 @@ func TestClassRecordsSurviveAReopenAndAResetAndGoWithTheSession(t *testing.T) {
 		t.Fatalf("another session's progress: %+v", got)
 	}
 }
+
+// The first creations of a class's students' keys outlive the database
+// being closed; a key keeps its first; a reset of the session's store
+// drops them (its revisions start again), and so does ending the session.
+func TestFirstCreationsSurviveAReopenNotAReset(t *testing.T) {
+	db, path := openTemp(t)
+	if err := db.CreateSession(guarded("class")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		key string
+		rev int64
+	}{{"k1-ada-x2k9q", 7}, {"k1-bob-k3j8w", 8}, {"k1-ada-x2k9q", 12}} {
+		if err := db.AddFirstCreation("class", c.key, c.rev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.AddFirstCreation("nope", "k1", 1); !errors.Is(err, ErrNoSession) {
+		t.Fatalf("a first creation in an unknown session: %v", err)
+	}
+	db.Close()
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	want := map[string]int64{"k1-ada-x2k9q": 7, "k1-bob-k3j8w": 8}
+	if got, err := db.ClassFirstCreations("class"); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("after a reopen: %v (%v), want %v", got, err, want)
+	}
+	if err := db.ResetSession("class"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.ClassFirstCreations("class"); err != nil || len(got) != 0 {
+		t.Fatalf("after a reset: %v (%v)", got, err)
+	}
+	if err := db.AddFirstCreation("class", "k1-ada-x2k9q", 6); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeleteSession("class"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.ClassFirstCreations("class"); err != nil || len(got) != 0 {
+		t.Fatalf("after the end: %v (%v)", got, err)
+	}
+}

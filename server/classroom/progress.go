@@ -5,6 +5,7 @@ import (
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/lesson"
+	"github.com/rvplay/rvplay/engine/lesson/classnames"
 	"github.com/rvplay/rvplay/engine/session"
 	"github.com/rvplay/rvplay/engine/sqlite"
 )
@@ -26,6 +27,25 @@ func (r *Registry) keepProgress(name string, s *session.Session) error {
 		if err := r.store.AddPassedSteps(name, []sqlite.PassedStep{{Principal: p.ID, Lesson: slug, Step: step, PassedAt: at}}); err != nil {
 			r.opts.Logger.Error("recording a passed lesson step failed", "session", name, "principal", p.ID,
 				"lesson", slug, "step", step, "err", err)
+		}
+	}
+	return nil
+}
+
+// keepFirstCreations makes the revisions at which students' own keys were
+// first created outlive the session's time in memory, as its progress
+// does: lesson 1's --rev=6 is the student's k1's first creation, which
+// the lesson deletes and recreates, so a server that restarted after the
+// recreation would otherwise read the recreation and quote it.
+func (r *Registry) keepFirstCreations(name string, o *classnames.Owner) error {
+	created, err := r.store.ClassFirstCreations(name)
+	if err != nil {
+		return err
+	}
+	o.Restore(created)
+	o.Learned = func(key string, rev int64) {
+		if err := r.store.AddFirstCreation(name, key, rev); err != nil {
+			r.opts.Logger.Error("recording a key's first creation failed", "session", name, "key", key, "revision", rev, "err", err)
 		}
 	}
 	return nil

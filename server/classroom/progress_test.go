@@ -1,13 +1,16 @@
 package classroom
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/rvplay/rvplay/engine/lesson"
+	"github.com/rvplay/rvplay/engine/session"
 )
 
 // The steps a class passed outlive the session's time in memory: it is
@@ -87,4 +90,70 @@ func TestAClassKeepsItsSettings(t *testing.T) {
 	check("after a restart")
 	must(t, "reset", e.do("POST", "/s/class/rvplay/v1/reset", teacher, ""), 200)
 	check("after a reset")
+}
+
+// The revision a lesson quotes as a student's key's first creation
+// (lesson 1's etcdctl get k1 --rev=6) stays that creation's after the
+// key is deleted and created again, whether the server still runs or
+// restarted on its SQLite file since; a reset of the store starts the
+// key's history again, and with it its first creation.
+func TestAStudentsFirstCreationOutlivesARestart(t *testing.T) {
+	c, err := lesson.Load(fstest.MapFS{"01-keys/lesson.json": {Data: []byte(`{"slug":"keys",
+	  "class":{"names":["k1"],"revisions":{"6":"k1"}},
+	  "steps":[{"id":"past","actions":[{"id":"get","run":"etcdctl get k1 --rev=6 -w json"}],"solution":["get"]}]}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Session: session.Options{Lessons: c}}
+	e := newEnv(t, opts)
+	class := e.create("class")
+	ada := e.join(class, "Ada")
+	adas := cred{bearer: ada.Token}
+	key := base64.StdEncoding.EncodeToString([]byte("k1-" + ada.ID))
+	put := func(what string) string {
+		t.Helper()
+		a := e.do("POST", "/s/class/v3/kv/put", adas, `{"key":"`+key+`","value":"djE="}`)
+		must(t, what, a, 200)
+		var out struct{ Header struct{ Revision string } }
+		if err := json.Unmarshal([]byte(a.body), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out.Header.Revision
+	}
+	quoted := func(when string) string {
+		t.Helper()
+		a := e.do("GET", "/s/class/rvplay/v1/lessons/keys", adas, "")
+		var l struct {
+			Class struct{ Own map[string]string }
+			Steps []struct{ Actions []struct{ Run string } }
+		}
+		if err := json.Unmarshal([]byte(a.body), &l); err != nil || a.status != 200 {
+			t.Fatalf("%s: %d %s", when, a.status, a.body)
+		}
+		if want := "etcdctl get k1-" + ada.ID + " --rev=" + l.Class.Own["6"] + " -w json"; l.Steps[0].Actions[0].Run != want {
+			t.Fatalf("%s: the command is %q, want %q", when, l.Steps[0].Actions[0].Run, want)
+		}
+		return l.Class.Own["6"]
+	}
+	first := put("put k1")
+	if got := quoted("created"); got != first {
+		t.Fatalf("created at %s, the lesson quotes %q", first, got)
+	}
+	must(t, "delete k1", e.do("POST", "/s/class/v3/kv/deleterange", adas, `{"key":"`+key+`"}`), 200, `"deleted":"1"`)
+	again := put("put k1 again")
+	if got := quoted("recreated"); got != first {
+		t.Fatalf("recreated at %s, the lesson quotes %q, not the first creation %s", again, got, first)
+	}
+	e.restart(opts)
+	if got := quoted("after a restart"); got != first {
+		t.Fatalf("after a restart the lesson quotes %q (the recreation is %s), not the first creation %s", got, again, first)
+	}
+	must(t, "reset", e.do("POST", "/s/class/rvplay/v1/reset", cred{bearer: class.TeacherToken}, ""), 200)
+	if created, err := e.db.ClassFirstCreations("class"); err != nil || len(created) != 0 {
+		t.Fatalf("after a reset the first creations kept are %v (%v)", created, err)
+	}
+	anew := put("put k1 in the reset store")
+	if got := quoted("after a reset"); got != anew {
+		t.Fatalf("after a reset k1 was created at %s, the lesson quotes %q", anew, got)
+	}
 }

@@ -40,6 +40,8 @@ type Storage interface {
 	AddFindings(name string, findings []sqlite.Finding) error
 	ClassSettings(name string) ([]byte, error)
 	SetClassSettings(name string, settings []byte) error
+	ClassFirstCreations(name string) (map[string]int64, error)
+	AddFirstCreation(name, key string, rev int64) error
 }
 
 // Backends is a Storage that keeps each session's records in an
@@ -670,7 +672,12 @@ func (r *Registry) open(name string) (*live, error) {
 	if s.Lessons != nil {
 		// A student works on their own names where a lesson says so
 		// (its "class" object); the teacher on the article's.
-		s.Lessons.Own = classnames.New(s.Store).For
+		owner := classnames.New(s.Store)
+		if err := r.keepFirstCreations(name, owner); err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.Lessons.Own = owner.For
 	}
 	if err := r.restoreSettings(name, s); err != nil {
 		s.Close()

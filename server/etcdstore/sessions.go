@@ -32,6 +32,7 @@ const DefaultRoot = "/rvplay/"
 //	<root>progress/<name>/<who>/<lesson>/<step>   a passed step (JSON)
 //	<root>findings/<name>/<detector>/<exchange>   a finding (JSON)
 //	<root>settings/<name>                 the class's settings
+//	<root>created/<name>/<key>            a student's key's first creation (a revision)
 //
 // Names are path-escaped, so that no prefix is another's. It is a
 // classroom.Storage and classroom.Stores.
@@ -191,18 +192,20 @@ func isNoSession(err error) bool {
 func (s *Sessions) DeleteSession(name string) error {
 	ops := []clientv3.Op{clientv3.OpDelete(s.key("sessions", name)), clientv3.OpDelete(s.key("used", name)),
 		clientv3.OpDelete(s.key("settings", name))}
-	for _, kind := range []string{"students", "progress", "findings", "kv", "leases"} {
+	for _, kind := range []string{"students", "progress", "findings", "created", "kv", "leases"} {
 		ops = append(ops, clientv3.OpDelete(s.under(kind, name), clientv3.WithPrefix()))
 	}
 	return s.inSession(name, "delete session", ops...)
 }
 
-// ResetSession deletes the session's keys and leases' marks, keeping who
-// may use it and what the class achieved. On a cluster the revision goes
-// on: it is the cluster's.
+// ResetSession deletes the session's keys and leases' marks, and the first
+// creations of its students' keys with them, keeping who may use it and
+// what the class achieved. On a cluster the revision goes on: it is the
+// cluster's.
 func (s *Sessions) ResetSession(name string) error {
 	return s.inSession(name, "reset session",
-		clientv3.OpDelete(s.under("kv", name), clientv3.WithPrefix()), clientv3.OpDelete(s.under("leases", name), clientv3.WithPrefix()))
+		clientv3.OpDelete(s.under("kv", name), clientv3.WithPrefix()), clientv3.OpDelete(s.under("leases", name), clientv3.WithPrefix()),
+		clientv3.OpDelete(s.under("created", name), clientv3.WithPrefix()))
 }
 
 // inSession runs ops in one transaction if session name exists.
@@ -392,6 +395,35 @@ func (s *Sessions) ClassSettings(name string) ([]byte, error) {
 // SetClassSettings records the class settings of session name.
 func (s *Sessions) SetClassSettings(name string, settings []byte) error {
 	return s.putIn(name, "settings", false, [2]string{s.key("settings", name), string(settings)})
+}
+
+// ClassFirstCreations reads the first creations of session name's
+// students' keys.
+func (s *Sessions) ClassFirstCreations(name string) (map[string]int64, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	prefix := s.under("created", name)
+	resp, err := s.cli.Get(ctx, prefix, clientv3.WithPrefix())
+	if err != nil {
+		return nil, fmt.Errorf("etcd: first creations of %q: %w", name, err)
+	}
+	out := map[string]int64{}
+	for _, kv := range resp.Kvs {
+		key, err := url.PathUnescape(strings.TrimPrefix(string(kv.Key), prefix))
+		if err != nil {
+			return nil, fmt.Errorf("etcd: first creations of %q: %w", name, err)
+		}
+		if out[key], err = strconv.ParseInt(string(kv.Value), 10, 64); err != nil {
+			return nil, fmt.Errorf("etcd: first creations of %q: %w", name, err)
+		}
+	}
+	return out, nil
+}
+
+// AddFirstCreation records the first creation of a student's key in
+// session name; one recorded already keeps its revision.
+func (s *Sessions) AddFirstCreation(name, key string, rev int64) error {
+	return s.putIn(name, "a first creation", true, [2]string{s.key("created", name, key), strconv.FormatInt(rev, 10)})
 }
 
 // WatchEnded calls ended, from a goroutine of its own, with the name of

@@ -75,6 +75,14 @@ func TestSessionsKeepTheClassroomsRecordsOnTheCluster(t *testing.T) {
 	if err := s.SetClassSettings("class", []byte(`{"x":1}`)); err != nil {
 		t.Fatal(err)
 	}
+	for _, rev := range []int64{7, 9} {
+		if err := s.AddFirstCreation("class", "k1-ada/x", rev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if created, err := s.ClassFirstCreations("class"); err != nil || fmt.Sprint(created) != "map[k1-ada/x:7]" {
+		t.Fatalf("first creations: %v, %v (a key's first kept)", created, err)
+	}
 
 	kv, err := s.SessionStore("class")
 	if err != nil {
@@ -95,6 +103,12 @@ func TestSessionsKeepTheClassroomsRecordsOnTheCluster(t *testing.T) {
 	}
 	if settings, _ := s.ClassSettings("class"); string(settings) != `{"x":1}` {
 		t.Fatalf("a reset keeps the class's settings: %s", settings)
+	}
+	if created, err := s.ClassFirstCreations("class"); err != nil || len(created) != 0 {
+		t.Fatalf("a reset drops the first creations of the keys it deleted: %v, %v", created, err)
+	}
+	if err := s.AddFirstCreation("class", "k1-ada", 12); err != nil {
+		t.Fatal(err)
 	}
 	put(t, kv, "k", "v")
 	if err := s.DeleteSession("class"); err != nil {

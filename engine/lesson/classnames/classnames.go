@@ -18,8 +18,8 @@
 // create_revision of the student's copy of a key, read from the store
 // when the definition is asked for and then kept: the article's 6 is the
 // key's first creation, which the lesson's next steps delete and
-// recreate (a process that restarts learns it again from the key as it
-// is then). The rewriting covers the set-up's
+// recreate (the server keeps what an Owner learned with the class's
+// progress: Learned, Restore). The rewriting covers the set-up's
 // objects, every action (console commands, their stdin manifests, client
 // operations), the verify predicates and the traps; the definition served
 // to the student carries the map it applied ("own") so that the lab
@@ -124,6 +124,22 @@ type Owner struct {
 	// (by the key): lesson 1 deletes k1 and creates it again, and its 6
 	// still means the first creation.
 	created map[string]int64
+
+	// Learned, if set, is told of each first creation as the Owner learns
+	// it from the store (the server keeps them with the class's progress,
+	// and Restore gives them back to the Owner of the session loaded
+	// again). Set it before the Owner is used.
+	Learned func(key string, rev int64)
+}
+
+// Restore gives o the first creations an earlier Owner of the same store
+// learned (Learned), by key.
+func (o *Owner) Restore(created map[string]int64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for k, r := range created {
+		remember(o.created, k, r)
+	}
 }
 
 // maxCached bounds each of an Owner's maps (students x lessons x
@@ -222,6 +238,9 @@ func (o *Owner) firstCreated(key string) int64 {
 		o.mu.Lock()
 		remember(o.created, key, r)
 		o.mu.Unlock()
+		if o.Learned != nil {
+			o.Learned(key, r)
+		}
 	}
 	return r
 }
