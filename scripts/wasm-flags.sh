@@ -38,15 +38,17 @@ done
 # wasm_build OUT [FLAG...] builds ./wasm for the browser into OUT with the
 # flags above (extra flags, such as another -ldflags, follow them and win),
 # then joins the data segments that Go's linker cut at every run of zeros
-# (wasm/cmd/packdata: the same memory, 167 KB less gzip) and blanks the
-# runtime's function names, which only tracebacks print (37 KB less gzip;
-# a traceback keeps each frame's file and line). RVPLAY_WASM_FUNCNAMES=1
-# keeps the names, for a build whose panics must name their functions.
+# (wasm/cmd/packdata: the same memory, 167 KB less gzip) and takes the
+# names, files and lines of the functions outside the module (the runtime,
+# the standard library, dependencies), which only tracebacks print, out of
+# the runtime's function table (about 120 KB less gzip; a traceback keeps
+# the module's own frames whole). RVPLAY_WASM_SYMBOLS=1 keeps them all,
+# for a build whose panics must show every frame.
 wasm_build() {
 	local out=$1
 	shift
 	GOOS=js GOARCH=wasm go build "${wasm_build_flags[@]}" "$@" -o "$out" ./wasm
-	local names=()
-	[ -n "${RVPLAY_WASM_FUNCNAMES:-}" ] && names=(-keep-names)
-	GOOS= GOARCH= go run ./wasm/cmd/packdata "${names[@]}" "$out"
+	local symbols=()
+	[ -n "${RVPLAY_WASM_SYMBOLS:-}" ] && symbols=(-keep-symbols)
+	GOOS= GOARCH= go run ./wasm/cmd/packdata "${symbols[@]}" "$out"
 }

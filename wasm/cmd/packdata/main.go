@@ -9,13 +9,14 @@
 // zeros costs them next to nothing. packdata joins segments separated by at
 // most MaxGap zero bytes, writing the zeros out: for the lab's module the
 // raw file grows by about a megabyte of zeros and its gzip -9 shrinks by
-// about 167 KB (wasm/BENCHMARKS.md). It also blanks the names of the
-// functions in the runtime's function table (BlankFuncNames: about 37 KB
-// of gzip -9), which only tracebacks print; -keep-names leaves them.
-// scripts/wasm-flags.sh runs it on every browser build, so that what is
-// measured is what is served.
+// about 167 KB (wasm/BENCHMARKS.md). It also takes the names, files and
+// lines of the functions outside the module (the Go runtime, the standard
+// library, dependencies) out of the runtime's function table
+// (StripSymbols: about 120 KB of gzip -9), which only tracebacks print;
+// -keep-symbols leaves them all. scripts/wasm-flags.sh runs it on every
+// browser build, so that what is measured is what is served.
 //
-// Usage: packdata [-keep-names] FILE.wasm (rewritten in place)
+// Usage: packdata [-keep-symbols] [-module PATH] FILE.wasm (rewritten in place)
 package main
 
 import (
@@ -23,12 +24,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 func main() {
-	keepNames := flag.Bool("keep-names", false, "leave the function names (tracebacks then name each frame)")
+	keepSymbols := flag.Bool("keep-symbols", false, "leave every function's name, file and line (tracebacks then show every frame whole)")
+	module := flag.String("module", "github.com/rvplay/rvplay/", "the prefix of the names of the functions whose name, file and line stay")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: packdata [-keep-names] FILE.wasm")
+		fmt.Fprintln(os.Stderr, "usage: packdata [-keep-symbols] [-module PATH] FILE.wasm")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -36,13 +39,19 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := packFile(flag.Arg(0), !*keepNames); err != nil {
+	var keep func(string) bool
+	if !*keepSymbols {
+		keep = func(name string) bool { return strings.HasPrefix(name, *module) }
+	}
+	if err := packFile(flag.Arg(0), keep); err != nil {
 		fmt.Fprintln(os.Stderr, "packdata:", err)
 		os.Exit(1)
 	}
 }
 
-func packFile(name string, blankNames bool) error {
+// packFile packs the data segments of the module in file name and strips
+// the symbols of the functions keep refuses (nil: it strips none).
+func packFile(name string, keep func(function string) bool) error {
 	module, err := os.ReadFile(name)
 	if err != nil {
 		return err
@@ -51,8 +60,8 @@ func packFile(name string, blankNames bool) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	if blankNames {
-		if packed, _, err = BlankFuncNames(packed); err != nil {
+	if keep != nil {
+		if packed, _, err = StripSymbols(packed, keep); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}

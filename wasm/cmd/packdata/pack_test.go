@@ -143,7 +143,7 @@ func TestAPackedGoProgramRunsTheSame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := packFile(prog, false); err != nil {
+	if err := packFile(prog, nil); err != nil {
 		t.Fatal(err)
 	}
 	packed, err := os.ReadFile(prog)
@@ -190,21 +190,21 @@ func buildForJS(t *testing.T, pkg string) (prog string, run func() string) {
 	}
 }
 
-func TestAProgramWithoutFunctionNamesRunsTheSame(t *testing.T) {
+func TestAProgramWithoutSymbolsRunsTheSame(t *testing.T) {
 	prog, run := buildForJS(t, "./testdata/hello")
 	want := run()
-	if err := packFile(prog, true); err != nil {
+	if err := packFile(prog, func(string) bool { return false }); err != nil {
 		t.Fatal(err)
 	}
 	if got := run(); got != want {
-		t.Errorf("without function names the program printed %q, before %q", got, want)
+		t.Errorf("without its symbols the program printed %q, before %q", got, want)
 	}
 	packed, err := os.ReadFile(prog)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := BlankFuncNames(packed); err != nil {
-		t.Errorf("blanking again: %v", err)
+	if _, n, err := StripSymbols(packed, func(string) bool { return false }); err != nil || n == 0 {
+		t.Errorf("stripping again: %d functions, %v", n, err)
 	}
 	for _, name := range []string{"main.main", "runtime.main", "fmt.Fprintf"} {
 		if bytes.Contains(packed, []byte(name+"\x00")) {
@@ -218,23 +218,25 @@ func TestAProgramWithoutFunctionNamesRunsTheSame(t *testing.T) {
 	}
 }
 
-// A frame keeps its file and line; only its function's name goes.
-func TestWithoutFunctionNamesAFrameKeepsItsFileAndLine(t *testing.T) {
+// The functions kept keep their names, files and lines; the others' frames
+// say nothing of where they are.
+func TestAFrameKeepsItsSymbolsWhereItsFunctionIsKept(t *testing.T) {
 	prog, run := buildForJS(t, "./testdata/frames")
-	if got, want := run(), "function \"main.main\" at main.go:12\n"; got != want {
-		t.Fatalf("with the names: %q, want %q", got, want)
+	whole := "main.main at main.go:13\nruntime.main at proc.go:"
+	if got := run(); !strings.HasPrefix(got, whole) {
+		t.Fatalf("with every symbol: %q, want %q…", got, whole)
 	}
-	if err := packFile(prog, true); err != nil {
+	if err := packFile(prog, func(name string) bool { return strings.HasPrefix(name, "main.") }); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := run(), "function \"\" at main.go:12\n"; got != want {
-		t.Errorf("without the names: %q, want %q", got, want)
+	if got, want := run(), "main.main at main.go:13\n at ?:0\n"; got != want {
+		t.Errorf("with main's symbols only: %q, want %q", got, want)
 	}
 }
 
 func TestAModuleWithoutAPclntabIsRefused(t *testing.T) {
 	m := module([]segment{{off: 4096, data: []byte("no table here")}}, false)
-	if _, _, err := BlankFuncNames(m); err == nil || !strings.Contains(err.Error(), "found 0 pclntab headers") {
-		t.Errorf("BlankFuncNames of a module without a pclntab: %v", err)
+	if _, _, err := StripSymbols(m, nil); err == nil || !strings.Contains(err.Error(), "found 0 pclntab headers") {
+		t.Errorf("StripSymbols of a module without a pclntab: %v", err)
 	}
 }

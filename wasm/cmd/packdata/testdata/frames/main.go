@@ -1,5 +1,5 @@
-// Command frames prints what the runtime says of its caller: packdata's
-// test runs it with and without the function names.
+// Command frames prints what the runtime says of its caller and of that
+// one's: packdata's test runs it with and without their symbols.
 package main
 
 import (
@@ -9,6 +9,8 @@ import (
 )
 
 func main() {
-	pc, file, line, _ := runtime.Caller(0)
-	fmt.Printf("function %q at %s:%d\n", runtime.FuncForPC(pc).Name(), filepath.Base(file), line)
+	for skip := range 2 {
+		pc, file, line, _ := runtime.Caller(skip)
+		fmt.Printf("%s at %s:%d\n", runtime.FuncForPC(pc).Name(), filepath.Base(file), line)
+	}
 }
