@@ -5,8 +5,6 @@ import (
 	"sort"
 	"sync"
 	"time"
-
-	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
 // With the watch cache off (a session's default), resourceVersion "0"
@@ -55,7 +53,9 @@ func (reg *Registry) noteRevision(rev int64) {
 	}
 }
 
-// startRevisionLog starts timing revisions, once a lag is first set.
+// startRevisionLog starts timing revisions, once a lag is first set. Its
+// store watch sees the writes of others (another replica's, an etcd
+// client's); one the storage ends is started again (storeRewatch).
 func (reg *Registry) startRevisionLog() {
 	reg.revMu.Lock()
 	defer reg.revMu.Unlock()
@@ -64,25 +64,52 @@ func (reg *Registry) startRevisionLog() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	base := reg.kv.Rev()
-	ws, err := reg.kv.Watch(ctx, &mvcc.WatchRequest{Key: []byte("/registry/"), RangeEnd: prefixEnd([]byte("/registry/")), StartRevision: base + 1})
+	var rw storeRewatch
+	rw.from(base + 1)
+	ws, stop, err := rw.watch(ctx, reg.kv, revisionLogPrefix)
 	if err != nil {
 		cancel()
 		return
 	}
 	rl := &revisionLog{base: base}
 	reg.revLog, reg.revStop = rl, cancel
-	go func() {
-		for {
-			resp, err := ws.Next(ctx)
-			if err != nil {
+	go reg.logRevisions(ctx, rl, &rw, ws, stop)
+}
+
+// revisionLogPrefix is the keys whose revisions the log times: every
+// resource's.
+const revisionLogPrefix = "/registry/"
+
+// logRevisions times the revisions ws delivers until ctx ends, watching
+// the store again when the storage ends the watch.
+func (reg *Registry) logRevisions(ctx context.Context, rl *revisionLog, rw *storeRewatch, ws WatchStream, stop context.CancelFunc) {
+	var again timerAt
+	defer again.stop()
+	for {
+		resp, err := ws.Next(ctx)
+		if err == nil {
+			rw.took(&resp)
+			if n := len(resp.Events); n > 0 {
+				rl.note(resp.Events[n-1].Kv.ModRevision, reg.clock.Now())
+			}
+			continue
+		}
+		stop()
+		if ctx.Err() != nil || !storeWatchLost(err) {
+			return
+		}
+		if rw.ended(reg.clock.Now()); !rw.due(reg.clock.Now()) {
+			select {
+			case <-again.at(reg.clock, rw.at):
+				again.fired()
+			case <-ctx.Done():
 				return
 			}
-			if len(resp.Events) == 0 {
-				continue
-			}
-			rl.note(resp.Events[len(resp.Events)-1].Kv.ModRevision, reg.clock.Now())
 		}
-	}()
+		if ws, stop, err = rw.watch(ctx, reg.kv, revisionLogPrefix); err != nil {
+			return // the store refuses watches: it closed
+		}
+	}
 }
 
 func (reg *Registry) stopRevisionLog() {

@@ -34,15 +34,9 @@ import (
 // and its bookmarks alike.
 //
 // A store watch that the storage ends (on an etcd cluster, "etcdserver:
-// no leader": etcd's client ends a watch that requires a leader, as
-// kube's do, when its member has none) is started again from the
-// revision after the last one the cache took in, as kube's cacher's
-// reflector watches again from its last resourceVersion after an
-// internal error: the cache's watchers go on, missing and repeating
-// nothing. The first time at once, then each second while the storage
-// keeps ending it (kube's reflector tries again at once for 30 s, then
-// lists again, ending its cache's watchers; this cache keeps them and
-// keeps trying: its watchers never end for a leader's loss).
+// no leader") is started again from the revision after the last one the
+// cache took in (storeRewatch, rewatch.go): the cache's watchers go on,
+// missing and repeating nothing.
 type cacher struct {
 	reg    *Registry
 	r      *Resource
@@ -59,9 +53,7 @@ type cacher struct {
 	intake      sync.Mutex
 	ws          WatchStream
 	wsCancel    context.CancelFunc
-	resume      int64             // the revision after the last the store watch delivered
-	lost        int               // the store watches the storage ended in a row
-	rewatchAt   time.Time         // when to watch the store again (zero: the watch runs)
+	rewatch     storeRewatch      // where the store watch goes on from if the storage ends it
 	pending     []pendingResponse // taken from the store, not yet applied (due after the lag)
 	budget      timeBudget
 	bookmarkDue bool // the bookmark timer fired: dispatch once the cache is fresh
@@ -135,14 +127,12 @@ func (c *cacher) listLocked() error {
 	rev := resp.Header.Revision
 	// The cache's watch is the server's, not a client's: the watchers it
 	// serves take the session's slots (admitWatcher), it takes none.
-	wctx, cancel := context.WithCancel(mvcc.Uncapped(context.Background()))
-	ws, err := c.reg.kv.Watch(wctx, &mvcc.WatchRequest{Key: []byte(c.prefix), RangeEnd: prefixEnd([]byte(c.prefix)), StartRevision: rev + 1})
+	c.rewatch.from(rev + 1)
+	ws, cancel, err := c.rewatch.watch(mvcc.Uncapped(context.Background()), c.reg.kv, c.prefix)
 	if err != nil {
-		cancel()
 		return err
 	}
 	c.ws, c.wsCancel = ws, cancel
-	c.resume, c.lost, c.rewatchAt = rev+1, 0, time.Time{}
 	c.pending = nil
 	c.wake() // the loop waits on the new watch
 	c.cache.mu.Lock()
@@ -174,7 +164,7 @@ func (c *cacher) loop(ctx context.Context) {
 		c.intake.Lock()
 		due := c.dueLocked()
 		ready := c.ws.Ready()
-		rewatchAt := c.rewatchAt
+		rewatchAt := c.rewatch.at
 		c.intake.Unlock()
 		c.proc.Unlock()
 		c.cache.mu.RLock()
@@ -248,7 +238,7 @@ func (c *cacher) sync(ctx context.Context) {
 func (c *cacher) takeLocked(ctx context.Context) error {
 	c.intake.Lock()
 	err := c.intakeLocked(ctx)
-	if err == nil && !c.rewatchAt.IsZero() && !c.rewatchAt.After(c.reg.clock.Now()) {
+	if err == nil && c.rewatch.due(c.reg.clock.Now()) {
 		if err = c.rewatchLocked(); err == nil {
 			err = c.intakeLocked(ctx)
 		}
@@ -293,7 +283,7 @@ func (c *cacher) takeLocked(ctx context.Context) error {
 // a compaction or the storage's (the store closed, ctx ended); a watch
 // the storage ended is marked lost, to be watched again (takeLocked).
 func (c *cacher) intakeLocked(ctx context.Context) error {
-	if !c.rewatchAt.IsZero() {
+	if c.rewatch.waiting() {
 		return nil // the store watch ended; takeLocked starts the next
 	}
 	for {
@@ -305,32 +295,17 @@ func (c *cacher) intakeLocked(ctx context.Context) error {
 			if !storeWatchLost(err) {
 				return err // the store watch ended: the store closed
 			}
-			// At once the first time; then each second, not in a busy
-			// loop against a cluster without a leader.
-			c.rewatchAt = c.reg.clock.Now()
-			if c.lost > 0 {
-				c.rewatchAt = c.rewatchAt.Add(rewatchPeriod)
-			}
-			c.lost++
+			c.rewatch.ended(c.reg.clock.Now())
 			c.wake()
 			return nil
 		}
-		if n := len(resp.Events); n > 0 {
-			c.resume, c.lost = resp.Events[n-1].Kv.ModRevision+1, 0
-		} else if resp.ProgressNotify {
-			c.resume, c.lost = max(c.resume, resp.Header.Revision+1), 0
-		}
+		c.rewatch.took(&resp)
 		c.pending = append(c.pending, pendingResponse{resp: resp, at: c.reg.clock.Now()})
 		if resp.CompactRevision != 0 {
 			return nil // the watch has ended; the applier lists again
 		}
 	}
 }
-
-// rewatchPeriod is how long the cache waits before it watches the store
-// again after the storage ended its new watch too (the period kube's
-// cacher lists and watches again with while its reflector fails).
-const rewatchPeriod = time.Second
 
 // rewatchLocked starts the store watch again from the revision after the
 // last one it delivered (the caller holds proc and intake): the responses
@@ -343,14 +318,11 @@ func (c *cacher) rewatchLocked() error {
 		c.wsCancel()
 		c.wsCancel = nil
 	}
-	wctx, cancel := context.WithCancel(mvcc.Uncapped(context.Background()))
-	ws, err := c.reg.kv.Watch(wctx, &mvcc.WatchRequest{Key: []byte(c.prefix), RangeEnd: prefixEnd([]byte(c.prefix)), StartRevision: c.resume})
+	ws, cancel, err := c.rewatch.watch(mvcc.Uncapped(context.Background()), c.reg.kv, c.prefix)
 	if err != nil {
-		cancel()
-		c.wsCancel = nil
 		return err
 	}
-	c.ws, c.wsCancel, c.rewatchAt = ws, cancel, time.Time{}
+	c.ws, c.wsCancel = ws, cancel
 	return nil
 }
 

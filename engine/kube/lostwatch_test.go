@@ -24,10 +24,11 @@ type leaderless struct {
 	prefix  string // "" while the member has a leader
 	watches []*losable
 	watched chan string // the key of each watch started
+	nexts   chan string // the key of each watch whose Next was called
 }
 
 func newLeaderless(kv KV) *leaderless {
-	return &leaderless{KV: kv, watched: make(chan string, 100)}
+	return &leaderless{KV: kv, watched: make(chan string, 100), nexts: make(chan string, 100)}
 }
 
 func (l *leaderless) Watch(ctx context.Context, r *mvcc.WatchRequest) (WatchStream, error) {
@@ -35,7 +36,7 @@ func (l *leaderless) Watch(ctx context.Context, r *mvcc.WatchRequest) (WatchStre
 	if err != nil {
 		return nil, err
 	}
-	w := &losable{WatchStream: ws, key: string(r.Key)}
+	w := &losable{WatchStream: ws, key: string(r.Key), nexts: l.nexts}
 	l.mu.Lock()
 	l.watches = append(l.watches, w)
 	if l.prefix != "" && strings.HasPrefix(w.key, l.prefix) {
@@ -69,10 +70,11 @@ func (l *leaderless) regain() {
 // losable is a store watch that ends with errNoLeader once lost.
 type losable struct {
 	WatchStream
-	key  string
-	lost sync.Once
-	gone bool
-	mu   sync.Mutex
+	key   string
+	nexts chan<- string
+	lost  sync.Once
+	gone  bool
+	mu    sync.Mutex
 }
 
 // lose ends the store's watcher (which wakes its consumer); its end is
@@ -88,27 +90,52 @@ func (w *losable) lose() {
 
 func (w *losable) TryNext(ctx context.Context) (mvcc.WatchResponse, bool, error) {
 	resp, ok, err := w.WatchStream.TryNext(ctx)
+	return resp, ok, w.why(err)
+}
+
+func (w *losable) Next(ctx context.Context) (mvcc.WatchResponse, error) {
+	select {
+	case w.nexts <- w.key:
+	default: // the buffer is full: no test waits for it
+	}
+	resp, err := w.WatchStream.Next(ctx)
+	return resp, w.why(err)
+}
+
+// why is the reason the watch ended with: errNoLeader once lost.
+func (w *losable) why(err error) error {
 	w.mu.Lock()
 	gone := w.gone
 	w.mu.Unlock()
 	if gone && errors.Is(err, mvcc.ErrWatcherCanceled) {
-		err = errNoLeader
+		return errNoLeader
 	}
-	return resp, ok, err
+	return err
 }
 
 // awaitWatch waits for the registry to start a store watch of key.
 func (l *leaderless) awaitWatch(t *testing.T, key string) {
 	t.Helper()
+	await(t, l.watched, key, "no store watch of %s")
+}
+
+// awaitNext waits for the registry to call Next on a store watch of key.
+func (l *leaderless) awaitNext(t *testing.T, key string) {
+	t.Helper()
+	await(t, l.nexts, key, "no Next on a store watch of %s")
+}
+
+func await(t *testing.T, keys <-chan string, key, failure string) {
+	t.Helper()
 	deadline := time.After(5 * time.Second) // turns a hang into a failure
 	for {
 		select {
-		case k := <-l.watched:
+		case k := <-keys:
 			if k == key {
 				return
 			}
 		case <-deadline:
-			t.Fatalf("no store watch of %s", key)
+			t.Fatalf(failure, key)
 		}
 	}
 }
@@ -184,5 +211,59 @@ func TestTheCacheWatchesTheStoreAgainWhenTheClusterEndsItsWatch(t *testing.T) {
 	c := f.create(t, configmaps, "default", cm("c", nil))
 	if e := next(t, w); e.Type != Added || e.name() != "c" || e.rv() != ResourceVersion(c) {
 		t.Fatalf("then: %v (b twice?)", e)
+	}
+}
+
+// With the watch cache off, a lag (the lessons' stale resourceVersion "0"
+// read) times the store's revisions with a store watch of its own, which
+// sees the writes of others (here another replica's). When the storage
+// ends it, it is watched again from the revision after the last it took
+// in, at once and then every second, as the cache's is: the writes made
+// meanwhile are timed, and the lagged read sees them once the lag has
+// passed, not only this replica's own.
+func TestTheLagsRevisionLogWatchesTheStoreAgainWhenTheClusterEndsItsWatch(t *testing.T) {
+	f := newStoreFixture(t)
+	l := newLeaderless(StoreKV(f.store))
+	f.s = New(l, Options{Clock: f.clock})
+	t.Cleanup(f.s.Close)
+	other := New(StoreKV(f.store), Options{Clock: f.clock}) // another replica
+	t.Cleanup(other.Close)
+	f.create(t, configmaps, "default", cm("a", nil))
+	const lag = 5 * time.Second
+	f.s.SetWatchCacheDelay(lag)
+	l.awaitNext(t, revisionLogPrefix)
+
+	armed := f.clock.TimerCreated()
+	l.lose(revisionLogPrefix)
+	l.awaitWatch(t, revisionLogPrefix) // at once; it ends too
+	select {
+	case <-armed:
+	case <-time.After(5 * time.Second): // turns a hang into a failure
+		t.Fatal("the revision log set no time to watch again")
+	}
+	if s := f.clock.Sleepers(); len(s) != 1 || s[0] != time.Second {
+		t.Fatalf("timers %v, want the revision log's in 1s", s)
+	}
+	b, err := object(other.Create(f.ctx, configmaps, "default", cm("b", nil), WriteOptions{FieldManager: "test"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for len(l.nexts) > 0 {
+		<-l.nexts
+	}
+	l.regain()
+	f.clock.Step(time.Second)
+	l.awaitWatch(t, revisionLogPrefix)
+	// Its first Next takes b in; its second waits for more.
+	l.awaitNext(t, revisionLogPrefix)
+	l.awaitNext(t, revisionLogPrefix)
+
+	f.clock.Step(lag)
+	list, err := f.s.List(f.ctx, configmaps, "default", ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names(list) != "a,b" || list.Metadata.ResourceVersion != ResourceVersion(b) {
+		t.Fatalf("a lagged read once the lag passed: %s at %s, want a,b at %s", names(list), list.Metadata.ResourceVersion, ResourceVersion(b))
 	}
 }
