@@ -2,10 +2,7 @@
 
 package kube
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
 // events.k8s.io/v1 Events are core/v1 Events in another form, as
 // kube-apiserver serves them: one storage (/registry/events/<ns>/<name>,
@@ -76,8 +73,11 @@ var eventsV1 = &Resource{
 func init() {
 	core := Lookup("", "v1", "events")
 	eventsV1.conv = &conversion{
-		storage:     core,
-		fromStorage: func(o Object) { renameFields(o, 0, 1, "events.k8s.io/v1") },
+		storage: core,
+		// kube's conversion makes a Go struct of events.k8s.io/v1, whose
+		// JSON drops what core/v1 always writes and it omits when empty
+		// (reportingController, reportingInstance of an old-style Event)
+		fromStorage: func(o Object) { renameFields(o, 0, 1, "events.k8s.io/v1"); eventsV1.normalize(o) },
 		toStorage:   func(o Object) { renameFields(o, 1, 0, "v1") },
 		validateUpdate: func(cur, next Object) []FieldError {
 			return validateNewEventUpdate(coreEventOf(cur), coreEventOf(next))
@@ -98,56 +98,6 @@ func init() {
 	Resources = append(Resources[:i], append([]*Resource{eventsV1}, Resources[i:]...)...)
 }
 
-// Limits of ValidateEventCreate.
-const (
-	eventFieldLimit = 128
-	eventNoteLimit  = 1024
-)
-
-func isZeroTime(v any) bool { s, _ := v.(string); return s == "" }
-
-// validateLegacyEvent is kube's legacyValidateEvent for a version newer
-// than core/v1: every Event passes it. An Event with an eventTime is a
-// new one and must say who reported it, what and why.
-func validateLegacyEvent(e Object) []FieldError {
-	var errs []FieldError
-	ns := Namespace(e)
-	invNS := pathString("involvedObject", "namespace")(e)
-	mismatch := FieldError{Type: CauseFieldValueInvalid, Field: "involvedObject.namespace", Value: invNS, Detail: "does not match event.namespace"}
-	if isZeroTime(e["eventTime"]) {
-		if invNS == "" && ns != "" && ns != "default" || invNS != "" && ns != invNS {
-			errs = append(errs, mismatch)
-		}
-	} else {
-		if invNS == "" && ns != "default" && ns != "kube-system" {
-			errs = append(errs, mismatch)
-		}
-		rc := str(e, "reportingComponent")
-		if rc == "" {
-			errs = append(errs, FieldError{Type: CauseFieldValueRequired, Field: "reportingController"})
-		}
-		for _, msg := range IsQualifiedName(rc) {
-			errs = append(errs, FieldError{Type: CauseFieldValueInvalid, Field: "reportingController", Value: rc, Detail: msg})
-		}
-		for _, f := range []string{"reportingInstance", "action", "reason"} {
-			v := str(e, f)
-			if v == "" {
-				errs = append(errs, FieldError{Type: CauseFieldValueRequired, Field: f})
-			}
-			if len(v) > eventFieldLimit {
-				errs = append(errs, FieldError{Type: CauseFieldValueInvalid, Field: f, Value: "", Detail: fmt.Sprintf("can have at most %d characters", eventFieldLimit)})
-			}
-		}
-		if len(str(e, "message")) > eventNoteLimit {
-			errs = append(errs, FieldError{Type: CauseFieldValueInvalid, Field: "message", Value: "", Detail: fmt.Sprintf("can have at most %d characters", eventNoteLimit)})
-		}
-	}
-	for _, msg := range IsDNS1123Subdomain(ns) {
-		errs = append(errs, FieldError{Type: CauseFieldValueInvalid, Field: "namespace", Value: ns, Detail: msg})
-	}
-	return errs
-}
-
 func validateEventSeries(e Object) []FieldError {
 	s, ok := e["series"].(map[string]any)
 	if !ok {
@@ -166,7 +116,7 @@ func validateEventSeries(e Object) []FieldError {
 // validateNewEvent is ValidateEventCreate for events.k8s.io/v1, on the
 // core/v1 form.
 func validateNewEvent(e Object) []FieldError {
-	errs := append(validateLegacyEvent(e), validateEventSeries(e)...)
+	errs := append(validateLegacyEvent(e, "reportingController"), validateEventSeries(e)...)
 	if isZeroTime(e["eventTime"]) {
 		errs = append(errs, FieldError{Type: CauseFieldValueRequired, Field: "eventTime"})
 	}
@@ -233,7 +183,7 @@ func eventFieldValue(e Object, f string) any {
 // validateNewEventUpdate is ValidateEventUpdate for events.k8s.io/v1:
 // only metadata and the series may change.
 func validateNewEventUpdate(cur, next Object) []FieldError {
-	errs := validateLegacyEvent(next)
+	errs := validateLegacyEvent(next, "reportingController")
 	if renderValue(next["series"]) != renderValue(cur["series"]) {
 		errs = append(errs, validateEventSeries(next)...)
 	}

@@ -58,6 +58,10 @@ type Resource struct {
 	ReturnDeletedObject bool
 	// NameIsLabel validates names as DNS-1123 labels (else subdomains).
 	NameIsLabel bool
+	// NameIsPathSegment validates names only as a path segment (kube's
+	// generic ValidatePathSegmentName: core/v1 Events, whose own rules
+	// leave names to it).
+	NameIsPathSegment bool
 	// FieldSelectors are the field selector labels beyond metadata.name and
 	// metadata.namespace, with how to read them from an object.
 	FieldSelectors map[string]func(Object) string
@@ -158,6 +162,9 @@ func (r *Resource) storage() string {
 }
 
 func (r *Resource) validateName(name string) []string {
+	if r.NameIsPathSegment {
+		return IsValidPathSegmentName(name)
+	}
 	if r.NameIsLabel {
 		return IsDNS1123Label(name)
 	}

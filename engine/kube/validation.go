@@ -208,3 +208,18 @@ func IsDNS1035Label(v string) []string {
 	}
 	return errs
 }
+
+// IsValidPathSegmentName is apimachinery's path.IsValidPathSegmentName:
+// a name must be usable as one segment of a URL path.
+func IsValidPathSegmentName(name string) []string {
+	if name == "." || name == ".." {
+		return []string{fmt.Sprintf("may not be '%s'", name)}
+	}
+	var errs []string
+	for _, s := range []string{"/", "%"} {
+		if strings.Contains(name, s) {
+			errs = append(errs, fmt.Sprintf("may not contain '%s'", s))
+		}
+	}
+	return errs
+}

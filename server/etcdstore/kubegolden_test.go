@@ -51,3 +51,9 @@ func TestCustomResourcesOnEtcdMatchRecordedKubeApiserver(t *testing.T) {
 func TestEventsOnEtcdMatchRecordedKubeApiserver(t *testing.T) {
 	replayKubeGolden(t, kubegolden.EventsFile, kubegolden.KnownEvents, true)
 }
+
+// TestCoreEventsOnEtcdMatchRecordedKubeApiserver is the same for the
+// exchanges about core/v1 Events' validation through core/v1.
+func TestCoreEventsOnEtcdMatchRecordedKubeApiserver(t *testing.T) {
+	replayKubeGolden(t, kubegolden.CoreEventsFile, kubegolden.KnownCoreEvents, true)
+}

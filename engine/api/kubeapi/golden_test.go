@@ -67,3 +67,16 @@ func TestEventsGoldenExchanges(t *testing.T) {
 	}
 	kubegolden.Replay(t, newFixture(t).target(), kubegolden.Load(t, "testdata/"+kubegolden.EventsFile), kubegolden.KnownEvents, true)
 }
+
+// TestCoreEventsGoldenExchanges replays what a real kube-apiserver
+// answered about core/v1 Events written through core/v1: its legacy rules
+// for old-style Events (the involved object's namespace) and new-style
+// ones (an eventTime: who reported it, what and why, within their
+// lengths), and what it leaves unchecked there that events.k8s.io/v1
+// checks (type, immutability, names).
+func TestCoreEventsGoldenExchanges(t *testing.T) {
+	if runtime.GOOS == "js" {
+		t.Skip("the browser build does not validate core/v1 Events (engine/kube/eventvalidation.go)")
+	}
+	kubegolden.Replay(t, newFixture(t).target(), kubegolden.Load(t, "testdata/"+kubegolden.CoreEventsFile), kubegolden.KnownCoreEvents, true)
+}

@@ -281,7 +281,7 @@ func (h *Handler) serveResource(ctx context.Context, rq *request) *api.Response 
 		return statusResponse(kube.NewRequestEntityTooLarge(h.maxBody))
 	}
 	if rq.name != "" {
-		if msgs := pathSegmentErrors(rq.name); len(msgs) > 0 {
+		if msgs := kube.IsValidPathSegmentName(rq.name); len(msgs) > 0 {
 			return statusResponse(kube.NewBadRequest(fmt.Sprintf("%s: %s", rq.name, strings.Join(msgs, ", "))))
 		}
 	}
@@ -486,19 +486,6 @@ func withWarnings(resp *api.Response, warnings []string) *api.Response {
 		resp.Header.Add("Warning", "299 - "+strconv.Quote(w))
 	}
 	return resp
-}
-
-func pathSegmentErrors(name string) []string {
-	if name == "." || name == ".." {
-		return []string{fmt.Sprintf("may not be '%s'", name)}
-	}
-	var errs []string
-	for _, s := range []string{"/", "%"} {
-		if strings.Contains(name, s) {
-			errs = append(errs, fmt.Sprintf("may not contain '%s'", s))
-		}
-	}
-	return errs
 }
 
 func writeOptions(rq *request) kube.WriteOptions {

@@ -111,7 +111,7 @@ func TestRoutesForEveryScope(t *testing.T) {
 		{"POST", "/api/v1/namespaces/team/pods", `{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"busybox"}]}}`, 201, `"phase":"Pending"`},
 		{"DELETE", "/api/v1/namespaces/team/pods/p", "", 200, `"kind":"Pod"`},
 		{"POST", "/api/v1/namespaces/team/secrets", `{"metadata":{"name":"s"},"stringData":{"k":"v"}}`, 201, `"data":{"k":"dg=="}`},
-		{"POST", "/api/v1/namespaces/team/events", `{"metadata":{"name":"e"},"involvedObject":{"kind":"Pod","name":"p"},"reason":"R"}`, 201, `"reason":"R"`},
+		{"POST", "/api/v1/namespaces/team/events", `{"metadata":{"name":"e"},"involvedObject":{"kind":"Pod","namespace":"team","name":"p"},"reason":"R"}`, 201, `"reason":"R"`},
 		{"DELETE", "/api/v1/namespaces/team/configmaps?labelSelector=x%3D1", "", 200, `"name":"a"`},
 		{"GET", "/api/v1/namespaces/team/configmaps", "", 200, `"name":"b"`},
 		{"POST", "/api/v1/namespaces/team/configmaps/b", `{}`, 405, `"reason":"MethodNotAllowed"`},

@@ -57,6 +57,9 @@ const (
 	// EventsFile holds those about events.k8s.io/v1 Events (recorded by
 	// test/kubediff's TestRecordEventsGolden).
 	EventsFile = "events_exchanges.jsonl"
+	// CoreEventsFile holds those about core/v1 Events' validation through
+	// core/v1 (recorded by test/kubediff's TestRecordCoreEventsGolden).
+	CoreEventsFile = "core_events_exchanges.jsonl"
 )
 
 // Known lists the exchanges of File rvplay does not match yet, with why.
@@ -73,6 +76,11 @@ var KnownCRD = map[int]string{
 
 // KnownEvents is Known for EventsFile.
 var KnownEvents = map[int]string{}
+
+// KnownCoreEvents is Known for CoreEventsFile.
+var KnownCoreEvents = map[int]string{
+	0: "kube computes a create's managedFields before its strategy's PrepareForCreate, which adds a Namespace's spec.finalizers; rvplay adds them as a default, so its managedFields list f:spec.f:finalizers",
+}
 
 // KubeOptions are those of the Kubernetes layer the recording is replayed
 // on: a fake clock at the recording's date and uids in order of creation.
