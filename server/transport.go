@@ -48,6 +48,7 @@ func transportFlags(fs *flag.FlagSet) *transport {
 
 // apply sets the transport's bounds in opts, for every session's adapter
 // and gateway, and returns the origins whose pages may change sessions.
+// The adapters count on guard for their bodies' read deadline.
 func (t *transport) apply(opts *classroom.Options) (*httpapi.Origins, error) {
 	origins, err := httpapi.NewOrigins(strings.Split(*t.origins, ","))
 	if err != nil {
@@ -58,6 +59,8 @@ func (t *transport) apply(opts *classroom.Options) (*httpapi.Origins, error) {
 	}
 	opts.HTTP.MaxBodyBytes = *t.maxBody
 	opts.HTTP.BodyTimeout = *t.bodyTimeout
+	// guard's BodyDeadline, around every path, has set it.
+	opts.HTTP.BodyDeadlineSet = true
 	opts.HTTP.Bodies = httpapi.NewBodyBudget(*t.bodyMemory, bodyMemoryWait)
 	opts.HTTP.Origins = origins
 	opts.HTTP.WriteTimeout = *t.writeTimeout

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"flag"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rvplay/rvplay/engine/sqlite"
 	"github.com/rvplay/rvplay/server/classroom"
@@ -118,5 +121,27 @@ func TestTransportFlagsSetTheBounds(t *testing.T) {
 		if _, err := tp.apply(&classroom.Options{}); err == nil {
 			t.Errorf("%v accepted", args)
 		}
+	}
+}
+
+// A session's body that does not arrive within --body-timeout is refused
+// in the session's protocol: the adapters count on the transport's guard
+// for the deadline (Options.BodyDeadlineSet), and get it.
+func TestASessionsBodyIsBoundByTheBodyTimeout(t *testing.T) {
+	srv := startTransportServer(t, []string{"--body-timeout", "200ms"}, "demo")
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "POST /s/demo/v3/kv/put HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n"+`{"key":`)
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 400 || !strings.Contains(string(body), "not received within 200ms") {
+		t.Fatalf("%d %s", resp.StatusCode, body)
 	}
 }

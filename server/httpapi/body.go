@@ -125,12 +125,13 @@ func (b *body) release() {
 }
 
 // readBody reads r's body into b incrementally, at most limit bytes, under
-// the read deadline timeout: its buffer grows with what arrives (never to
-// a declared length before the bytes are there), each growth reserved from
-// budget (nil: none). It answers what to refuse the request with, if
-// anything; the caller releases the body (refused or not) once the request
-// is answered.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration, budget *BodyBudget, b *body) (refused *api.Refusal) {
+// the read deadline timeout (set here if setDeadline, else already set by
+// BodyDeadline): its buffer grows with what arrives (never to a declared
+// length before the bytes are there), each growth reserved from budget
+// (nil: none). It answers what to refuse the request with, if anything;
+// the caller releases the body (refused or not) once the request is
+// answered.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration, setDeadline bool, budget *BodyBudget, b *body) (refused *api.Refusal) {
 	rc := http.NewResponseController(w)
 	defer func() {
 		if refused == nil {
@@ -147,7 +148,9 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 	if r.ContentLength > limit {
 		return &api.Refusal{Kind: api.BodyTooLarge, Limit: limit}
 	}
-	rc.SetReadDeadline(time.Now().Add(timeout))
+	if setDeadline {
+		rc.SetReadDeadline(time.Now().Add(timeout))
+	}
 	// What the buffer may grow to: one byte more than allowed (or than
 	// declared), so that reading that byte shows the body is too long.
 	most := limit + 1
@@ -194,8 +197,8 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 // for handlers that read bodies themselves (the server's own paths: POST
 // /sessions, /join): without it a client that never finishes its body
 // holds a goroutine and a connection forever. The adapter sets the same
-// deadline itself and lifts it once the body is in, for the streams that
-// follow.
+// deadline itself (unless told BodyDeadline did: Options.BodyDeadlineSet)
+// and lifts it once the body is in, for the streams that follow.
 func BodyDeadline(next http.Handler, timeout time.Duration) http.Handler {
 	return bodyDeadline{next: next, timeout: timeout}
 }

@@ -167,10 +167,23 @@ func TestStalledUploadsHoldNoMoreThanTheBudget(t *testing.T) {
 
 // A body that does not arrive in time is refused, and its memory freed,
 // rather than held for as long as the client keeps the connection.
+// It is so whether the adapter sets the deadline itself or a BodyDeadline
+// around it did (Options.BodyDeadlineSet).
 func TestABodyThatDoesNotArriveInTimeIsRefused(t *testing.T) {
 	budget := NewBodyBudget(1<<20, 0)
-	srv := httptest.NewServer(Handler(&counting{}, Options{BodyTimeout: 200 * time.Millisecond, Bodies: budget, Refuse: session.Refuse}))
-	defer srv.Close()
+	for _, outer := range []bool{false, true} {
+		var h http.Handler = Handler(&counting{}, Options{BodyTimeout: 200 * time.Millisecond, Bodies: budget, Refuse: session.Refuse, BodyDeadlineSet: outer})
+		if outer {
+			h = BodyDeadline(h, 200*time.Millisecond)
+		}
+		srv := httptest.NewServer(h)
+		defer srv.Close()
+		bodyRefusedInTime(t, srv, budget)
+	}
+}
+
+func bodyRefusedInTime(t *testing.T, srv *httptest.Server, budget *BodyBudget) {
+	t.Helper()
 	for _, path := range []string{"/v3/kv/put", "/api/v1/namespaces/default/configmaps"} {
 		c := rawRequest(t, srv, "POST "+path+" HTTP/1.1\r\nContent-Length: 1000", `{"key":`)
 		resp, body := readAnswer(t, c)

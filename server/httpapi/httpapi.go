@@ -49,6 +49,12 @@ type Options struct {
 	// BodyTimeout bounds the time a client takes to send a body. Zero:
 	// DefaultBodyTimeout.
 	BodyTimeout time.Duration
+	// BodyDeadlineSet says that every request reaches the adapter with its
+	// body's read deadline already set, BodyTimeout from its arrival (the
+	// server's BodyDeadline, outside every session): the adapter then only
+	// lifts it once the body is in, rather than set it again on every
+	// request. False: the adapter sets it.
+	BodyDeadlineSet bool
 	// Bodies is the server-wide budget of memory for bodies being read,
 	// shared by every adapter of the server. Nil: no budget.
 	Bodies *BodyBudget
@@ -182,7 +188,7 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	uaProtocol := browserUserAgent(r, ws)
 	hasBody := r.Body != nil && r.Body != http.NoBody
 	if hasBody {
-		if refused := readBody(w, r, a.opts.MaxBodyBytes, a.opts.BodyTimeout, a.opts.Bodies, &x.body); refused != nil {
+		if refused := readBody(w, r, a.opts.MaxBodyBytes, a.opts.BodyTimeout, !a.opts.BodyDeadlineSet, a.opts.Bodies, &x.body); refused != nil {
 			x.body.release()
 			a.refuse(w, r, *refused)
 			return
