@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rvplay/rvplay/internal/etcdtest"
+	"github.com/rvplay/rvplay/internal/rvplaytest"
+)
+
+var (
+	benchServers = flag.String("gatewayload.servers", "", "BenchmarkServerCPU: rvplay server binaries to compare, name=path,name=path (default: this tree's server, built)")
+	benchRounds  = flag.Int("gatewayload.rounds", 4, "BenchmarkServerCPU: alternating rounds per workload")
+)
+
+// cpuSystem is one server of BenchmarkServerCPU: its client and its
+// process's CPU time.
+type cpuSystem struct {
+	name string
+	g    Client
+	cpu  func() (time.Duration, error)
+}
+
+// BenchmarkServerCPU drives etcd and one or more rvplay server binaries
+// (-gatewayload.servers: a build of an older commit beside this one, say)
+// through the gateway with the put, CAS and range workloads, in
+// alternating rounds of -gatewayload.duration/-gatewayload.rounds each,
+// and reports each server process's CPU time per operation
+// (/proc/<pid>/stat; one CAS is a range and a txn), which a busy machine
+// changes less than throughput, beside its ops/s and their ratio to
+// etcd's. Use -benchtime 1x.
+func BenchmarkServerCPU(b *testing.B) {
+	etcdBin := etcdtest.Require(b)
+	cfg := DefaultConfig()
+	cfg.Duration = *benchDuration / time.Duration(*benchRounds)
+	ctx := context.Background()
+	var systems []cpuSystem
+	add := func(name, url string, cpu func() (time.Duration, error)) {
+		g := NewGateway(name, url, cfg.Clients+8)
+		b.Cleanup(func() { g.Close() })
+		if err := Prefill(ctx, g, cfg); err != nil {
+			b.Fatal(err)
+		}
+		systems = append(systems, cpuSystem{name, g, cpu})
+	}
+	e, err := etcdtest.StartBinary(etcdBin, etcdtest.Options{DataDir: filepath.Join(b.TempDir(), "etcd")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Stop() })
+	add("etcd", e.URL, func() (time.Duration, error) { return rvplaytest.ProcessCPU(e.Pid()) })
+	servers := *benchServers
+	if servers == "" {
+		bin, err := rvplaytest.Build(b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		servers = "rvplay=" + bin
+	}
+	for _, s := range strings.Split(servers, ",") {
+		name, bin, ok := strings.Cut(s, "=")
+		if !ok {
+			b.Fatalf("-gatewayload.servers: %q is not name=path", s)
+		}
+		r, err := rvplaytest.StartBinary(bin, filepath.Join(b.TempDir(), "rvplay.db"), "bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { r.Stop() })
+		add(name, r.SessionURL, r.CPU)
+	}
+	type total struct {
+		cpu time.Duration
+		all Result
+	}
+	fmt.Printf("server CPU per operation: %d alternating rounds of %v per workload and system\n", *benchRounds, cfg.Duration)
+	totals := map[string]*total{}
+	workloads := []string{"put", "cas", "range"}
+	for round := 0; round < *benchRounds; round++ {
+		for _, w := range workloads {
+			for i := range systems {
+				s := systems[(i+round)%len(systems)] // each round starts with another system
+				before, err := s.cpu()
+				if err != nil {
+					b.Fatal(err)
+				}
+				r, err := RunWorkload(ctx, w, s.g, cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				after, err := s.cpu()
+				if err != nil {
+					b.Fatal(err)
+				}
+				t := totals[w+"/"+s.name]
+				if t == nil {
+					t = &total{}
+					totals[w+"/"+s.name] = t
+				}
+				t.cpu += after - before
+				t.all.Merge(r)
+			}
+		}
+	}
+	for _, w := range workloads {
+		etcd := totals[w+"/etcd"].all.OpsPerSec()
+		for _, s := range systems {
+			t := totals[w+"/"+s.name]
+			b.Run(w+"/"+s.name, func(b *testing.B) {
+				b.ReportMetric(0, "ns/op")
+				b.ReportMetric(float64(t.cpu)/float64(max(t.all.Ops, 1))/1e3, "cpu-µs/op")
+				b.ReportMetric(t.all.OpsPerSec(), "ops/s")
+				b.ReportMetric(t.all.OpsPerSec()/etcd, "ops-ratio-to-etcd")
+			})
+		}
+	}
+}
