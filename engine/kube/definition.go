@@ -135,6 +135,7 @@ func validateDefinition(o Object) []FieldError {
 	}
 	errs = append(errs, validateNames(names)...)
 	errs = append(errs, validateSchemas(versions)...)
+	errs = append(errs, validateConversion(spec)...)
 	stored := stringList(pathValue(o, "status", "storedVersions"))
 	if len(stored) == 0 {
 		errs = append(errs, FieldError{Type: CauseFieldValueInvalid, Field: "status.storedVersions", Value: nil, Detail: "must have at least one stored version"})
