@@ -4,7 +4,7 @@ import { expect, type Page, type TestInfo } from '@playwright/test';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-type Action = { id?: string; run?: string; client?: string; do?: string };
+type Action = { id?: string; run?: string; client?: string; do?: string; compact?: string };
 type Step = { id: string; actions?: Action[]; solution?: string[]; verify?: unknown };
 type Lesson = { dir: string; number: number; slug: string; steps: Step[] };
 
