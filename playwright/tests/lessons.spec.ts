@@ -112,3 +112,49 @@ for (const number of [4, 12]) {
     await attachShots(page, testInfo, `lesson ${number} ${lesson.slug}: the watch cache note`);
   });
 }
+
+// Lesson 12's introduction has a table of resourceVersion values whose
+// code (resourceVersionMatch=Exact) breaks only after its = and &, never
+// mid-word, in every language at the sizes of the report; a table wider
+// than the panel scrolls instead.
+test('lesson 12\'s introduction table breaks its code only after = and &', async ({ page }, testInfo) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openLab(page, '/lab#lesson=get-and-list');
+  const panel = page.getByTestId('lesson-panel');
+  for (const l of ['en', 'zh', 'ko']) {
+    await page.locator('#lang').selectOption(l);
+    const title = readFileSync(join(__dirname, '..', '..', 'web', 'lessons', '12-get-and-list', l, '00.md'), 'utf8').split('\n')[0].slice(2);
+    await expect(panel.getByTestId('lesson-title')).toHaveText(title);
+    for (const [width, height] of [[1440, 900], [1920, 1080]]) {
+      await page.setViewportSize({ width, height });
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      const table = panel.getByTestId('lesson-text').locator('table');
+      await expect(table.locator('code').filter({ hasText: 'resourceVersionMatch=Exact' })).toBeVisible();
+      // Where a character of a code starts a new line, the one before it
+      // must be = or &.
+      const broken = await table.evaluate((t) => {
+        const bad: string[] = [];
+        for (const code of t.querySelectorAll('code')) {
+          let prev: { ch: string; top: number } | null = null;
+          const walk = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+          for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+            for (let i = 0; i < n.textContent!.length; i++) {
+              const r = document.createRange();
+              r.setStart(n, i);
+              r.setEnd(n, i + 1);
+              const top = r.getClientRects()[0]?.top ?? 0;
+              const ch = n.textContent![i];
+              if (prev && top > prev.top + 2 && !['=', '&'].includes(prev.ch)) bad.push(`${code.textContent} before ${ch}`);
+              prev = { ch, top };
+            }
+          }
+        }
+        return bad;
+      });
+      expect(broken, `${l} at ${width}x${height}`).toEqual([]);
+      const fits = await table.evaluate((t) => t.scrollWidth <= t.clientWidth + 1 || getComputedStyle(t).overflowX === 'auto');
+      expect(fits, `${l} at ${width}x${height}: the table fits or scrolls`).toBe(true);
+      await testInfo.attach(`lesson 12's introduction (${width}x${height}, ${l})`, { body: await panel.screenshot(), contentType: 'image/png' });
+    }
+  }
+});

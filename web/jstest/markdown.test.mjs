@@ -53,3 +53,11 @@ test('every text of lesson 1 has a title and renders', () => {
     assert.ok(renderMarkdown(s.body).length > 0);
   }
 });
+
+test('inline code breaks only after = & , and a path\'s inner /, never inside a name', () => {
+  assert.equal(renderMarkdown('`"N"` + `resourceVersionMatch=Exact`'), '<p><code>&quot;N&quot;</code> + <code>resourceVersionMatch=<wbr>Exact</code></p>\n');
+  assert.equal(renderMarkdown('`resourceVersion=7&resourceVersionMatch=NotOlderThan`'), '<p><code>resourceVersion=<wbr>7&amp;<wbr>resourceVersionMatch=<wbr>NotOlderThan</code></p>\n');
+  assert.equal(renderMarkdown('`/registry/deployments/`'), '<p><code>/registry/<wbr>deployments/</code></p>\n');
+  assert.equal(renderMarkdown('`k1-ada-x3k9q`'), '<p><code>k1-ada-x3k9q</code></p>\n');
+  assert.equal(renderMarkdown('`a<b>`'), '<p><code>a&lt;b&gt;</code></p>\n');
+});

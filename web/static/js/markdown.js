@@ -30,6 +30,11 @@ const marked = new Marked({
       return `<a href="${escapeHTML(safe)}"${title ? ` title="${escapeHTML(title)}"` : ''}${ext ? ' target="_blank" rel="noopener noreferrer"' : ''}>${text}</a>`;
     },
     image({ text }) { return escapeHTML(text); },
+    // Inline code may break after = & / and , (a query such as
+    // resourceVersion=7&resourceVersionMatch=Exact, a path, but not after
+    // its leading /), never inside a name: <wbr> adds no character to what
+    // is read or copied.
+    codespan({ text }) { return `<code>${escapeHTML(text).replace(/(=|&amp;|,|(?<!^)\/)(?!$)/g, '$1<wbr>')}</code>`; },
     code({ text, lang }) {
       if ((lang || '').trim() === 'console') {
         const lines = text.split('\n').filter((l) => l.trim() !== '');
