@@ -207,8 +207,9 @@ test('lesson 12: get-and-list on a class session, the client cards act in the st
 // them the cluster's revisions, which jump when another session writes:
 // the lab says so under its revisions, and so do the lesson steps that
 // compare revision numbers (lesson 1). On SQLite (this suite's server)
-// neither note shows; RVPLAY_BASE_URL pointing at a server on etcd runs
-// the same test the other way.
+// neither note shows; etcdstore.spec.ts starts a server on a real etcd
+// where both do (and RVPLAY_BASE_URL pointing at one runs this test the
+// other way).
 test('a session on an etcd cluster says its revisions jump when other sessions write, and only there', async ({ browser }, testInfo) => {
   test.setTimeout(60_000);
   const { teacher, close } = await classroom(browser);
