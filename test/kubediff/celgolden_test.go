@@ -84,14 +84,7 @@ func celSteps(t *testing.T) []crdStep {
 // such a recording, which server/crdrules replays); without the flag it
 // is skipped.
 func TestRecordCELGolden(t *testing.T) {
-	if *recordCEL == "" {
-		t.Skip("records only with -record-cel FILE")
-	}
-	c := newClient()
-	base := startKubeAPIServer(t, c)
-	if err := os.WriteFile(*recordCEL, recordSteps(t, c, base, celSteps(t)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	recordGolden(t, *recordCEL, "-record-cel", func() []crdStep { return celSteps(t) })
 }
 
 // waitRefused polls (unrecorded) until a POST of body to path answers

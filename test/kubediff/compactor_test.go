@@ -86,10 +86,7 @@ func TestTheCompactorsCompactions(t *testing.T) {
 		c := newClient()
 		ref := startReference(t, c)
 		rvBase := startRvplay(t)
-		sides := []*side{
-			newSide("sample-apiserver", c, ref.serverURL+"/apis/wardle.example.com/v1alpha1/namespaces/default/flunders", ref.etcdURL+"/v3", "wardle.example.com/v1alpha1", "Flunder"),
-			newSide("rvplay", c, rvBase+"/api/v1/namespaces/default/configmaps", rvBase+"/v3", "v1", "ConfigMap"),
-		}
+		sides := newSides(c, ref, rvBase)
 		writes := []op{
 			{Verb: "create", Name: anchor, Labels: map[string]string{"x": "1"}},              // w1
 			{Verb: "create", Name: "a", Labels: map[string]string{"x": "1"}},                 // w2

@@ -126,12 +126,19 @@ var crdSteps = []crdStep{
 // file -record-crd names (engine/api/kubeapi/testdata/crd_exchanges.jsonl
 // is such a recording); without the flag it is skipped.
 func TestRecordCRDGolden(t *testing.T) {
-	if *recordCRD == "" {
-		t.Skip("records only with -record-crd FILE")
+	recordGolden(t, *recordCRD, "-record-crd", func() []crdStep { return crdSteps })
+}
+
+// recordGolden records the steps from a fresh real kube-apiserver into
+// file, or skips t when no file is named (by the flag given, for the
+// message).
+func recordGolden(t *testing.T, file, flagName string, steps func() []crdStep) {
+	if file == "" {
+		t.Skip("records only with " + flagName + " FILE")
 	}
 	c := newClient()
 	base := startKubeAPIServer(t, c)
-	if err := os.WriteFile(*recordCRD, recordSteps(t, c, base, crdSteps), 0o644); err != nil {
+	if err := os.WriteFile(file, recordSteps(t, c, base, steps()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

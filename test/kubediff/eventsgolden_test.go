@@ -2,7 +2,6 @@ package kubediff
 
 import (
 	"flag"
-	"os"
 	"strings"
 	"testing"
 )
@@ -67,14 +66,7 @@ var eventsSteps = []crdStep{
 // (engine/api/kubeapi/testdata/events_exchanges.jsonl is such a
 // recording); without the flag it is skipped.
 func TestRecordEventsGolden(t *testing.T) {
-	if *recordEvents == "" {
-		t.Skip("records only with -record-events FILE")
-	}
-	c := newClient()
-	base := startKubeAPIServer(t, c)
-	if err := os.WriteFile(*recordEvents, recordSteps(t, c, base, eventsSteps), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	recordGolden(t, *recordEvents, "-record-events", func() []crdStep { return eventsSteps })
 }
 
 var recordCoreEvents = flag.String("record-core-events", "", "record the exchanges about core/v1 Events' validation from a real kube-apiserver into this JSONL file")
@@ -140,12 +132,5 @@ func coreEventsSteps() []crdStep {
 // (engine/api/kubeapi/testdata/core_events_exchanges.jsonl is such a
 // recording); without the flag it is skipped.
 func TestRecordCoreEventsGolden(t *testing.T) {
-	if *recordCoreEvents == "" {
-		t.Skip("records only with -record-core-events FILE")
-	}
-	c := newClient()
-	base := startKubeAPIServer(t, c)
-	if err := os.WriteFile(*recordCoreEvents, recordSteps(t, c, base, coreEventsSteps()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	recordGolden(t, *recordCoreEvents, "-record-core-events", coreEventsSteps)
 }

@@ -165,10 +165,7 @@ func runSequence(t *testing.T, seed uint64, ops int, keep bool, next func(genSta
 	c := newClient()
 	ref := startReference(t, c)
 	rvBase := startRvplay(t)
-	sides := []*side{
-		newSide("sample-apiserver", c, ref.serverURL+"/apis/wardle.example.com/v1alpha1/namespaces/default/flunders", ref.etcdURL+"/v3", "wardle.example.com/v1alpha1", "Flunder"),
-		newSide("rvplay", c, rvBase+"/api/v1/namespaces/default/configmaps", rvBase+"/v3", "v1", "ConfigMap"),
-	}
+	sides := newSides(c, ref, rvBase)
 	for _, s := range sides {
 		// rvplay creates a session's namespaces on the session's first
 		// Kubernetes request: touch the API before taking the start.

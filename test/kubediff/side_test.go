@@ -53,6 +53,15 @@ func newSide(label string, c *http.Client, coll, gateway, apiVersion, kind strin
 		objs: map[string]*objState{}, uids: map[string]string{}, lastTimes: map[string]string{}}
 }
 
+// newSides are the two servers a sequence runs on: the reference's
+// flunders and the rvplay session's configmaps.
+func newSides(c *http.Client, ref reference, rvBase string) []*side {
+	return []*side{
+		newSide("sample-apiserver", c, ref.serverURL+"/apis/wardle.example.com/v1alpha1/namespaces/default/flunders", ref.etcdURL+"/v3", "wardle.example.com/v1alpha1", "Flunder"),
+		newSide("rvplay", c, rvBase+"/api/v1/namespaces/default/configmaps", rvBase+"/v3", "v1", "ConfigMap"),
+	}
+}
+
 // storeRevision reads the store's current revision through its etcd
 // gateway (a range of one key answers with the header revision).
 func (s *side) storeRevision() (int64, error) {

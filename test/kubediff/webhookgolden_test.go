@@ -2,7 +2,6 @@ package kubediff
 
 import (
 	"flag"
-	"os"
 	"testing"
 )
 
@@ -49,12 +48,5 @@ func webhookSteps() []crdStep {
 // definition (engine/kube/definitionconversion.go), so nothing replays it
 // yet: it is what a server option calling them would have to match.
 func TestRecordWebhookGolden(t *testing.T) {
-	if *recordWebhook == "" {
-		t.Skip("records only with -record-webhook FILE")
-	}
-	c := newClient()
-	base := startKubeAPIServer(t, c)
-	if err := os.WriteFile(*recordWebhook, recordSteps(t, c, base, webhookSteps()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	recordGolden(t, *recordWebhook, "-record-webhook", webhookSteps)
 }
