@@ -83,7 +83,10 @@ func KVOf(s mvcc.KV) KV {
 type streamKV struct{ mvcc.KV }
 
 func (k streamKV) Watch(ctx context.Context, r *mvcc.WatchRequest) (WatchStream, error) {
-	st := k.NewWatchStream()
+	// kube-apiserver's etcd client requires a leader for its watches
+	// (etcd3's clientv3.WithRequireLeader): the storage ends them when
+	// the member has none, and the registry answers as kube does.
+	st := k.NewWatchStream(mvcc.WatchStreamOptions{RequireLeader: true})
 	w, err := st.Watch(ctx, r)
 	if err != nil {
 		st.Close()

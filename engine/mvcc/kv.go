@@ -91,7 +91,22 @@ type Watchable interface {
 	// at a time; a watcher whose start revision is compacted away gets
 	// one response with CompactRevision set, and ends. (*Store.Watch
 	// makes a watcher alone in a stream of its own.)
-	NewWatchStream() Watches
+	NewWatchStream(opts WatchStreamOptions) Watches
+}
+
+// WatchStreamOptions are what the client of an etcd watch stream chose
+// for the whole stream, as etcd's gRPC metadata on its Watch call.
+type WatchStreamOptions struct {
+	// RequireLeader is etcd's clientv3.WithRequireLeader (metadata
+	// hasleader: true): a member without a leader refuses the stream,
+	// and ends it once it has had none for three election timeouts, its
+	// watchers' end being "etcdserver: no leader" (an *Error, code
+	// Unavailable). Unset, the stream waits across the leaderless window
+	// and its watchers go on with what is written after it, missing and
+	// repeating nothing, as etcd's do. Kubernetes' watches require a
+	// leader; an etcd client's stream does when it asked. A store that is
+	// its own one member (*Store) always has a leader.
+	RequireLeader bool
 }
 
 // Watches is the consumer's side of a stream of watchers, etcd's

@@ -28,8 +28,9 @@ type WatchStream struct {
 	solo *Watcher
 }
 
-// NewWatchStream returns an empty stream of watchers on s.
-func (s *Store) NewWatchStream() Watches {
+// NewWatchStream returns an empty stream of watchers on s (which always
+// has a leader: opts change nothing).
+func (s *Store) NewWatchStream(WatchStreamOptions) Watches {
 	return &WatchStream{s: s, signal: make(chan struct{}, 1)}
 }
 

@@ -8,7 +8,11 @@
 // size limits, a guarded session's permissions, watch streams with their
 // caps and progress notifications); this package converts etcd's protobuf
 // messages to the store's mirror of them and back, and answers errors as
-// etcd's gRPC status codes with etcd's messages.
+// etcd's gRPC status codes with etcd's messages. A Watch call requires a
+// leader only when its client asked (clientv3.WithRequireLeader's
+// hasleader metadata, as etcd's stream interceptor reads it): on a session
+// stored on an etcd cluster its stream then ends with "etcdserver: no
+// leader" when the cluster's member has none; otherwise it waits.
 //
 // A client reaches a session in one of two ways, with no flag etcd's tools
 // lack: without credentials it reaches the server's default session

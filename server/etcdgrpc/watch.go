@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/api/etcdgw"
@@ -32,7 +34,7 @@ func (ws watchServer) Watch(stream pb.Watch_WatchServer) error {
 	if ws.s.opts.WatchLimiter != nil {
 		ctx = api.WithWatchLimiter(ctx, ws.s.opts.WatchLimiter(clientOf(ctx, c.id)))
 	}
-	st := c.gw.NewWatchStream(ctx, etcdgw.WatchStreamOptions{RefuseNegativeStart: true})
+	st := c.gw.NewWatchStream(ctx, etcdgw.WatchStreamOptions{RefuseNegativeStart: true, RequireLeader: requiresLeader(stream.Context())})
 	defer st.Close()
 	sendCtx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -71,6 +73,16 @@ func (ws watchServer) Watch(stream pb.Watch_WatchServer) error {
 			return err
 		}
 	}
+}
+
+// requiresLeader reports whether the client asked that the stream end
+// when its member has no leader (clientv3.WithRequireLeader's metadata,
+// which etcd's stream interceptor reads): on an etcd cluster, the store's
+// stream asks it in turn; one that did not ask waits across the window.
+func requiresLeader(ctx context.Context) bool {
+	md, _ := metadata.FromIncomingContext(ctx)
+	ks := md[rpctypes.MetadataRequireLeaderKey]
+	return len(ks) > 0 && ks[0] == rpctypes.MetadataHasLeader
 }
 
 // receive reads the client's requests until it closes its side (nil: the

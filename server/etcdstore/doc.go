@@ -22,11 +22,15 @@
 //     each marked by a key under Options.LeasePrefix that the lease itself
 //     holds (so the mark goes when the lease does); granting one therefore
 //     takes a revision, where etcd's takes none.
-//   - Watches require a leader, as kube-apiserver's do: a member without
-//     one (in an election, or cut off from its quorum) ends them with
-//     "etcdserver: no leader" where the embedded engine's never end on
-//     their own (engine/kube watches again, or ends a Kubernetes watch
-//     with kube's 500, as kube-apiserver does).
+//   - Watches require a leader when their stream asks for one
+//     (mvcc.WatchStreamOptions): kube-apiserver's always do, an etcd
+//     client's stream when it asked (clientv3.WithRequireLeader). A member
+//     without one (in an election, or cut off from its quorum) ends them
+//     with "etcdserver: no leader" where the embedded engine's never end
+//     on their own (engine/kube watches again, or ends a Kubernetes watch
+//     with kube's 500, as kube-apiserver does; rvplay's etcd API ends the
+//     client's stream with etcd's error). A stream that did not ask waits
+//     across the leaderless window, as on an etcd member.
 //   - Alarms are the cluster's members': listed as they are, and raised
 //     or lifted only by an operator (etcdctl alarm), never by a session.
 //

@@ -45,7 +45,7 @@ func TestSessionsOnOneClusterShareRevisionsButNotKeys(t *testing.T) {
 	a, b := open(t, cli, sessionOpts("a")), open(t, cli, sessionOpts("b"))
 	defer a.Close()
 	defer b.Close()
-	w := a.NewWatchStream()
+	w := a.NewWatchStream(mvcc.WatchStreamOptions{})
 	defer w.Close()
 	if _, err := w.Watch(ctx, &mvcc.WatchRequest{Key: []byte{0}, RangeEnd: []byte{0}}); err != nil {
 		t.Fatal(err)
@@ -186,7 +186,7 @@ func TestLeasesAreTheSessionsOwn(t *testing.T) {
 func TestCloseEndsWatchersAndRefusesCalls(t *testing.T) {
 	cli := client(t, etcdtest.Start(t, etcdtest.Options{}).URL)
 	s := open(t, cli, sessionOpts("a"))
-	st := s.NewWatchStream()
+	st := s.NewWatchStream(mvcc.WatchStreamOptions{})
 	if _, err := st.Watch(ctx, &mvcc.WatchRequest{Key: []byte("k")}); err != nil {
 		t.Fatal(err)
 	}

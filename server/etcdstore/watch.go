@@ -22,12 +22,17 @@ var streamIDs atomic.Uint64
 // NewWatchStream: see mvcc.Watchable. Its watchers are the cluster's
 // watches, on a gRPC watch stream of its own; etcd's client moves it to
 // another member, from the revision after the last it delivered, when its
-// member goes. They require a leader, as kube-apiserver's watches do: a
-// member without one ends them ("etcdserver: no leader", the watcher's
-// end), and the Kubernetes layer answers that as kube-apiserver does.
-func (s *Store) NewWatchStream() mvcc.Watches {
+// member goes. With opts.RequireLeader (kube's watches, an etcd client's
+// stream that asked) the gRPC stream asks the cluster for a leader too: a
+// member without one ends its watchers ("etcdserver: no leader", their
+// end). Without it the stream waits across the leaderless window, as the
+// cluster keeps a stream that did not ask open.
+func (s *Store) NewWatchStream(opts mvcc.WatchStreamOptions) mvcc.Watches {
 	ctx := metadata.AppendToOutgoingContext(s.ctx, "rvplay-watch-stream", strconv.FormatUint(streamIDs.Add(1), 10))
-	ctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+	if opts.RequireLeader {
+		ctx = clientv3.WithRequireLeader(ctx)
+	}
+	ctx, cancel := context.WithCancel(ctx)
 	return &watchStream{s: s, ctx: ctx, cancel: cancel, signal: make(chan struct{}, 1), watchers: map[*watcher]struct{}{}}
 }
 

@@ -159,7 +159,7 @@ func (g *Gateway) Serve(ctx context.Context, req *api.Request) (resp *api.Respon
 	case "/v3/maintenance/defragment":
 		return g.serveDefragment(ctx, req.Body)
 	case "/v3/watch":
-		return g.serveWatch(ctx, req.Body)
+		return g.serveWatch(ctx, req.Body, requiresLeader(req.Header))
 	}
 	return plainError(404, "Not Found")
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/mvcc"
@@ -28,7 +29,12 @@ import (
 //   - fragment is accepted and ignored: answers are never split (etcd only
 //     splits an answer above 2 MiB, for clients that ask);
 //   - a stream whose store stops ends with the error line etcd's gateway
-//     sends when its server goes away;
+//     sends when its server goes away; one whose member has no leader,
+//     with the line it sends for etcd's "etcdserver: no leader" (only a
+//     stream that asked for a leader: grpc-gateway passes a
+//     Grpc-Metadata-Hasleader: true header on as the hasleader metadata
+//     of clientv3.WithRequireLeader; etcd's websocket proxy passes no
+//     such header, so a WebSocket stream never asks);
 //   - events are turned into frames only as the client takes them.
 
 // streamClosingError is grpc-gateway v1's stream error line for a gRPC
@@ -46,7 +52,13 @@ type watchStream struct {
 	closing  bool   // the closing line was sent: the stream is over
 }
 
-func (g *Gateway) serveWatch(rctx context.Context, body []byte) *api.Response {
+// requiresLeader reports whether a /v3/watch request asked for a leader
+// (see above).
+func requiresLeader(h api.Header) bool {
+	return h.Get("Grpc-Metadata-Hasleader") == "true" && !strings.EqualFold(h.Get("Upgrade"), "websocket")
+}
+
+func (g *Gateway) serveWatch(rctx context.Context, body []byte, requireLeader bool) *api.Response {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var first json.RawMessage
 	var req watchRequest
@@ -59,7 +71,7 @@ func (g *Gateway) serveWatch(rctx context.Context, body []byte) *api.Response {
 	} else if err != io.EOF {
 		return codeError(mvcc.CodeUnknown, err.Error())
 	}
-	s := &watchStream{WatchStream: g.NewWatchStream(rctx, WatchStreamOptions{})}
+	s := &watchStream{WatchStream: g.NewWatchStream(rctx, WatchStreamOptions{RequireLeader: requireLeader})}
 	if haveFirst {
 		s.started = true
 		s.handle(&req)
@@ -176,5 +188,11 @@ func (s *watchStream) Next(ctx context.Context) ([]byte, error) {
 	s.mu.Lock()
 	s.closing = true
 	s.mu.Unlock()
+	var e *mvcc.Error
+	if errors.As(err, &e) && e.Code == mvcc.CodeUnavailable && e != mvcc.ErrStopped {
+		// The member ended the gRPC stream itself (etcdserver: no leader).
+		q, _ := json.Marshal(e.Message)
+		return append(append([]byte(`{"error":{"grpc_code":14,"http_code":503,"message":`), q...), `,"http_status":"Service Unavailable"}}`+"\n"...), nil
+	}
 	return []byte(streamClosingError), nil
 }

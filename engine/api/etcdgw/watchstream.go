@@ -78,6 +78,9 @@ type WatchStreamOptions struct {
 	// revision, canceled with compact_revision; otherwise it reads all
 	// history.
 	RefuseNegativeStart bool
+	// RequireLeader: the client asked that the stream end when the
+	// store's member has no leader (see mvcc.WatchStreamOptions).
+	RequireLeader bool
 }
 
 // WatchCreate is etcdserverpb.WatchCreateRequest.
@@ -141,7 +144,7 @@ func (r *progressRound) periodic() bool { return r.waiting < 0 }
 func (g *Gateway) NewWatchStream(ctx context.Context, opts WatchStreamOptions) *WatchStream {
 	sctx, cancel := context.WithCancel(context.Background())
 	return &WatchStream{
-		g: g, opts: opts, ws: g.store.NewWatchStream(), ctx: sctx, cancel: cancel, client: api.WatchLimiter(ctx),
+		g: g, opts: opts, ws: g.store.NewWatchStream(mvcc.WatchStreamOptions{RequireLeader: opts.RequireLeader}), ctx: sctx, cancel: cancel, client: api.WatchLimiter(ctx),
 		wake:      make(chan struct{}, 1),
 		watchers:  map[int64]*watchEntry{},
 		byWatcher: map[mvcc.WatchHandle]*watchEntry{},

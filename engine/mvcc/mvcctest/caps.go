@@ -85,7 +85,7 @@ func init() {
 		c, cancel := context.WithCancel(ctx)
 		defer cancel()
 		before := runtime.NumGoroutine()
-		shared := h.s.NewWatchStream()
+		shared := h.s.NewWatchStream(mvcc.WatchStreamOptions{})
 		defer shared.Close()
 		for i := range 1000 {
 			r := &mvcc.WatchRequest{Key: b("a"), StartRevision: int64(i % 3)}

@@ -207,7 +207,7 @@ func (h *harness) watch(c context.Context, r *mvcc.WatchRequest) (watcher, error
 		}
 		return w, nil
 	}
-	st := h.kv.NewWatchStream()
+	st := h.kv.NewWatchStream(mvcc.WatchStreamOptions{})
 	w, err := st.Watch(c, r)
 	if err != nil {
 		st.Close()
