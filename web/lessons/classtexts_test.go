@@ -215,6 +215,28 @@ func TestAStoreRevisionATextQuotesIsTheOneItsStepsLastAnswerShows(t *testing.T) 
 	}
 }
 
+// storeFigure finds a store's revision an answer shows written bare, in
+// any language: the header's (`header.revision` is 7, 显示 7, 은 7) and a
+// 504's "current: 8", which read the article's number to a class's
+// student beside their own.
+var storeFigure = regexp.MustCompile("`header\\.revision`[^`\\n{]{0,12}[0-9]|current: [0-9]")
+
+// The store's revision an answer shows is written as a placeholder
+// wherever a text quotes it: the header's, and a 504's current one.
+func TestAStoreRevisionAnAnswerShowsIsAPlaceholder(t *testing.T) {
+	files := lessons.Files()
+	texts, _ := fs.Glob(files, "*/*/*.md")
+	for _, name := range texts {
+		b, err := fs.ReadFile(files, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range storeFigure.FindAllString(string(b), -1) {
+			t.Errorf("%s: %q quotes the store's revision bare: write {{store:N}}", name, m)
+		}
+	}
+}
+
 // lastAnswerRevision is the store's revision that the newest answer in
 // record showed, as the lab reads it from the session's record on a
 // server session (lessons.js, seenRevision; here a test oracle): an etcd
