@@ -11,14 +11,27 @@ import "context"
 // as kube's recorder keeps it: a write retried on a conflict warns again
 // of the same thing. The browser's build evaluates no rules and records
 // none (engine/api/kubeapi/warnings_js.go).
-type Warnings struct{ texts []string }
+type Warnings struct {
+	// the request's context, which Warnings extends with itself: one
+	// allocation a request rather than a value context and a recorder
+	context.Context
+	texts []string
+}
 
 type warningsKey struct{}
 
 // WithWarnings returns a context whose AddWarning calls w records.
 func WithWarnings(ctx context.Context) (context.Context, *Warnings) {
-	w := &Warnings{}
-	return context.WithValue(ctx, warningsKey{}, w), w
+	w := &Warnings{Context: ctx}
+	return w, w
+}
+
+// Value is the context's, with the recorder under its own key.
+func (w *Warnings) Value(key any) any {
+	if key == (warningsKey{}) {
+		return w
+	}
+	return w.Context.Value(key)
 }
 
 // AddWarning records text on ctx's Warnings; without any, it is dropped
