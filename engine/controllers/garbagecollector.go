@@ -31,7 +31,7 @@ type garbageCollector struct {
 	factory     *client.InformerFactory
 	toDelete    *client.WorkQueue
 	toOrphan    *client.WorkQueue
-	rediscovery *client.WorkQueue // nil where no definitions are served
+	rediscovery *client.WorkQueue // discovery read again when a definition changes
 
 	mu        sync.Mutex
 	nodes     map[string]*node          // by UID
@@ -56,10 +56,8 @@ type objectRef struct {
 
 func newGarbageCollector(ctx context.Context, c *client.Client, f *client.InformerFactory, mappings []client.Mapping) *garbageCollector {
 	gc := &garbageCollector{c: c, factory: f, kinds: map[string]client.Mapping{}, monitored: map[client.Resource]bool{}, nodes: map[string]*node{},
-		toDelete: client.NewWorkQueue(ctx, c.Clock), toOrphan: client.NewWorkQueue(ctx, c.Clock)}
-	if definitionsServed {
-		gc.rediscovery = client.NewWorkQueue(ctx, c.Clock)
-	}
+		toDelete: client.NewWorkQueue(ctx, c.Clock), toOrphan: client.NewWorkQueue(ctx, c.Clock),
+		rediscovery: client.NewWorkQueue(ctx, c.Clock)}
 	gc.monitor(mappings)
 	return gc
 }
@@ -86,7 +84,7 @@ func (gc *garbageCollector) monitor(mappings []client.Mapping) {
 			OnUpdate: func(_, o client.Object) { gc.observe(m, o) },
 			OnDelete: func(o client.Object) { gc.forget(o) },
 		}
-		if definitionsServed && m.Resource.Group == "apiextensions.k8s.io" && m.Resource.Resource == "customresourcedefinitions" {
+		if m.Resource.Group == "apiextensions.k8s.io" && m.Resource.Resource == "customresourcedefinitions" {
 			h = client.Handler{
 				OnAdd:    func(o client.Object) { gc.observe(m, o); gc.rediscovery.Add("") },
 				OnUpdate: func(_, o client.Object) { gc.observe(m, o); gc.rediscovery.Add("") },
@@ -124,13 +122,11 @@ func (gc *garbageCollector) run() {
 		defer wg.Done()
 		gc.toOrphan.Work(gc.attemptToOrphan)
 	}()
-	if definitionsServed {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			gc.rediscovery.Work(gc.rediscover)
-		}()
-	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		gc.rediscovery.Work(gc.rediscover)
+	}()
 	gc.toDelete.Work(gc.attemptToDelete)
 	wg.Wait()
 }

@@ -11,10 +11,8 @@ import "github.com/rvplay/rvplay/engine/mvcc"
 // watch cache (one per served version, as kube's crdHandler builds one
 // storage each) hold objects converted from storage.
 //
-// Only the server build has conversions (custom resources with several
-// versions, events.k8s.io): in the browser build customServed is false,
-// and each test of it is written out (not behind a method: the browser
-// build does not inline) so that none of this is linked.
+// Conversions are those of custom resources with several versions and,
+// in the server build, of events.k8s.io.
 type conversion struct {
 	// storage encodes the stored form (nil: the served resource's own
 	// encoding, as for a custom resource's versions).
@@ -35,7 +33,7 @@ type conversion struct {
 // decodeStored decodes a stored object as r's version.
 func (r *Resource) decodeStored(kv *mvcc.KeyValue) (Object, error) {
 	o, err := decodeKV(kv)
-	if err == nil && customServed && r.conv != nil {
+	if err == nil && r.conv != nil {
 		r.conv.fromStorage(o)
 	}
 	return o, err
@@ -44,7 +42,7 @@ func (r *Resource) decodeStored(kv *mvcc.KeyValue) (Object, error) {
 // served is kv with its value in r's version (kv itself when r is stored
 // as served).
 func (r *Resource) served(kv *mvcc.KeyValue) *mvcc.KeyValue {
-	if !customServed || r.conv == nil || kv == nil {
+	if r.conv == nil || kv == nil {
 		return kv
 	}
 	o, err := DecodeObject(kv.Value)
@@ -59,7 +57,7 @@ func (r *Resource) served(kv *mvcc.KeyValue) *mvcc.KeyValue {
 
 // servedEvent is a store watch's event with its values in r's version.
 func (r *Resource) servedEvent(ev *mvcc.Event) *mvcc.Event {
-	if !customServed || r.conv == nil {
+	if r.conv == nil {
 		return ev
 	}
 	c := *ev
@@ -69,7 +67,7 @@ func (r *Resource) servedEvent(ev *mvcc.Event) *mvcc.Event {
 
 // storedForm is o as stored: o itself, or a converted copy.
 func (r *Resource) storedForm(o Object) (Object, *Resource) {
-	if !customServed || r.conv == nil {
+	if r.conv == nil {
 		return o, r
 	}
 	c := copyObject(o)
@@ -83,7 +81,7 @@ func (r *Resource) storedForm(o Object) (Object, *Resource) {
 // invalidObject is the 422 of an object of r that breaks its type's
 // rules; it names the stored form's group (see conversion.storage).
 func invalidObject(r *Resource, name string, errs []FieldError) *StatusError {
-	if customServed && r.conv != nil && r.conv.storage != nil {
+	if r.conv != nil && r.conv.storage != nil {
 		return NewInvalid(r.conv.storage.Group, r.Kind, name, errs)
 	}
 	return NewInvalid(r.Group, r.Kind, name, errs)

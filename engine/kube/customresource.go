@@ -1,5 +1,3 @@
-//go:build !js
-
 package kube
 
 import (
@@ -28,14 +26,6 @@ type customResource struct {
 	// that does not evaluate them).
 	rules RuleValidator
 }
-
-// customServed: custom resources are served (custom_js.go: not in the
-// browser build).
-const customServed = true
-
-// CustomResourcesServed reports that this build serves
-// CustomResourceDefinitions (the browser build does not).
-const CustomResourcesServed = customServed
 
 // customResourceVerbs are the verbs discovery lists for a custom resource,
 // in apiextensions' order.

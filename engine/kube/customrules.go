@@ -1,5 +1,3 @@
-//go:build !js
-
 package kube
 
 import (
@@ -15,8 +13,11 @@ import (
 // (k8s.io/apiextensions-apiserver on google/cel-go) brings net/http and
 // some 20 MB with it, so the server links it (server/crdrules) and hands
 // it to the engine with UseValidationRules. A build without one, the
-// browser's among them (which serves no definitions at all), accepts
-// the rules and does not evaluate them.
+// browser's among them, accepts the rules and does not evaluate them,
+// and says so: a Warning on every write of a definition that has rules
+// and of a custom resource whose version has them (RulesNotEvaluated).
+// It does not pretend to be a kube-apiserver without CEL: kube's own
+// evaluator is always there.
 type ValidationRules interface {
 	// Definition checks the rules of a definition being created (old
 	// nil) or updated: they compile, within kube's cost limits, and
@@ -65,20 +66,46 @@ func (cr *customResource) validateRules(ctx context.Context, o, old Object, errs
 	return append(errs, cr.rules.Validate(ctx, o, old)...)
 }
 
-// compileRules is the version's evaluator, when the build has one and
-// the schema has rules.
+// RulesNotEvaluated is the Warning of a build without a CEL evaluator
+// (the browser's) on a write whose definition has
+// x-kubernetes-validations: the rules were accepted and not run, so an
+// object they would refuse is stored.
+const RulesNotEvaluated = "x-kubernetes-validations rules are not evaluated by this server (rvplay's browser engine has no CEL evaluator; a server session evaluates them)"
+
+// compileRules is the version's evaluator, when the schema has rules:
+// the build's, or one that warns that they are not evaluated.
 func compileRules(raw map[string]any) RuleValidator {
-	if validationRules == nil || !hasRules(raw) {
+	if !hasRules(raw) {
 		return nil
+	}
+	if validationRules == nil {
+		return rulesNotEvaluated{}
 	}
 	return validationRules.Compile(raw)
 }
 
+// rulesNotEvaluated is a version's rules in a build without an
+// evaluator.
+type rulesNotEvaluated struct{}
+
+func (rulesNotEvaluated) Validate(ctx context.Context, _, _ Object) []FieldError {
+	AddWarning(ctx, RulesNotEvaluated)
+	return nil
+}
+
 // validateDefinitionRules is the definitions' share of the rules: their
 // compilation, on a create and on an update that changes the spec, when
-// the definition has rules.
-func validateDefinitionRules(_ context.Context, crd, old Object, errs []FieldError) []FieldError {
-	if validationRules == nil || !hasRules(crd["spec"]) || old != nil && schema.JSONEqual(crd["spec"], old["spec"]) {
+// the definition has rules (without an evaluator, a warning on every
+// write of such a definition).
+func validateDefinitionRules(ctx context.Context, crd, old Object, errs []FieldError) []FieldError {
+	if !hasRules(crd["spec"]) {
+		return errs
+	}
+	if validationRules == nil {
+		AddWarning(ctx, RulesNotEvaluated)
+		return errs
+	}
+	if old != nil && schema.JSONEqual(crd["spec"], old["spec"]) {
 		return errs
 	}
 	return append(errs, validationRules.Definition(crd, old)...)

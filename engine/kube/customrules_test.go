@@ -1,5 +1,3 @@
-//go:build !js
-
 package kube
 
 import (
@@ -60,13 +58,37 @@ func useRules(t *testing.T, r ValidationRules) {
 	t.Cleanup(func() { UseValidationRules(prev) })
 }
 
-func TestWithoutAnEvaluatorRulesAreKeptButNotRun(t *testing.T) {
+// Without an evaluator (the browser's build) the rules are accepted and
+// not run, and every write they would have checked says so.
+func TestWithoutAnEvaluatorRulesAreKeptButNotRunAndWritesSaySo(t *testing.T) {
 	useRules(t, nil)
 	f := newFixture(t)
-	f.create(t, definitions, "", ruledDefinition())
+	ctx, warnings := WithWarnings(f.ctx)
+	if _, err := f.s.Create(ctx, definitions, "", ruledDefinition(), WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := warnings.List(); !reflect.DeepEqual(got, []string{RulesNotEvaluated}) {
+		t.Fatalf("the definition's create warned %q, want %q", got, RulesNotEvaluated)
+	}
 	r := f.served(t, "example.com", "v1", "widgets")
-	f.create(t, r, "default", Object{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"},
-		"spec": map[string]any{"size": json.Number("9")}})
+	ctx, warnings = WithWarnings(f.ctx)
+	if _, err := f.s.Create(ctx, r, "default", Object{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"},
+		"spec": map[string]any{"size": json.Number("9")}}, WriteOptions{}); err != nil {
+		t.Fatalf("a widget the rule would refuse: %v", err)
+	}
+	if got := warnings.List(); !reflect.DeepEqual(got, []string{RulesNotEvaluated}) {
+		t.Fatalf("the widget's create warned %q, want %q", got, RulesNotEvaluated)
+	}
+
+	f.create(t, definitions, "", widgetDefinition("gadgets", "Gadget"))
+	g := f.served(t, "example.com", "v1", "gadgets")
+	ctx, warnings = WithWarnings(f.ctx)
+	if _, err := f.s.Create(ctx, g, "default", Object{"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": map[string]any{"name": "g"}}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := warnings.List(); len(got) != 0 {
+		t.Fatalf("a resource without rules warned %q", got)
+	}
 }
 
 func TestRulesRunOnCreateAndUpdateWithTheStoredObject(t *testing.T) {

@@ -6,8 +6,7 @@ import (
 )
 
 // What the rest of the registry knows of custom resources; serving them
-// (customresource.go, customresources.go, definition*.go) is left out of
-// the browser build, which cannot afford it (wasm/BENCHMARKS.md).
+// is customresource.go, customresources.go and definition*.go.
 
 // customScale is a version's scale subresource: where replicas and the
 // selector are.
@@ -17,7 +16,7 @@ type customScale struct {
 
 // Custom reports whether r is a custom resource (served from a
 // CustomResourceDefinition).
-func (r *Resource) Custom() bool { return customServed && r.custom != nil }
+func (r *Resource) Custom() bool { return r.custom != nil }
 
 // customScale is the scale subresource of a custom resource, or nil.
 func (r *Resource) customScale() *customScale {
@@ -61,7 +60,7 @@ func setNestedField(o Object, p string, val any) {
 // built-in table, then the custom resources of the session's
 // definitions.
 func (reg *Registry) Lookup(ctx context.Context, group, version, resource string) (*Resource, error) {
-	if r := Lookup(group, version, resource); r != nil || !customServed {
+	if r := Lookup(group, version, resource); r != nil {
 		return r, nil
 	}
 	custom, _, err := reg.CustomResources(ctx)

@@ -1,5 +1,3 @@
-//go:build !js
-
 package kube
 
 import (
@@ -37,7 +35,7 @@ var definitions = &Resource{
 	ValidateRules: validateDefinitionRules,
 }
 
-// Definitions are served natively only (customtypes.go).
+// Definitions are served with the built-in resources, on every build.
 func init() { Resources = append(Resources, definitions) }
 
 // The finalizer a definition's deletion waits on, and the manager its

@@ -22,8 +22,9 @@
 // through ValidationRules (customrules.go), which the server installs
 // with kube-apiserver's own evaluator (server/crdrules): that code
 // imports net/http and weighs some 20 MB, so this package does not link
-// it. Without one the rules are kept and not evaluated; the browser
-// build serves no CustomResourceDefinitions at all (custom_js.go).
+// it. Without one (the browser's build) the rules are kept and not
+// evaluated, and the writes they would have checked say so in a Warning
+// (RulesNotEvaluated).
 //
 // The package talks to storage through the small KV interface (shaped on
 // engine/mvcc's request types) so that it can run over a real etcd as well as

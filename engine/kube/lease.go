@@ -46,7 +46,7 @@ func (reg *Registry) lease(ctx context.Context, r *Resource) (int64, error) {
 		return 0, nil
 	}
 	l := &reg.leases
-	if customServed && r.conv != nil {
+	if r.conv != nil {
 		l = &reg.convertedLeases
 	}
 	now := reg.clock.Now()

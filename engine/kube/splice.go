@@ -171,7 +171,7 @@ func spliceMeta(out *[]byte, m []byte, rv string) bool {
 	// a custom resource's metadata is unstructured JSON, its keys sorted;
 	// kube's ObjectMeta order never is (name comes first, and
 	// creationTimestamp, which every stored object has, after it)
-	prev, sorted := "", customServed
+	prev, sorted := "", true
 	if sorted {
 		members(m, func(key string, _, _ []byte) bool {
 			sorted = sorted && key > prev

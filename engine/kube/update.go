@@ -37,7 +37,7 @@ type Written struct {
 // stored is the answer of a write of r that stored data at rev.
 func stored(r *Resource, obj Object, data []byte, rev int64) Written {
 	w := Written{Object: obj}
-	if customServed && r.conv != nil {
+	if r.conv != nil {
 		return w // data is the stored version's
 	}
 	if b, ok := spliceRV(data, formatRV(rev), false); ok {
@@ -250,7 +250,7 @@ func (reg *Registry) prepareUpdate(ctx context.Context, r *Resource, cur, nobj O
 	errs := validateObjectMeta(nobj, r.validateName)
 	if sub == "status" && r.ValidateStatus != nil {
 		errs = append(errs, r.ValidateStatus(nobj)...)
-	} else if customServed && r.conv != nil && r.conv.validateUpdate != nil {
+	} else if r.conv != nil && r.conv.validateUpdate != nil {
 		errs = append(errs, r.conv.validateUpdate(cur, nobj)...)
 	} else if r.Validate != nil {
 		errs = append(errs, r.Validate(nobj)...)

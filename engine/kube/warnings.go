@@ -1,5 +1,3 @@
-//go:build !js
-
 package kube
 
 import "context"
@@ -9,8 +7,8 @@ import "context"
 // warning.Recorder, which the API layer turns into Warning headers (kube's
 // WithWarningRecorder filter). Each text is kept once, in the order given,
 // as kube's recorder keeps it: a write retried on a conflict warns again
-// of the same thing. The browser's build evaluates no rules and records
-// none (engine/api/kubeapi/warnings_js.go).
+// of the same thing. A build without a CEL evaluator (the browser's)
+// warns with it that the rules were not evaluated (customrules.go).
 type Warnings struct {
 	// the request's context, which Warnings extends with itself: one
 	// allocation a request rather than a value context and a recorder

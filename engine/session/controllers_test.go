@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/rvplay/rvplay/engine/api"
 	ctrl "github.com/rvplay/rvplay/engine/controllers"
-	"github.com/rvplay/rvplay/engine/kube"
 	"github.com/rvplay/rvplay/engine/mvcc"
 )
 
@@ -382,9 +382,6 @@ func TestDeletingANamespaceEmptiesItThenDeletesIt(t *testing.T) {
 // (discovery lists them once their definition is established), each
 // resource once whatever its served versions, and only that namespace's.
 func TestDeletingANamespaceDeletesItsCustomResources(t *testing.T) {
-	if !kube.CustomResourcesServed {
-		t.Skip("the browser build serves no CustomResourceDefinitions")
-	}
 	inCluster(t, func(t *testing.T, c *cluster) {
 		if r := c.do("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", `{"metadata":{"name":"widgets.example.com"},
 			"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"widgets","kind":"Widget"},
@@ -411,9 +408,6 @@ func TestDeletingANamespaceDeletesItsCustomResources(t *testing.T) {
 // the moment it is established, not only those served when it started:
 // a custom resource whose owner is deleted is collected.
 func TestTheGarbageCollectorCollectsCustomResourcesDefinedLater(t *testing.T) {
-	if !kube.CustomResourcesServed {
-		t.Skip("the browser build serves no CustomResourceDefinitions")
-	}
 	inCluster(t, func(t *testing.T, c *cluster) {
 		owner := c.do("POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"owner"}}`)
 		c.settle(time.Second) // the controllers run, with the resources served so far
@@ -443,7 +437,7 @@ func TestTheGarbageCollectorCollectsCustomResourcesDefinedLater(t *testing.T) {
 // whose owner is deleted stays until its lease expires. Monitoring
 // events.k8s.io/v1 would see every core/v1 Event too (one storage).
 func TestTheGarbageCollectorIgnoresEvents(t *testing.T) {
-	if !kube.CustomResourcesServed {
+	if runtime.GOOS == "js" {
 		t.Skip("the browser build serves no events.k8s.io")
 	}
 	inCluster(t, func(t *testing.T, c *cluster) {

@@ -5,8 +5,9 @@
 // field paths) and k8s.io/apiserver's CEL environment and libraries on
 // google/cel-go. It is kube.ValidationRules for the server's build:
 // those packages bring net/http, which the engine may not import, and
-// about 29 MB of binary, which the browser's build could never carry (it
-// serves no CustomResourceDefinitions). Use registers it.
+// about 29 MB of binary, which the browser's build could never carry
+// (it serves definitions and warns that their rules are not evaluated:
+// kube.RulesNotEvaluated). Use registers it.
 package crdrules
 
 import (

@@ -126,9 +126,7 @@ func groups(served []*kube.Resource) []apiGroup {
 			out[i].Versions = append(out[i].Versions, gv)
 		}
 	}
-	if kube.CustomResourcesServed {
-		sortCustomGroups(out)
-	}
+	sortCustomGroups(out)
 	return out
 }
 
@@ -159,9 +157,6 @@ func groupsOf(rs []*kube.Resource) map[string]bool {
 // served is every resource the session serves: the built-in ones and
 // those of its custom resource definitions.
 func (h *Handler) served(ctx context.Context) ([]*kube.Resource, error) {
-	if !kube.CustomResourcesServed {
-		return kube.Resources, nil
-	}
 	custom, _, err := h.reg.CustomResources(ctx)
 	if err != nil || len(custom) == 0 {
 		return kube.Resources, err
@@ -280,9 +275,6 @@ type openAPIDocs struct {
 
 // openAPI returns the documents of what the session serves.
 func (h *Handler) openAPI(ctx context.Context) (*schema.Documents, error) {
-	if !kube.CustomResourcesServed {
-		return schema.Static(), nil
-	}
 	custom, stamp, err := h.reg.CustomResources(ctx)
 	if err != nil || len(custom) == 0 {
 		return schema.Static(), err

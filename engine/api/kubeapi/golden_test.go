@@ -49,11 +49,9 @@ func TestGoldenExchanges(t *testing.T) {
 // answered about a CustomResourceDefinition and its custom resources:
 // discovery, OpenAPI, schema validation, pruning and defaulting, the
 // status and scale subresources, updates without a resourceVersion, the
-// definition's conditions and its deletion.
+// definition's conditions and its deletion; natively and, by
+// scripts/test-wasm.sh, in the browser's build.
 func TestCustomResourceGoldenExchanges(t *testing.T) {
-	if runtime.GOOS == "js" {
-		t.Skip("the browser build serves no CustomResourceDefinitions (engine/kube/custom_js.go)")
-	}
 	kubegolden.Replay(t, newFixture(t).target(), kubegolden.Load(t, "testdata/"+kubegolden.CRDFile), kubegolden.KnownCRD, true)
 }
 

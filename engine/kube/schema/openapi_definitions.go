@@ -1,12 +1,10 @@
-//go:build !js
-
 package schema
 
 import _ "embed"
 
-// CustomResourceDefinitions and custom resources are served natively only
-// (engine/kube's customtypes.go says why): their types, their entry in
-// the OpenAPI documents and how those publish a custom resource's schema.
+// CustomResourceDefinitions' types and their entry in the OpenAPI
+// documents (openapi_custom.go: how those publish a custom resource's
+// schema).
 
 //go:embed types_definitions.txt
 var definitionTypes string
