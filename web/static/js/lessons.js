@@ -691,10 +691,16 @@ export function mountLessons(lab) {
   }
 
   // wireCommands puts a Run button on each console line that is one of
-  // the step's actions.
+  // the step's actions; lines with the same command are the actions with
+  // that command in order (lesson 11 applies two files with kubectl apply
+  // -f -).
   function wireCommands(root, step) {
+    const seen = new Map();
     for (const line of root.querySelectorAll('[data-command]')) {
-      const a = (step.actions || []).find((x) => x.run === line.dataset.command);
+      const same = (step.actions || []).filter((x) => x.run === line.dataset.command);
+      const n = seen.get(line.dataset.command) || 0;
+      seen.set(line.dataset.command, n + 1);
+      const a = same[Math.min(n, same.length - 1)];
       if (!a) continue;
       line.prepend(el('button', {
         type: 'button', class: 'run', 'data-testid': 'lesson-action', 'data-action': a.id,

@@ -98,8 +98,8 @@ export async function kubectlDescribe(k) {
 }
 
 async function describeTargets(k) {
-  const d = await k.discover();
   if (k.fs.strs('filename').length || (k.pos[0] || '').includes('/')) return targets(k);
+  const d = await k.discover(k.wantedTypes());
   if (!k.pos.length) throw new ToolError('You must specify the type of resource to describe. Use "kubectl api-resources" for a complete list of supported resources.\n');
   const [r, names] = k.typeArgs(d, k.pos);
   const ns = k.fs.bool('all-namespaces') ? '' : k.nsFor(r);

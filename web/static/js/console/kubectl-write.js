@@ -139,9 +139,12 @@ function target(k, d, m) {
   return [r, ns];
 }
 
+// wantedKinds is what discover must find for manifests.
+const wantedKinds = (ms) => ({ kinds: ms.map((m) => [m.obj.apiVersion, m.obj.kind]) });
+
 async function forEachManifest(k, fn) {
-  const d = await k.discover();
   const ms = await readManifests(k);
+  const d = await k.discover(wantedKinds(ms));
   let status = 0;
   for (const m of ms) {
     try { await fn(d, m); } catch (e) { if (k.signal.aborted) return 130; k.fail(e); status = 1; }
@@ -152,11 +155,13 @@ async function forEachManifest(k, fn) {
 // targets resolves TYPE NAME..., TYPE/NAME... or -f into the objects a
 // command acts on.
 export async function targets(k, needNames = true) {
-  const d = await k.discover();
   if (k.fs.strs('filename').length) {
-    return (await readManifests(k)).map((m) => { const [r, ns] = target(k, d, m); return { r, ns, name: m.obj.metadata?.name, source: m.source, file: m.obj }; });
+    const ms = await readManifests(k);
+    const d = await k.discover(wantedKinds(ms));
+    return ms.map((m) => { const [r, ns] = target(k, d, m); return { r, ns, name: m.obj.metadata?.name, source: m.source, file: m.obj }; });
   }
   if (!k.pos.length) throw new Error('you must specify the type of resource');
+  const d = await k.discover(k.wantedTypes());
   const [r, names] = k.typeArgs(d, k.pos);
   if (!names.length && needNames) throw new Error('resource(s) were provided, but no name was specified');
   return names.map((name) => ({ r, ns: k.nsFor(r), name }));
@@ -361,7 +366,7 @@ export async function kubectlDelete(k) {
   if (k.fs.strs('filename').length) ts = await targets(k);
   else {
     if (!k.pos.length) return k.errorf("You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'");
-    const d = await k.discover();
+    const d = await k.discover(k.wantedTypes());
     const [r, names] = k.typeArgs(d, k.pos);
     const sel = k.fs.str('selector');
     if (!names.length) {

@@ -176,9 +176,13 @@ class Run {
   }
 
   // discover reads the session's resource types once per console, as
-  // kubectl caches them.
-  async discover() {
-    if (this.c.cache.discovery) return this.c.cache.discovery;
+  // kubectl caches them, and again when a kind or a type the command
+  // names is not among them: kubectl's RESTMapper resets its cache on a
+  // miss, so a resource a CustomResourceDefinition added since is found.
+  // want: { kinds: [[apiVersion, kind]...], types: ["crontabs"...] }.
+  async discover(want = {}) {
+    const cached = this.c.cache.discovery;
+    if (cached && cached.has(want)) return cached;
     const gvs = [...JSON.parse(await this.do('GET', '/api')).versions];
     for (const g of JSON.parse(await this.do('GET', '/apis')).groups || []) gvs.push(g.preferredVersion.groupVersion);
     const resources = [];
@@ -214,6 +218,13 @@ class Run {
   }
 
   nsFor(r) { return r.namespaced ? this.ns : ''; }
+
+  // wantedTypes is what discover must find for typeArgs: the type of
+  // TYPE NAME... or TYPE/NAME....
+  wantedTypes() {
+    const t = (this.pos[0] || '').split('/')[0];
+    return { types: t && !t.includes(',') ? [t] : [] };
+  }
 }
 
 const split2 = (s, sep) => { const i = s.indexOf(sep); return [s.slice(0, i), s.slice(i + 1)]; };
@@ -240,6 +251,15 @@ export class Resource {
 
 class Discovery {
   constructor(resources) { this.resources = resources; }
+
+  // has says whether every kind and type of want resolves.
+  has({ kinds = [], types = [] }) {
+    try {
+      for (const [apiVersion, kind] of kinds) this.byKind(apiVersion, kind);
+      for (const t of types) this.lookup(t);
+      return true;
+    } catch { return false; }
+  }
 
   // lookup resolves a type as kubectl's RESTMapper: plural, singular, short
   // name or kind, optionally with .group or .version.group.
@@ -522,7 +542,7 @@ async function kubectlGet(k) {
     k.stderr.write('You must specify the type of resource to get. Use "kubectl api-resources" for a complete list of supported resources.\n\nerror: Required resource not specified.\nUse "kubectl explain <resource>" for a detailed description of that resource (e.g. kubectl explain pods).\nSee \'kubectl get -h\' for help and examples\n');
     return 1;
   }
-  const d = await k.discover();
+  const d = await k.discover(k.wantedTypes());
   const [r, names] = k.typeArgs(d, k.pos);
   const allNs = k.fs.bool('all-namespaces');
   if (allNs && names.length) return k.errorf('a resource cannot be retrieved by name across all namespaces');
