@@ -168,6 +168,13 @@ test('lesson 1: etcd-revisions on a server session, two students at once on thei
         if (created !== '9') await expect(s.panel.getByTestId('lesson-text')).not.toContainText(/(^|[^\w-])9($|[^\w])/);
       }
       await attachShots(ada.page, testInfo, 'lesson 1 on a class session: a student on her own keys');
+      // A reload in the middle of the step keeps the revision her answers
+      // since the step began showed, not the article's 9 until the next.
+      const header = (await ada.page.getByTestId('console-line').filter({ hasText: '"djE="' }).last().textContent())!.match(/"revision":\s*"?(\d+)/)![1];
+      await ada.page.reload();
+      await expect(ada.page.getByTestId('lab')).toHaveAttribute('data-lessons-ready', 'true', { timeout: 30_000 });
+      await expect(ada.panel).toHaveAttribute('data-step', String(n));
+      await expect(ada.panel.getByTestId('lesson-text')).toContainText(`revision ${header}`);
     }
     for (const s of students) await s.panel.getByTestId('lesson-next').click();
   }

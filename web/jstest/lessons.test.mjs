@@ -43,6 +43,25 @@ test('progress is kept per lesson and survives a new page', () => {
   assert.deepEqual(new Progress('k', storage).lesson('lost-update').passed, []);
 });
 
+test('where a step began in the record survives a new page, for that step only', () => {
+  // A reload in the middle of lesson 1 step 4 reads the learner's answers
+  // since the step began (seq 41), not since the reload.
+  const store = new Map();
+  const storage = { getItem: (k) => store.get(k) ?? null, setItem: (k, v) => store.set(k, v) };
+  const p = new Progress('k', storage);
+  assert.equal(p.began('etcd-revisions', 4), null);
+  p.at('etcd-revisions', 4);
+  p.begin('etcd-revisions', 4, 41);
+  const again = new Progress('k', storage);
+  assert.equal(again.began('etcd-revisions', 4), 41);
+  assert.equal(again.began('etcd-revisions', 5), null, 'another step began elsewhere');
+  assert.equal(again.began('lost-update', 4), null);
+  again.begin('etcd-revisions', 5, 57);
+  assert.equal(new Progress('k', storage).began('etcd-revisions', 4), null, 'a step begun again starts again');
+  again.reset('etcd-revisions');
+  assert.equal(new Progress('k', storage).began('etcd-revisions', 5), null);
+});
+
 test('what a failed check is missing, in a line', () => {
   const verify = { all: [
     { exchange: { client: 'A', verb: 'get', success: true, resource: 'deployments', name: 'nginx' } },

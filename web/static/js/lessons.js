@@ -159,6 +159,16 @@ export class Progress {
     this.save();
   }
 
+  // begin keeps where the learner's step began in the session's record
+  // (seq), and began gives it back for that step (null for another): a
+  // reload in the middle of a step reads their answers since then again.
+  begin(slug, step, seq) { this.update(slug, (l) => { l.began = { step, seq }; }); }
+
+  began(slug, step) {
+    const b = this.lesson(slug).began;
+    return b && b.step === step && Number.isFinite(b.seq) ? b.seq : null;
+  }
+
   close() { this.data.current = null; this.save(); }
 
   reset(slug) { delete this.data.lessons[slug]; if (this.data.current?.slug === slug) this.data.current = null; this.save(); }
@@ -390,8 +400,19 @@ export function mountLessons(lab) {
     setHash(deepLink(slug, step));
     // The step shows at once; what counts for it starts now.
     if (step > 0 && !cur.since) cur.since = newestSeq(lesson, step);
+    // A reload in the middle of the step: the prose names the store's
+    // revision the learner's answers since the step began showed.
+    const began = step > 0 ? progress.began(slug, step) : null;
+    if (step > 0 && began === null) begin(lesson, step, cur.since);
     await render();
     focus();
+    if (began !== null) await seen(began).catch(() => {});
+  }
+
+  // begin keeps, with the learner's progress, where their step began in
+  // the session's record (since: a seq, or the promise of one).
+  function begin(lesson, step, since) {
+    Promise.resolve(since).then((seq) => progress.begin(lesson.slug, step, seq)).catch(() => {});
   }
 
   // setup prepares the store: offline a fresh one when the lesson asks,
@@ -449,6 +470,7 @@ export function mountLessons(lab) {
       cur.since = r.seq;
       cur.step = 1;
       progress.at(cur.lesson.slug, 1);
+      begin(cur.lesson, 1, r.seq);
       setHash(deepLink(cur.lesson.slug, 1));
     } finally {
       cur.busy = false;
@@ -467,6 +489,7 @@ export function mountLessons(lab) {
     progress.at(l.slug, step);
     setHash(deepLink(l.slug, step));
     cur.since = step > 0 ? newestSeq(l, step) : 0;
+    if (step > 0) begin(l, step, cur.since);
     if (step > 0) await refresh(l);
     await render();
     focus();
@@ -550,7 +573,7 @@ export function mountLessons(lab) {
     cur.result = r;
     if (r.passed) progress.pass(l.slug, step);
     renderResult();
-    await seen(since).catch(() => {}); // the prose keeps the numbers it shows
+    await seen(progress.began(l.slug, step) ?? since).catch(() => {}); // the prose keeps the numbers it shows
     return r;
   }
 
@@ -758,6 +781,7 @@ export function mountLessons(lab) {
     cur.since = await newestSeq(cur.lesson, cur.step);
     cur.result = null;
     cur.seen = 0;
+    begin(cur.lesson, cur.step, cur.since);
     progress.update(cur.lesson.slug, (l) => { l.passed = l.passed.filter((k) => k !== cur.step); });
     await render();
   }
