@@ -108,6 +108,9 @@ for (const number of [4, 12]) {
     await note.locator('summary').click();
     await expect(note).toHaveAttribute('open', '');
     await expect(note).toContainText('--watch-cache');
+    // The class note is a class session's: offline the introduction
+    // reads as before.
+    await expect(panel.getByTestId('lesson-class-note')).toHaveCount(0);
     await note.scrollIntoViewIfNeeded();
     await attachShots(page, testInfo, `lesson ${number} ${lesson.slug}: the watch cache note`);
   });

@@ -45,6 +45,15 @@ test('a text that compares revision numbers says so by a flag line, which is not
   assert.equal(s.body, 'The store is at revision 7.');
 });
 
+test('an introduction\'s class note is a section of its own, apart from the body read offline', () => {
+  const md = '# Lesson\n\nWhat it teaches.\n\n<!-- class -->\nThe events\' 9 to 11 are the article\'s.\n\n<!-- real-cluster -->\nIn production...\n';
+  const s = splitText(md);
+  assert.equal(s.body, 'What it teaches.');
+  assert.equal(s.classNote, 'The events\' 9 to 11 are the article\'s.');
+  assert.equal(s.realCluster, 'In production...');
+  assert.equal(splitText('# T\n\nBody.\n').classNote, '');
+});
+
 test('every text of lesson 1 has a title and renders', () => {
   for (const n of ['00', '01', '02', '03', '04', '05']) {
     const md = readFileSync(new URL(`../lessons/01-etcd-revisions/en/${n}.md`, import.meta.url), 'utf8');

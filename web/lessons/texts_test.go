@@ -25,6 +25,7 @@ func sections(text string) (hints int, realCluster bool, err error) {
 			hints++
 		case "real-cluster":
 			realCluster = true
+		case classNote:
 		case comparesRevisions:
 		default:
 			return 0, false, fmt.Errorf("unknown marker <!-- %s -->", m[1])
@@ -38,11 +39,15 @@ func sections(text string) (hints int, realCluster bool, err error) {
 // when other sessions write (web/lessons/README.md).
 const comparesRevisions = "compares-revisions"
 
+// classNote starts an introduction's note for a class session: which
+// numbers its texts quote stay the article's there (web/lessons/README.md).
+const classNote = "class"
+
 // flags are a text's flag markers.
 func flags(text string) map[string]bool {
 	out := map[string]bool{}
 	for _, m := range marker.FindAllStringSubmatch(text, -1) {
-		if m[1] == comparesRevisions {
+		if m[1] == comparesRevisions || m[1] == classNote {
 			out[m[1]] = true
 		}
 	}
@@ -116,11 +121,16 @@ func TestEveryLanguageHasEveryTextWithTheSameHints(t *testing.T) {
 				} else if hints != englishHints[name] {
 					t.Errorf("%s/%s has %d hints, the English %d", dir, name, hints, englishHints[name])
 				}
-				flagged := flags(text)[comparesRevisions]
-				if lang == "en" {
-					englishFlags[name] = flagged
-				} else if flagged != englishFlags[name] {
-					t.Errorf("%s/%s: <!-- %s --> %v, in English %v", dir, name, comparesRevisions, flagged, englishFlags[name])
+				for _, flag := range []string{comparesRevisions, classNote} {
+					flagged := flags(text)[flag]
+					if lang == "en" {
+						englishFlags[flag+name] = flagged
+					} else if flagged != englishFlags[flag+name] {
+						t.Errorf("%s/%s: <!-- %s --> %v, in English %v", dir, name, flag, flagged, englishFlags[flag+name])
+					}
+				}
+				if flags(text)[classNote] && n > 0 {
+					t.Errorf("%s/%s: <!-- %s --> in a step: a class note is the introduction's", dir, name, classNote)
 				}
 			}
 		}

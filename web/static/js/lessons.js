@@ -633,6 +633,13 @@ export function mountLessons(lab) {
 
     if (intro) {
       parts.push(el('p', { class: 'muted', 'data-testid': 'lesson-setup-note', text: l.setup?.fresh && !server ? t('lessons.fresh') : server ? classNote(l) : '' }));
+      // On a server session, which numbers the texts quote stay the
+      // article's (a new store's) where the learner's differ.
+      if (server && s.classNote) {
+        const note = el('div', { class: 'muted class-note', 'data-testid': 'lesson-class-note' });
+        note.innerHTML = renderMarkdown(ownText(s.classNote, own(l))); // safe: as the text
+        parts.push(note);
+      }
       parts.push(el('div', { class: 'row' },
         el('button', { type: 'button', class: 'primary', 'data-testid': 'lesson-start', onclick: lab.guard(start), text: p.started ? t('lessons.restart') : t('lessons.start') }),
         p.started ? el('button', { type: 'button', 'data-testid': 'lesson-continue', onclick: lab.guard(() => go(Math.max(1, p.step))), text: t('lessons.continue') }) : null));

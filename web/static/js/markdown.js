@@ -52,18 +52,20 @@ export function renderMarkdown(md) {
 
 // splitText cuts a lesson text at its marker lines: the title (the first
 // "# " heading), the body, the hints in order, the "in a real cluster"
-// note; and reads its flags: "compares-revisions" (the text compares
+// note, the "on a class session" note (an introduction's: which numbers
+// of the lesson stay the article's where a class shares one store); and reads its flags: "compares-revisions" (the text compares
 // revision numbers, which on a server whose store is an etcd cluster jump
 // when other sessions write).
 export function splitText(md) {
-  const out = { title: '', body: '', hints: [], realCluster: '', comparesRevisions: false };
+  const out = { title: '', body: '', hints: [], realCluster: '', classNote: '', comparesRevisions: false };
   let section = 'body';
-  const parts = { body: [], realCluster: [] };
+  const parts = { body: [], realCluster: [], classNote: [] };
   let hint = null;
   for (const line of String(md || '').replace(/\r\n/g, '\n').split('\n')) {
     const marker = line.trim();
     if (marker === '<!-- hint -->') { hint = []; out.hints.push(hint); section = 'hint'; continue; }
     if (marker === '<!-- real-cluster -->') { section = 'realCluster'; continue; }
+    if (marker === '<!-- class -->') { section = 'classNote'; continue; }
     if (marker === '<!-- compares-revisions -->') { out.comparesRevisions = true; continue; }
     if (!out.title && section === 'body' && /^# /.test(line)) { out.title = line.slice(2).trim(); continue; }
     if (section === 'hint') hint.push(line);
@@ -71,6 +73,7 @@ export function splitText(md) {
   }
   out.body = parts.body.join('\n').trim();
   out.realCluster = parts.realCluster.join('\n').trim();
+  out.classNote = parts.classNote.join('\n').trim();
   out.hints = out.hints.map((h) => h.join('\n').trim());
   return out;
 }
