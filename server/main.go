@@ -8,6 +8,9 @@
 // the graceful shutdown: the sessions and who may use them are package
 // classroom's, the transport package httpapi's, the pages web's, the
 // operations packages telemetry's, metrics', health's and ratelimit's.
+// It also tunes Go's collector (memlimit.go): a soft memory limit from the
+// budgets and GOGC=200, each unless Go's own environment variable
+// (GOMEMLIMIT, GOGC) sets it.
 //
 //	go run ./server --addr 127.0.0.1:8080 --db rvplay.db --session demo
 package main
@@ -206,6 +209,7 @@ func run() error {
 	opts.Session.Store.Memory = mvcc.NewMemoryBudget(*memoryBudget)
 	opts.Session.Store.MaxTxnOps = *maxTxnOps
 	setMemoryLimit(*memoryBudget, *tp.bodyMemory)
+	setGCPercent()
 	opts.Session.Kube = kubeapi.ForSessions(kubeapi.Options{RequestTimeout: *requestTimeout})
 	opts.HTTP.WatchLimiter = watchers.limiter
 	opts.HTTP.Observe = streamObserver{metrics: m, log: logger}

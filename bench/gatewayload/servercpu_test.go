@@ -19,11 +19,11 @@ var (
 )
 
 // cpuSystem is one server of BenchmarkServerCPU: its client and its
-// process's CPU time.
+// process.
 type cpuSystem struct {
 	name string
 	g    Client
-	cpu  func() (time.Duration, error)
+	pid  int
 }
 
 // BenchmarkServerCPU drives etcd and one or more rvplay server binaries
@@ -33,27 +33,29 @@ type cpuSystem struct {
 // and reports each server process's CPU time per operation
 // (/proc/<pid>/stat; one CAS is a range and a txn), which a busy machine
 // changes less than throughput, beside its ops/s and their ratio to
-// etcd's. Use -benchtime 1x.
+// etcd's, and the largest resident memory (VmRSS) seen after a round.
+// Use -benchtime 1x. A BIN may be a script that execs the server with an
+// environment of its own (exec env GOGC=200 server "$@": the same process).
 func BenchmarkServerCPU(b *testing.B) {
 	etcdBin := etcdtest.Require(b)
 	cfg := DefaultConfig()
 	cfg.Duration = *benchDuration / time.Duration(*benchRounds)
 	ctx := context.Background()
 	var systems []cpuSystem
-	add := func(name, url string, cpu func() (time.Duration, error)) {
+	add := func(name, url string, pid int) {
 		g := NewGateway(name, url, cfg.Clients+8)
 		b.Cleanup(func() { g.Close() })
 		if err := Prefill(ctx, g, cfg); err != nil {
 			b.Fatal(err)
 		}
-		systems = append(systems, cpuSystem{name, g, cpu})
+		systems = append(systems, cpuSystem{name, g, pid})
 	}
 	e, err := etcdtest.StartBinary(etcdBin, etcdtest.Options{DataDir: filepath.Join(b.TempDir(), "etcd")})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { e.Stop() })
-	add("etcd", e.URL, func() (time.Duration, error) { return rvplaytest.ProcessCPU(e.Pid()) })
+	add("etcd", e.URL, e.Pid())
 	servers := *benchServers
 	if servers == "" {
 		bin, err := rvplaytest.Build(b.TempDir())
@@ -72,12 +74,13 @@ func BenchmarkServerCPU(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { r.Stop() })
-		add(name, r.SessionURL, r.CPU)
+		add(name, r.SessionURL, r.Pid())
 	}
 	type total struct {
 		cpu time.Duration
 		all Result
 	}
+	rss := map[string]int64{} // the largest VmRSS seen, by system
 	fmt.Printf("server CPU per operation: %d alternating rounds of %v per workload and system\n", *benchRounds, cfg.Duration)
 	totals := map[string]*total{}
 	workloads := []string{"put", "cas", "range"}
@@ -85,7 +88,7 @@ func BenchmarkServerCPU(b *testing.B) {
 		for _, w := range workloads {
 			for i := range systems {
 				s := systems[(i+round)%len(systems)] // each round starts with another system
-				before, err := s.cpu()
+				before, err := rvplaytest.ProcessCPU(s.pid)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -93,10 +96,15 @@ func BenchmarkServerCPU(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				after, err := s.cpu()
+				after, err := rvplaytest.ProcessCPU(s.pid)
 				if err != nil {
 					b.Fatal(err)
 				}
+				vmRSS, _, err := rvplaytest.ProcessMemory(s.pid)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rss[s.name] = max(rss[s.name], vmRSS)
 				t := totals[w+"/"+s.name]
 				if t == nil {
 					t = &total{}
@@ -116,6 +124,7 @@ func BenchmarkServerCPU(b *testing.B) {
 				b.ReportMetric(float64(t.cpu)/float64(max(t.all.Ops, 1))/1e3, "cpu-µs/op")
 				b.ReportMetric(t.all.OpsPerSec(), "ops/s")
 				b.ReportMetric(t.all.OpsPerSec()/etcd, "ops-ratio-to-etcd")
+				b.ReportMetric(float64(rss[s.name])/(1<<20), "max-rss-MiB")
 			})
 		}
 	}

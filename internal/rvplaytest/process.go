@@ -18,8 +18,12 @@ import (
 // Memory is the process's resident memory, from /proc/<pid>/status: all
 // of it (VmRSS) and its anonymous part (RssAnon: heap and stacks, without
 // the pages of the binary it maps), in bytes.
-func (s *Server) Memory() (vmRSS, rssAnon int64, err error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.Pid()))
+func (s *Server) Memory() (vmRSS, rssAnon int64, err error) { return ProcessMemory(s.Pid()) }
+
+// ProcessMemory is Memory for process pid (any program on this machine: a
+// reference server too).
+func ProcessMemory(pid int) (vmRSS, rssAnon int64, err error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, 0, err
 	}
