@@ -1,5 +1,3 @@
-//go:build !js
-
 package kube
 
 // Limits of kube's Event validation (pkg/apis/core/validation/events.go).
@@ -17,12 +15,10 @@ func isZeroTime(v any) bool { s, _ := v.(string); return s == "" }
 // by core/v1's field.
 func validateCoreEvent(e Object) []FieldError { return validateLegacyEvent(e, "reportingComponent") }
 
-// The server's build validates core/v1 Events as kube does, and names
-// them as path segments only (kube's events strategy leaves names to the
-// generic ValidatePathSegmentName). The browser's build does not: these
-// rules are 2.8 KB gzip of it (measured), which its budget gives to
-// custom resources; there an Event's name is a DNS-1123 subdomain, as
-// every other object's.
+// Every build validates core/v1 Events as kube does, and names them as
+// path segments only (kube's events strategy leaves names to the generic
+// ValidatePathSegmentName): the browser's too, for these rules' cost of
+// its budget (wasm/BENCHMARKS.md).
 func init() {
 	events := Lookup("", "v1", "events")
 	events.Validate = validateCoreEvent
