@@ -32,9 +32,9 @@ func setMemoryLimit(memoryBudget, bodyMemory int64) {
 // server's live heap at rest is a few megabytes (kube's schemas and the
 // lessons, built at start), so at 100 it collects every few thousand
 // requests and each collection marks all of it. At 200 a gateway put
-// costs the server about 7% less CPU (5-11% in three runs), a CAS about
-// 4% and a range 2-3% less, for 8-9 MiB more resident memory at that size
-// (BENCHMARKS.md, the gateway's section). A large heap grows by twice what is live too, but no further
+// costs the server about 6% less CPU (3-11% in four runs) and a range
+// 3-4% less, a CAS the same within the noise, for 8-11 MiB more resident
+// memory at that size (BENCHMARKS.md, the gateway's section). A large heap grows by twice what is live too, but no further
 // than the soft limit setMemoryLimit derives from the budgets.
 const gcPercent = 200
 
