@@ -73,9 +73,19 @@ func (reg *Registry) createOnce(ctx context.Context, r *Resource, obj Object, o 
 	if r.Default != nil {
 		r.Default(obj)
 	}
+	r.normalize(obj)
+	// kube's create handler records managedFields from the decoded,
+	// defaulted object, before rest.BeforeCreate: what a strategy's
+	// PrepareForCreate adds (a Namespace's "kubernetes" finalizer) is
+	// owned by no manager.
+	now := reg.now()
+	if !o.keepManagedFields {
+		if err := reg.updateManagedFields(r, nil, obj, o.FieldManager, "", byCreate, now); err != nil {
+			return Written{}, err
+		}
+	}
 	// rest.BeforeCreate: system fields are the server's.
 	m["uid"] = reg.newUID()
-	now := reg.now()
 	m["creationTimestamp"] = now.Format(time.RFC3339)
 	for _, k := range []string{"deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
 		delete(m, k)
@@ -87,8 +97,8 @@ func (reg *Registry) createOnce(ctx context.Context, r *Resource, obj Object, o 
 	}
 	if r.PrepareForCreate != nil {
 		r.PrepareForCreate(obj)
+		r.normalize(obj) // what it set, in the stored form
 	}
-	r.normalize(obj)
 	errs := validateObjectMeta(obj, r.validateName)
 	if r.Validate != nil {
 		errs = append(errs, r.Validate(obj)...)
@@ -107,11 +117,6 @@ func (reg *Registry) createOnce(ctx context.Context, r *Resource, obj Object, o 
 		}
 	}
 	delete(m, "resourceVersion")
-	if !o.keepManagedFields {
-		if err := reg.updateManagedFields(r, nil, obj, o.FieldManager, "", byCreate, now); err != nil {
-			return Written{}, err
-		}
-	}
 	key := r.Key(ns, name)
 	if o.DryRun {
 		kv, _, err := reg.get(ctx, key, 0)

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 )
@@ -64,5 +65,54 @@ func TestANamespaceDeletedWithOrphanWaitsForTheCollector(t *testing.T) {
 	}
 	if _, err := f.s.Get(f.ctx, namespaces, "", "team", ""); err != nil {
 		t.Fatalf("gone before the collector removed its finalizer: %v", err)
+	}
+}
+
+// A new Namespace gets the "kubernetes" finalizer from the namespace
+// strategy's PrepareForCreate, after its managedFields are recorded (kube's
+// create handler runs the field manager before rest.BeforeCreate): the
+// finalizer is added to those the client gave and is owned by no manager;
+// those the client gave are the client's.
+func TestANewNamespacesFinalizerIsOwnedByNoManager(t *testing.T) {
+	f := newFixture(t)
+	for _, c := range []struct{ body, finalizers, fields string }{
+		{`{"metadata":{"name":"plain"}}`, "[kubernetes]",
+			`{"f:metadata":{"f:labels":{".":{},"f:kubernetes.io/metadata.name":{}}}}`},
+		{`{"metadata":{"name":"given"},"spec":{"finalizers":["example.com/keep"]}}`, "[example.com/keep kubernetes]",
+			`{"f:metadata":{"f:labels":{".":{},"f:kubernetes.io/metadata.name":{}}},"f:spec":{"f:finalizers":{}}}`},
+	} {
+		ns := f.create(t, namespaces, "", obj(t, c.body))
+		mf, _ := meta(ns)["managedFields"].([]any)
+		if got := fmt.Sprint(namespaceSpecFinalizers(ns)); got != c.finalizers || len(mf) != 1 {
+			t.Fatalf("%s: finalizers %s, managedFields %v", c.body, got, mf)
+		}
+		if got, _ := json.Marshal(mf[0].(map[string]any)["fieldsV1"]); string(got) != c.fields {
+			t.Errorf("%s: fieldsV1 %s, want %s", c.body, got, c.fields)
+		}
+	}
+}
+
+// An update of a Namespace keeps its stored spec.finalizers, as the
+// namespace strategy's PrepareForUpdate does: only the finalize
+// subresource changes them, so a replace without them (or with others)
+// cannot take the namespace controller's finalizer away.
+func TestAnUpdateKeepsANamespacesFinalizers(t *testing.T) {
+	f := newFixture(t)
+	ns := f.create(t, namespaces, "", obj(t, `{"metadata":{"name":"team"}}`))
+	for _, spec := range []any{nil, map[string]any{}, map[string]any{"finalizers": []any{"example.com/other"}}} {
+		u := copyObject(ns)
+		if spec == nil {
+			delete(u, "spec")
+		} else {
+			u["spec"] = spec
+		}
+		w, err := f.s.Update(f.ctx, namespaces, "", "team", "", u, WriteOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(namespaceSpecFinalizers(w.Object)); got != "[kubernetes]" {
+			t.Fatalf("spec %v: finalizers %s", spec, got)
+		}
+		ns = w.Object
 	}
 }

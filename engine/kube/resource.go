@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,8 +68,13 @@ type Resource struct {
 	FieldSelectors map[string]func(Object) string
 	// Default fills defaults, as decoding does in kube-apiserver.
 	Default func(o Object)
-	// PrepareForCreate resets what a client may not set on create (status).
+	// PrepareForCreate resets what a client may not set on create (status)
+	// and adds what the strategy adds; it runs after the create's
+	// managedFields are recorded, so what it adds is owned by no manager.
 	PrepareForCreate func(o Object)
+	// PrepareForUpdate keeps what the strategy keeps from the stored
+	// object cur on an update of the main resource (beyond status).
+	PrepareForUpdate func(cur, o Object)
 	// Validate checks the type's own rules (beyond object metadata).
 	Validate func(o Object) []FieldError
 	// StatusKeepsMetadata, when set, is the type's status strategy for
@@ -203,11 +209,10 @@ var Resources = []*Resource{
 		Version: "v1", Kind: "Namespace", Columns: namespaceColumns, ListKind: "NamespaceList", Resource: "namespaces", Singular: "namespace",
 		ShortNames: []string{"ns"}, Verbs: []string{"create", "delete", "get", "list", "patch", "update", "watch"},
 		StorageVersionHash: "Q3oi5N2YM8M=", Status: true, AllowUnconditionalUpdate: true, NameIsLabel: true,
-		FieldSelectors: map[string]func(Object) string{"status.phase": pathString("status", "phase")},
-		Default:        defaultNamespace,
-		PrepareForCreate: func(o Object) {
-			o["status"] = map[string]any{"phase": "Active"}
-		},
+		FieldSelectors:   map[string]func(Object) string{"status.phase": pathString("status", "phase")},
+		Default:          defaultNamespace,
+		PrepareForCreate: prepareNamespace,
+		PrepareForUpdate: keepNamespaceFinalizers,
 	},
 	{
 		Version: "v1", Kind: "Pod", Columns: podColumns, ListKind: "PodList", Resource: "pods", Singular: "pod",
@@ -410,12 +415,37 @@ func defaultNamespace(o Object) {
 		}
 		l["kubernetes.io/metadata.name"] = name
 	}
+}
+
+// prepareNamespace is the namespace strategy's PrepareForCreate: a new
+// Namespace is Active and carries the namespace controller's finalizer,
+// added to those it was given (not a default: it may be removed later).
+func prepareNamespace(o Object) {
+	o["status"] = map[string]any{"phase": "Active"}
 	spec, _ := o["spec"].(map[string]any)
 	if spec == nil {
 		spec = map[string]any{}
 		o["spec"] = spec
 	}
-	setDefault(spec, "finalizers", []any{"kubernetes"})
+	fs, _ := spec["finalizers"].([]any)
+	if !slices.Contains(fs, any(NamespaceFinalizerKubernetes)) {
+		spec["finalizers"] = append(fs, NamespaceFinalizerKubernetes)
+	}
+}
+
+// keepNamespaceFinalizers is the namespace strategy's PrepareForUpdate:
+// spec.finalizers are the finalize subresource's to change.
+func keepNamespaceFinalizers(cur, o Object) {
+	spec, _ := o["spec"].(map[string]any)
+	fs, ok := pathValue(cur, "spec", "finalizers").([]any)
+	switch {
+	case ok && spec == nil:
+		o["spec"] = map[string]any{"finalizers": fs}
+	case ok:
+		spec["finalizers"] = fs
+	case spec != nil:
+		delete(spec, "finalizers")
+	}
 }
 
 func defaultPodSpec(spec map[string]any) {

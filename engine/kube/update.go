@@ -236,6 +236,9 @@ func (reg *Registry) prepareUpdate(ctx context.Context, r *Resource, cur, nobj O
 				delete(nobj, "status")
 			}
 		}
+		if r.PrepareForUpdate != nil {
+			r.PrepareForUpdate(cur, nobj)
+		}
 	}
 	nm["resourceVersion"] = cm["resourceVersion"]
 	r.normalize(nobj)

@@ -78,9 +78,7 @@ var KnownCRD = map[int]string{
 var KnownEvents = map[int]string{}
 
 // KnownCoreEvents is Known for CoreEventsFile.
-var KnownCoreEvents = map[int]string{
-	0: "kube computes a create's managedFields before its strategy's PrepareForCreate, which adds a Namespace's spec.finalizers; rvplay adds them as a default, so its managedFields list f:spec.f:finalizers",
-}
+var KnownCoreEvents = map[int]string{}
 
 // KubeOptions are those of the Kubernetes layer the recording is replayed
 // on: a fake clock at the recording's date and uids in order of creation.
