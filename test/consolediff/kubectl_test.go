@@ -82,6 +82,13 @@ var kubectlSteps = []step{
 	{line: "kubectl patch cm fromstdin --type=json -p '[{\"op\":\"add\",\"path\":\"/data/j\",\"value\":\"2\"}]'"},
 	{line: "kubectl replace -f stale.yaml"},
 	{line: "kubectl get cm fromstdin -o yaml | kubectl replace -f -"},
+	// replace of a file without a resourceVersion reads the live one first;
+	// --raw PUTs the file as it is, and prints the answer
+	{line: "kubectl replace -f - <<'EOF'\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fromstdin\ndata:\n  k: v3\nEOF"},
+	{line: "kubectl replace --raw /api/v1/namespaces/default/configmaps/fromstdin -f - <<'EOF'\n{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"fromstdin\"},\"data\":{\"k\":\"v4\"}}\nEOF"},
+	{line: "kubectl replace --raw /api/v1/namespaces/default/configmaps/fromstdin -f - <<'EOF'\n{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"fromstdin\",\"resourceVersion\":\"5\"}}\nEOF"},
+	{line: "kubectl replace --raw /api/v1/namespaces/default/configmaps/fromstdin -f a.json -f b.json"},
+	{line: "kubectl create -f - <<'EOF'\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: badkey\ndata:\n  a b: \"1\"\nEOF"},
 	{line: "kubectl patch deployment web --type=json -p '[{\"op\":\"replace\",\"path\":\"/spec/replicas\",\"value\":5}]'"},
 	{line: "kubectl patch deployment web --type=strategic -p '{\"metadata\":{\"resourceVersion\":\"5\"},\"spec\":{\"replicas\":4}}'"},
 	{line: "kubectl scale deployment web --replicas=4"},

@@ -106,6 +106,9 @@ test('a student of a class sees their own names where the server gives them', ()
   // (engine/lesson/classnames, TestAManifestKeepsItsLabelsAndImages).
   const yaml = '```yaml\nkind: Deployment\nmetadata:\n  name: nginx\n  labels:\n    app: nginx\nspec:\n  template:\n    metadata:\n      name: nginx\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.14.2\n```\n\n```\nerror: nginx\n```';
   assert.equal(ownText(yaml, own), yaml.replace('  name: nginx\n  labels', '  name: nginx-ada-x\n  labels'));
+  // A kubectl replace --raw body (JSON): the same, its top-level metadata only.
+  const json = '```json\n{\n  "kind": "Deployment",\n  "metadata": {\n    "name": "nginx",\n    "labels": {\n      "app": "nginx"\n    }\n  },\n  "spec": {\n    "template": {\n      "metadata": {\n        "name": "nginx"\n      }\n    }\n  }\n}\n```\n';
+  assert.equal(ownText(json, own), json.replace('    "name": "nginx",', '    "name": "nginx-ada-x",'));
   assert.equal(ownText(md, null), md);
   // A revision the prose names as a placeholder reads as the student's own,
   // as their command does; a number that is not a placeholder (lesson 6)

@@ -184,6 +184,32 @@ func TestTwoStudentsDoALessonAtOnceOnOneSession(t *testing.T) {
 	}
 }
 
+// Lesson 11's blind overwrites (kubectl replace --raw to the object's URI)
+// are a student's own: the URI and the body name their Deployment and
+// CronTab, and what they get passes their step, not another student's.
+func TestAStudentsRawReplacesAreTheirOwn(t *testing.T) {
+	sess := classSession(t)
+	alice := join(t, sess, api.Principal{ID: "alice-k3x9q", Name: "Alice", Role: api.RoleStudent})
+	bob := join(t, sess, api.Principal{ID: "bob-7hw2d", Name: "Bob", Role: api.RoleStudent})
+	for _, u := range []*learner{alice, bob} {
+		u.call("POST", lesson.LessonsPath+"/inside-update/setup", nil, nil)
+		u.open("inside-update")
+	}
+	for _, n := range []int{1, 5} { // the unconditional update; the 422 "must be specified"
+		alice.enter(n)
+		bob.enter(n)
+		for _, a := range alice.l.Steps[n-1].SolutionActions() {
+			alice.run(a)
+		}
+		if !alice.passes(n) {
+			t.Fatalf("step %d: alice's solution does not pass her step", n)
+		}
+		if bob.passes(n) {
+			t.Fatalf("step %d: alice's work passes bob's step", n)
+		}
+	}
+}
+
 // A wrong action does not pass a student's step, and does not take the
 // other student's passed step away.
 func TestOneStudentsWrongActionPassesNobodysStep(t *testing.T) {
@@ -237,7 +263,10 @@ func TestAStudentsLessonUsesTheirOwnNames(t *testing.T) {
 
 	alice.open("inside-update")
 	stdin := alice.l.Steps[0].Actions[0].Stdin
-	for _, want := range []string{"  name: nginx-alice-k3x9q\n", "app: nginx\n", "image: nginx:1.14.2", "- name: nginx\n"} {
+	if run, want := alice.l.Steps[0].Actions[0].Run, "kubectl replace --raw /apis/apps/v1/namespaces/default/deployments/nginx-alice-k3x9q -f -"; run != want {
+		t.Errorf("inside-update's first command is %q, want %q", run, want)
+	}
+	for _, want := range []string{`"name":"nginx-alice-k3x9q"`, `"app":"nginx"`, `"image":"nginx:1.14.2"`, `"name":"nginx"}`} {
 		if !strings.Contains(stdin, want) {
 			t.Errorf("inside-update's manifest has no %q:\n%s", want, stdin)
 		}

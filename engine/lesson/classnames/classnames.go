@@ -398,10 +398,15 @@ func (r *rewriter) action(v any) {
 	}
 }
 
-// manifest replaces the name and namespace of a YAML manifest's top-level
-// metadata ("metadata:" then "  name: nginx"), and nothing else: its
-// labels and containers keep the article's words.
+// manifest replaces the name and namespace of a manifest's top-level
+// metadata, and nothing else: its labels and containers keep the
+// article's words. A YAML manifest has them as "metadata:" then
+// "  name: nginx"; a JSON one (the body of a kubectl replace --raw, which
+// the server reads as JSON) is decoded and encoded again.
 func (r *rewriter) manifest(s string) string {
+	if strings.HasPrefix(strings.TrimSpace(s), "{") {
+		return r.jsonManifest(s)
+	}
 	lines := strings.Split(s, "\n")
 	inMeta := false
 	for i, line := range lines {
@@ -419,6 +424,33 @@ func (r *rewriter) manifest(s string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// jsonManifest is manifest for a JSON object (its keys come out sorted);
+// what is not one object is left as it is, for the server to refuse.
+func (r *rewriter) jsonManifest(s string) string {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var o map[string]any
+	if err := dec.Decode(&o); err != nil || dec.More() {
+		return s
+	}
+	meta, _ := o["metadata"].(map[string]any)
+	if meta == nil {
+		return s
+	}
+	str(meta, "name", r.name)
+	str(meta, "namespace", r.name)
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(o); err != nil {
+		return s
+	}
+	if strings.HasSuffix(s, "\n") {
+		return b.String()
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // predicate replaces names in a predicate and the matches inside it.

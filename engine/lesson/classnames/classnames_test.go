@@ -20,6 +20,8 @@ func TestWordsReplacesWholeWords(t *testing.T) {
 		"etcdctl get /registry/deployments/default/nginx -w json":           "etcdctl get /registry/deployments/ada-x/nginx-ada-x -w json",
 		"kubectl get deployment nginx-deployment":                           "kubectl get deployment nginx-deployment",
 		"kubectl get deployment nginx -o jsonpath='{.metadata.generation}'": "kubectl get deployment nginx-ada-x -o jsonpath='{.metadata.generation}'",
+		// a --raw URI is the API's path: its namespace and name are the student's
+		"kubectl replace --raw /apis/apps/v1/namespaces/default/deployments/nginx -f -": "kubectl replace --raw /apis/apps/v1/namespaces/ada-x/deployments/nginx-ada-x -f -",
 	} {
 		if got := Words(in, own); got != want {
 			t.Errorf("Words(%q) = %q, want %q", in, got, want)
@@ -35,6 +37,25 @@ func TestAManifestKeepsItsLabelsAndImages(t *testing.T) {
 	want := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nginx-ada-x\n  namespace: ada-x\n  labels:\n    app: nginx\nspec:\n  template:\n    metadata:\n      name: nginx\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.14.2\n"
 	if got := r.manifest(in); got != want {
 		t.Errorf("manifest:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A JSON manifest (a kubectl replace --raw body, which the server reads
+// as JSON) gets the same rewriting as a YAML one: its top-level
+// metadata's name and namespace only.
+func TestAJSONManifestKeepsItsLabelsAndImages(t *testing.T) {
+	r := &rewriter{own: map[string]string{"nginx": "nginx-ada-x", "default": "ada-x"}}
+	in := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"nginx","namespace":"default","labels":{"app":"nginx"}},` +
+		`"spec":{"replicas":4,"template":{"metadata":{"name":"nginx"},"spec":{"containers":[{"name":"nginx","image":"nginx:1.14.2"}]}}}}` + "\n"
+	want := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"labels":{"app":"nginx"},"name":"nginx-ada-x","namespace":"ada-x"},` +
+		`"spec":{"replicas":4,"template":{"metadata":{"name":"nginx"},"spec":{"containers":[{"image":"nginx:1.14.2","name":"nginx"}]}}}}` + "\n"
+	if got := r.manifest(in); got != want {
+		t.Errorf("manifest:\n%s\nwant\n%s", got, want)
+	}
+	for _, bad := range []string{`{"metadata":`, `{"kind":"X"} {}`, `{"kind":"X"}`} {
+		if got := r.manifest(bad); got != bad {
+			t.Errorf("manifest(%q) = %q, want it as it is", bad, got)
+		}
 	}
 }
 

@@ -69,9 +69,9 @@ export function ownRevisions(md, own, seen = 0) {
 // ownText gives a lesson text a student's own names (own: the map the
 // session applied to the lesson's definition, its class.own) in its code:
 // inline code and console blocks, whose lines then match the student's
-// click-to-run commands, and a yaml block's own metadata (its name and
-// namespace, as the server does in a command's manifest: labels and images
-// share the object's word but keep it). Prose and other blocks (output)
+// click-to-run commands, and a yaml or json block's own metadata (its name
+// and namespace, as the server does in a command's manifest: labels and
+// images share the object's word but keep it). Prose and other blocks (output)
 // keep the article's words, but for the revisions written as placeholders
 // (ownRevisions, with seen).
 export function ownText(md, own, seen = 0) {
@@ -87,6 +87,11 @@ export function ownText(md, own, seen = 0) {
       if (!line.startsWith(' ')) meta = line === 'metadata:';
       const m = meta && line.match(/^( {2}(?:name|namespace): )(\S+)$/);
       return m && Object.hasOwn(own, m[2]) ? m[1] + own[m[2]] : line;
+    }
+    if (fence === 'json') { // a kubectl replace --raw body, indented by two
+      if (!line.startsWith('    ')) meta = line === '  "metadata": {';
+      const m = meta && line.match(/^( {4}"(?:name|namespace)": ")([^"]+)(".*)$/);
+      return m && Object.hasOwn(own, m[2]) ? m[1] + own[m[2]] + m[3] : line;
     }
     if (fence !== null) return line;
     return line.replace(/`[^`]+`/g, (code) => ownWords(code, own));

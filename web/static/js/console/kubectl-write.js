@@ -7,7 +7,7 @@ import { readAll } from './streams.js';
 import { fromYAML, splitDocuments, toYAML } from './yaml.js';
 import { goJSON } from './jsonpath.js';
 import { PatchSchema, threeWayPatch, twoWayPatch, deepEqual } from './patchgen.js';
-import { outputFlags, parseOutput, ObjectPrinter, StatusError, ToolError, withSource, isNotFound, parseTimeout, statusFrom, USER_AGENT } from './kubectl.js';
+import { outputFlags, parseOutput, ObjectPrinter, StatusError, ToolError, withSource, rawURI, isNotFound, parseTimeout, statusFrom, USER_AGENT } from './kubectl.js';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -24,7 +24,7 @@ export function writeCmdFlags(cmd) {
     case 'apply': return [...writeFlags('kubectl-client-side-apply'), { name: 'server-side', kind: 'bool' }, { name: 'force-conflicts', kind: 'bool' },
       { name: 'force', kind: 'bool' }, { name: 'overwrite', kind: 'bool', def: 'true' }, { name: 'prune', kind: 'bool' },
       { name: 'selector', short: 'l', kind: 'string' }, { name: 'wait', kind: 'bool' }];
-    case 'replace': return [...writeFlags('kubectl-replace'), { name: 'force', kind: 'bool' }, { name: 'subresource', kind: 'string' }];
+    case 'replace': return [...writeFlags('kubectl-replace'), { name: 'force', kind: 'bool' }, { name: 'subresource', kind: 'string' }, { name: 'raw', kind: 'string' }];
     case 'patch': return [...writeFlags('kubectl-patch'), { name: 'patch', short: 'p', kind: 'string' }, { name: 'patch-file', kind: 'string' },
       { name: 'type', kind: 'string', def: 'strategic' }, { name: 'local', kind: 'bool' }, { name: 'subresource', kind: 'string' }];
     case 'scale': return [...outputFlags(), ...filenameFlags(), { name: 'replicas', kind: 'int', def: '-1' }, { name: 'current-replicas', kind: 'int', def: '-1' },
@@ -89,33 +89,38 @@ function decodeManifests(text, source) {
 async function readManifests(k) {
   const out = [];
   for (const f of k.fs.strs('filename')) {
-    let text, source = f;
-    if (f === '-') {
-      source = 'STDIN';
-      if (k.stdin) text = await readAll(k.stdin);
-      else {
-        if (!k.c.editor) throw new Error(`no objects passed to ${k.verb} (-f - reads a heredoc, and this console has no editor)`);
-        text = await k.c.editor.text();
-        k.note("-f - read the object in the lab's editor (type a heredoc after the command to give another)");
-      }
-    } else if (/^https?:\/\//.test(f)) {
-      try {
-        text = k.c.fetch ? await k.c.fetch(f) : await fetchURL(f);
-      } catch (e) {
-        k.note('the lab could not fetch the URL: paste the manifest in the editor and use -f -, or a heredoc');
-        throw new Error(`unable to read URL ${JSON.stringify(f)}, server reported ${e.message}`);
-      }
-    } else {
-      text = k.c.readFile(f);
-      if (text === null) {
-        k.note("the console's files are the ones written with > (ls lists them); -f - reads a heredoc or the lab's editor");
-        throw new Error(`the path ${JSON.stringify(f)} does not exist`);
-      }
-    }
+    const [text, source] = await readFilename(k, f);
     out.push(...decodeManifests(text, source));
   }
   if (!out.length) throw new Error(`no objects passed to ${k.verb}`);
   return out;
+}
+
+// readFilename reads one -f argument: a console file, a URL, or - (the
+// command's heredoc, else the lab's editor); it answers the text and the
+// source kubectl names in its errors.
+async function readFilename(k, f) {
+  if (f === '-') {
+    if (k.stdin) return [await readAll(k.stdin), 'STDIN'];
+    if (!k.c.editor) throw new Error(`no objects passed to ${k.verb} (-f - reads a heredoc, and this console has no editor)`);
+    const text = await k.c.editor.text();
+    k.note("-f - read the object in the lab's editor (type a heredoc after the command to give another)");
+    return [text, 'STDIN'];
+  }
+  if (/^https?:\/\//.test(f)) {
+    try {
+      return [k.c.fetch ? await k.c.fetch(f) : await fetchURL(f), f];
+    } catch (e) {
+      k.note('the lab could not fetch the URL: paste the manifest in the editor and use -f -, or a heredoc');
+      throw new Error(`unable to read URL ${JSON.stringify(f)}, server reported ${e.message}`);
+    }
+  }
+  const text = k.c.readFile(f);
+  if (text === null) {
+    k.note("the console's files are the ones written with > (ls lists them); -f - reads a heredoc or the lab's editor");
+    throw new Error(`the path ${JSON.stringify(f)} does not exist`);
+  }
+  return [text, f];
 }
 
 async function fetchURL(url) {
@@ -265,8 +270,15 @@ export async function kubectlCreate(k) {
   return k.errorf(`unknown command ${JSON.stringify(what)} for "kubectl create"`);
 }
 
+// kubectlReplace is kubectl replace: each object is PUT as resource.Helper's
+// Replace does it (overwrite): an object without a resourceVersion gets the
+// live object's first, read with a GET (sent as it is if that GET fails),
+// so the PUT is conditional on what was just read. --raw PUTs the file's
+// bytes as they are to a URI of the session's own API.
 export async function kubectlReplace(k) {
   if (!k.fs.strs('filename').length) return k.errorf('must specify --filename to replace');
+  if (k.fs.changed('raw')) return replaceRaw(k, k.fs.str('raw'));
+  const sub = k.fs.str('subresource') ? [k.fs.str('subresource')] : [];
   return forEachManifest(k, async (d, m) => {
     const [r, ns] = target(k, d, m);
     const name = m.obj.metadata?.name;
@@ -274,12 +286,37 @@ export async function kubectlReplace(k) {
     if (k.fs.bool('force')) k.note('replace --force deletes and recreates the object; the console replaces it in place instead');
     if (dryRunClient(k)) return printResult(k, r, m.obj, name, 'replaced');
     let data;
-    try { data = await k.do('PUT', r.path(ns, name), { query: writeQuery(k), body: JSON.stringify(m.obj), contentType: 'application/json' }); } catch (e) {
+    try {
+      if (!m.obj.metadata.resourceVersion) {
+        const live = await k.getObject(r.path(ns, name, ...sub)).catch(() => null);
+        if (live?.metadata?.resourceVersion) m.obj.metadata.resourceVersion = live.metadata.resourceVersion;
+      }
+      data = await k.do('PUT', r.path(ns, name, ...sub), { query: writeQuery(k), body: JSON.stringify(m.obj), contentType: 'application/json' });
+    } catch (e) {
       throw withSource(e, 'replacing', m.source);
     }
     return printResult(k, r, JSON.parse(data), name, 'replaced');
   });
 }
+
+// replaceRaw is kubectl replace --raw (rawhttp.RawPut): the one file's
+// bytes, unparsed and without a Content-Type, PUT to the URI; the answer's
+// body is printed as it came.
+async function replaceRaw(k, raw) {
+  const files = k.fs.strs('filename');
+  if (files.length !== 1) return k.errorf('--raw can only use a single local file or stdin');
+  if (/^https?:\/\//.test(files[0])) return k.errorf('--raw cannot read from a url');
+  if (k.fs.bool('recursive')) return k.errorf('--raw and --recursive are mutually exclusive');
+  if (k.fs.str('output')) return k.errorf('--raw and --output are mutually exclusive');
+  if (!raw.startsWith('/')) return k.errorf(`--raw must be a valid URL path: parse ${JSON.stringify(raw)}: invalid URI for request`);
+  try {
+    const [body] = await readFilename(k, files[0]);
+    const [path, query] = rawURI(raw);
+    k.stdout.write(await k.do('PUT', path, { query, body, accept: 'application/json, */*' }));
+    return 0;
+  } catch (e) { return k.fail(e); }
+}
+
 
 // toJSON is apimachinery's yaml.ToJSON: text that looks like JSON is sent
 // as it is (the server says what is wrong with it), anything else is YAML.

@@ -68,8 +68,23 @@ export class StatusError extends Error {
   constructor(code, reason, message, details) { super(message); this.code = code; this.reason = reason; this.details = details; }
   kubectlMessage() {
     if (this.reason === 'Unauthorized') return `error: You must be logged in to the server (${this.message})`;
+    if (this.reason === 'Invalid') return this.invalidMessage();
     if (this.reason) return `Error from server (${this.reason}): ${this.message}`;
     return `Error from server: ${this.message}`;
+  }
+
+  // invalidMessage is how kubectl's CheckErr words a 422 Invalid: the
+  // object and each distinct cause, not "Error from server".
+  invalidMessage() {
+    const d = this.details;
+    let s = 'The request is invalid';
+    if (!d) return this.message ? `${s}: ${this.message}` : s;
+    const causes = [...new Set((d.causes || []).map((c) => `${c.field ?? ''}: ${c.message ?? ''}`))];
+    if (d.kind || d.name) s = `The ${d.kind || ''} ${JSON.stringify(d.name || '')} is invalid`;
+    else if (this.message && !causes.length) s += ': ' + this.message;
+    if (causes.length === 1) return `${s}: ${causes[0]}`;
+    if (causes.length > 1) return `${s}: \n` + causes.map((c) => `* ${c}`).join('\n');
+    return s;
   }
 }
 
@@ -563,13 +578,18 @@ function listQuery(k, limit) {
   return q;
 }
 
+// rawURI splits a --raw URI into its path and its query.
+export function rawURI(raw) {
+  const [path, qs] = split2(raw + '?', '?');
+  return [path, Object.fromEntries(new URLSearchParams(qs.replace(/\?$/, '')))];
+}
+
 async function getRaw(k, raw) {
   if (k.pos.length) return k.errorf('arguments may not be passed when --raw is specified');
   if (k.fs.changed('output')) return k.errorf("--raw and --output are mutually exclusive\nSee 'kubectl get -h' for help and examples");
   if (k.fs.bool('watch') || k.fs.bool('watch-only') || k.fs.str('selector')) return k.errorf('--raw may not be specified with other flags that filter the server request or alter the output');
   if (!raw.startsWith('/')) return k.errorf(`--raw must be a valid URL path: parse ${JSON.stringify(raw)}: invalid URI for request\nSee 'kubectl get -h' for help and examples`);
-  const [path, qs] = split2(raw + '?', '?');
-  const q = Object.fromEntries(new URLSearchParams(qs.replace(/\?$/, '')));
+  const [path, q] = rawURI(raw);
   if (q.watch === 'true' || q.watch === '1') {
     const how = await k.watch(path, q, 'application/json', (type, object) => { k.stdout.write(JSON.stringify({ type, object }) + '\n'); });
     return how === 'interrupted' && !k.timedOut ? 130 : 0;
