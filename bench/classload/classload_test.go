@@ -116,10 +116,7 @@ func run(b *testing.B, cfg classload.Config, flags ...string) *classload.Report 
 // start builds the server binary (once) and starts it on a fresh SQLite
 // file, stopped when b ends.
 func start(b *testing.B, flags ...string) *classload.Server {
-	bin, err := rvplaytest.Build(binDir(b))
-	if err != nil {
-		b.Fatal(err)
-	}
+	bin := rvplaytest.ServerBinary(b)
 	srv, err := classload.StartServer(bin, filepath.Join(b.TempDir(), "rvplay.db"), flags...)
 	if err != nil {
 		b.Fatal(err)
@@ -128,26 +125,9 @@ func start(b *testing.B, flags ...string) *classload.Server {
 	return srv
 }
 
-var binDirPath string
-
-func binDir(b *testing.B) string {
-	if binDirPath == "" {
-		dir, err := os.MkdirTemp("", "classload-bin-")
-		if err != nil {
-			b.Fatal(err)
-		}
-		binDirPath = dir
-	}
-	return binDirPath
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDirPath != "" {
-		os.RemoveAll(binDirPath)
-	}
-	os.Exit(code)
-}
+// TestMain runs the benchmarks through rvplaytest.RunTests, which builds
+// the server binary once and removes it when they end.
+func TestMain(m *testing.M) { os.Exit(rvplaytest.RunTests(m)) }
 
 func loadAverage() string {
 	b, err := os.ReadFile("/proc/loadavg")

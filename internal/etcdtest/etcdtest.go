@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rvplay/rvplay/internal/proctest"
 )
 
 // DefaultBinary is where Debian's etcd-server package puts etcd.
@@ -290,20 +292,7 @@ func (s *Server) Pid() int { return s.cmd.Process.Pid }
 func (s *Server) Stop() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	select {
-	case <-s.exited:
-		return nil
-	default:
-	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.exited:
-	case <-time.After(10 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.exited
-		return errors.New("etcd did not stop on SIGTERM within 10s; killed")
-	}
-	return nil
+	return proctest.Stop(s.cmd.Process, s.exited, "etcd", proctest.Grace)
 }
 
 // freePorts returns n distinct ports that were free on 127.0.0.1 a moment ago.

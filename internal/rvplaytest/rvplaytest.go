@@ -9,7 +9,6 @@ package rvplaytest
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +22,7 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/internal/etcdtest"
+	"github.com/rvplay/rvplay/internal/proctest"
 )
 
 // modulePath is the main module's, which holds ./server.
@@ -115,10 +115,12 @@ func declares(gomod []byte, path string) bool {
 	return false
 }
 
-// BinDir is where Start puts the server binary. A test package's TestMain
-// may set it to a directory it removes afterwards; when empty a temporary
-// directory is made (and left behind).
-var BinDir string
+// binDir is where ServerBinary puts the server binary: a directory that
+// RunTests makes and removes when the package's tests end. It is empty in
+// a test process that did not go through RunTests, and ServerBinary then
+// refuses: a binary built elsewhere would be left in the temporary
+// directory, some 40 MB per test run.
+var binDir string
 
 // RunTests runs a test package's tests (its TestMain calls it) with the
 // server binary built into a directory of their own, removed when they
@@ -130,7 +132,7 @@ func RunTests(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	BinDir = dir
+	binDir = dir
 	sharedEtcd.allowed = true
 	code := m.Run()
 	if sharedEtcd.srv != nil {
@@ -140,12 +142,6 @@ func RunTests(m *testing.M) int {
 		os.RemoveAll(sharedEtcd.dir)
 	}
 	return code
-}
-
-var binDir struct {
-	once sync.Once
-	dir  string
-	err  error
 }
 
 // StoreEnv names the environment variable that moves the servers Start
@@ -217,18 +213,7 @@ func Start(tb testing.TB, session string, flags ...string) *Server {
 	default:
 		tb.Fatalf("%s=%q: want sqlite or etcd", StoreEnv, store)
 	}
-	binDir.once.Do(func() {
-		if binDir.dir = BinDir; binDir.dir == "" {
-			binDir.dir, binDir.err = os.MkdirTemp("", "rvplay-bin-")
-		}
-	})
-	if binDir.err != nil {
-		tb.Fatal(binDir.err)
-	}
-	bin, err := Build(binDir.dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	bin := ServerBinary(tb)
 	s, err := StartBinary(bin, filepath.Join(tb.TempDir(), "rvplay.db"), session, flags...)
 	if err != nil {
 		tb.Fatal(err)
@@ -242,6 +227,21 @@ func Start(tb testing.TB, session string, flags ...string) *Server {
 		}
 	})
 	return s
+}
+
+// ServerBinary builds the server binary (once per test process, with go
+// build's cache) into the directory of RunTests and returns its path. The
+// package's TestMain must run its tests through RunTests.
+func ServerBinary(tb testing.TB) string {
+	tb.Helper()
+	if binDir == "" {
+		tb.Fatal("rvplaytest: the package's TestMain must run its tests through rvplaytest.RunTests, which removes the server binary it builds")
+	}
+	bin, err := Build(binDir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return bin
 }
 
 // StartGRPC is Start with etcd's gRPC API served on a free loopback port
@@ -347,21 +347,7 @@ func (s *Server) Kill() {
 // Stop ends the server (SIGTERM, SIGKILL after 10 s) and waits for it.
 func (s *Server) Stop() error {
 	var err error
-	s.stopOnce.Do(func() {
-		select {
-		case <-s.exited:
-			return
-		default:
-		}
-		_ = s.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.exited:
-		case <-time.After(10 * time.Second):
-			_ = s.cmd.Process.Kill()
-			<-s.exited
-			err = errors.New("rvplay did not stop on SIGTERM within 10s; killed")
-		}
-	})
+	s.stopOnce.Do(func() { err = proctest.Stop(s.cmd.Process, s.exited, "rvplay", proctest.Grace) })
 	return err
 }
 

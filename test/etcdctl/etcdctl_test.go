@@ -29,6 +29,10 @@ import (
 	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
 
+// TestMain runs the tests through rvplaytest.RunTests, which builds the
+// server binary once and removes it when they end.
+func TestMain(m *testing.M) { os.Exit(rvplaytest.RunTests(m)) }
+
 var flagShow = flag.Bool("etcdctl.show", false, "log what rvplay's etcdctl printed at every step")
 
 // etcdctlBinary is Debian's etcd-client, which scripts/ensure-deps.sh
