@@ -1,8 +1,9 @@
-// Package web is the playground's browser side: templ pages (landing, lab),
-// the plain ES-module JavaScript and CSS they load, and the WebAssembly
-// build of the engine (web/static/wasm, written by scripts/build-wasm.sh),
-// all embedded and served by Handler. It depends on net/http and templ only;
-// it must not import the engine: the pages talk to a session through its
+// Package web is the playground's browser side: templ pages (landing, lab,
+// the teacher's dashboard), the plain ES-module JavaScript and CSS they
+// load, the UI strings per language, and the WebAssembly build of the
+// engine (web/static/wasm, written by scripts/build-wasm.sh), all embedded
+// and served by Handler. It depends on net/http, templ and its lessons
+// (web/lessons) only; it must not import the engine: the pages talk to a session through its
 // public APIs, in the page (wasm) or over HTTP.
 package web
 

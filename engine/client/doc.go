@@ -1,14 +1,15 @@
 // Package client holds the Go clients that rvplay's lessons drive: a REST
 // client for the Kubernetes API, a Reflector (list, then watch from the
 // list's resourceVersion, resume, relist on 410, bookmarks, watch-list), an
-// informer Store, RetryOnConflict with client-go's backoff values and a small
-// deployment controller.
+// informer Store, RetryOnConflict with client-go's backoff values, and
+// client-go's shared informer factory and rate-limited work queue, on which
+// engine/controllers builds kube-controller-manager's controllers.
 //
 // They speak the Kubernetes REST protocol exactly as kube-apiserver serves
 // it, but through an api.Handler instead of a network connection: in the
 // browser (WebAssembly) the handler is the session's in-process API, on the
 // server it is the session's handler too. So the package must depend only on
-// the standard library and engine/api — never on net/http (megabytes of
+// the standard library, engine/api and engine/clock — never on net/http (megabytes of
 // WebAssembly), syscall/js, SQLite or client-go.
 //
 // The Reflector exists to be watched: every list page, watch start, event,
@@ -42,5 +43,5 @@
 // with its initial-events-end bookmark and fallback to LIST, the backoff
 // between rounds (800ms doubling to 30s, jitter 1.0, reset after 2m), the
 // error predicates and the retry timings. What it leaves out: DeltaFIFO,
-// resync periods, indexers and rate-limited work queues.
+// resync periods and indexers.
 package client

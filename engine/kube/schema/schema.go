@@ -1,13 +1,18 @@
 // Package schema describes the Kubernetes types rvplay serves (v1 Namespace,
-// ConfigMap, Secret, Pod, Event, apps/v1 Deployment, autoscaling/v1 Scale and
-// the nested types they use) as data, and derives from that one description
-// everything that needs type knowledge: strategic-merge-patch strategies
-// (package patch), structured-merge-diff list/map semantics (package apply),
-// unknown-field detection for fieldValidation, and the OpenAPI v2 and v3
-// documents kubectl downloads.
+// ConfigMap, Secret, Pod, Event, apps/v1 Deployment and ReplicaSet,
+// autoscaling/v1 Scale, apiextensions.k8s.io/v1 CustomResourceDefinition,
+// events.k8s.io/v1 Event on the server, and the nested types they use) as
+// data, and derives from that one description everything that needs type
+// knowledge: strategic-merge-patch strategies (package patch),
+// structured-merge-diff list/map semantics (package apply), unknown-field
+// detection and pruning for fieldValidation, and the OpenAPI v2 and v3
+// documents kubectl downloads. For custom resources it is also a
+// definition's structural schema: pruning, defaulting and validation as
+// kube-openapi words them (structural.go).
 //
-// The description lives in types.txt (a small line-oriented format documented
-// at its top), so adding a type or a field is a data change. The package
+// The description lives in types.txt, types_definitions.txt and
+// types_events.txt (a small line-oriented format documented at the top of
+// types.txt), so adding a type or a field is a data change. The package
 // depends on the standard library only: it must not import net/http,
 // syscall/js, k8s.io/* or any schema library, because it is linked into the
 // WebAssembly build.

@@ -12,7 +12,7 @@
 // about 167 KB (wasm/BENCHMARKS.md). It also takes the names, files and
 // lines of the functions outside the module (the Go runtime, the standard
 // library, dependencies) out of the runtime's function table
-// (StripSymbols: about 120 KB of gzip -9), which only tracebacks print;
+// (StripSymbols: about 100 KB of gzip -9), which only tracebacks print;
 // -keep-symbols leaves them all. scripts/wasm-flags.sh runs it on every
 // browser build, so that what is measured is what is served.
 //
