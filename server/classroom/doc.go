@@ -28,8 +28,9 @@
 // achieved, and the settings its teacher left, outlive the session's time
 // in memory (progress.go, findings.go, settings.go).
 //
-// The registry keeps its records in SQLite (engine/sqlite: session access
-// and students, migration 0002; a class's progress and findings, 0004;
-// its settings, 0005);
-// Handler serves the HTTP API. Package main only wires them to flags.
+// The registry keeps its records in its Storage: SQLite (engine/sqlite:
+// session access and students, migration 0002; a class's progress and
+// findings, 0004; its settings, 0005; its students' keys' first
+// creations, 0007) or, with --store etcd://, the cluster
+// (server/etcdstore). Handler serves the HTTP API. Package main only wires them to flags.
 package classroom
