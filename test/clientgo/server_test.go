@@ -1,7 +1,10 @@
 // Package clientgo checks that the real client-go (latest release) works
-// against an rvplay server process: typed clientsets with JSON, the dynamic
-// client, shared informers (list+watch and watch-list), RetryOnConflict
-// and list pagination. It is a module of its own so that the product
+// against an rvplay server process: typed clientsets in JSON and protobuf,
+// the dynamic client, discovery, custom resources, shared informers
+// (list+watch and watch-list, a relist after a compaction),
+// RetryOnConflict, list pagination and selectors, objects as stored under
+// /registry/, and a real kube-apiserver running on rvplay's etcd gRPC API
+// (kubeapiserver_test.go). It is a module of its own so that the product
 // module never depends on client-go.
 package clientgo
 

@@ -1,5 +1,6 @@
 // Package kubectl runs the kubectl binaries installed on the machine
-// (1.27–1.33, and whatever `kubectl` is on PATH) against a real rvplay
+// (1.27–1.33, and whatever `kubectl` is on PATH; without one, kubectl 1.33
+// built from the module proxy by internal/refbuild) against a real rvplay
 // server process, with a temporary kubeconfig and no extra flags, through
 // the commands a lesson uses: get (-o yaml/json, -w with
 // --output-watch-events), create, apply (client-side and server-side with
@@ -10,8 +11,9 @@
 // It is a module of its own, like test/clientgo: it builds the server and
 // executes external binaries, so it stays out of the product module's
 // `go test ./...` and runs from `task test`. It needs only the standard
-// library and the main module's internal/rvplaytest, which starts the
-// server.
+// library and the main module's test tooling: internal/rvplaytest, which
+// starts the server, internal/refbuild and internal/kubeapiservertest (a
+// real kube-apiserver on rvplay, for every kubectl under test).
 package kubectl
 
 import (
