@@ -3,8 +3,11 @@
 // Command wasm is the playground engine compiled to WebAssembly: one session
 // on the memory backend (engine/mvcc, engine/kube and the transport-neutral
 // API code), exposed to the page through a coarse bridge on
-// globalThis.rvplay (see bridge.go). It must not import net/http (megabytes
-// of WebAssembly) or anything that cannot build for js/wasm (SQLite).
+// globalThis.rvplay (see bridge.go), and the lab's Go clients
+// (wasm/internal/labapi), which talk to that session offline and to the
+// server on a server session (wasm/internal/remote: fetch and WebSocket).
+// It must not import net/http (megabytes of WebAssembly) or anything that
+// cannot build for js/wasm (SQLite).
 package main
 
 import (
