@@ -217,7 +217,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if opts.Session.Lessons, err = lesson.Load(lessons.Definitions()); err != nil {
+	if opts.Session.Lessons, err = lesson.Open(lessons.Definitions()); err != nil {
 		return fmt.Errorf("lessons: %w", err)
 	}
 	reg, err = classroom.New(db.storage, opts)

@@ -29,9 +29,10 @@ func setMemoryLimit(memoryBudget, bodyMemory int64) {
 
 // gcPercent is the collector's GOGC when the environment sets none. Go's
 // 100 lets the heap grow by what is live before collecting again; the
-// server's live heap at rest is a few megabytes (kube's schemas and the
-// lessons, built at start), so at 100 it collects every few thousand
-// requests and each collection marks all of it. At 200 a gateway put
+// server's live heap at rest is about 2 MB (what its libraries register
+// as they start: etcd's and Kubernetes' API types, CEL; kube's schemas and
+// the lessons are read on first use), so at 100 it collects every few
+// thousand requests and each collection marks all of it. At 200 a gateway put
 // costs the server about 6% less CPU (3-11% in four runs) and a range
 // 3-4% less, a CAS the same within the noise, for 8-11 MiB more resident
 // memory at that size (BENCHMARKS.md, the gateway's section). A large heap grows by twice what is live too, but no further

@@ -64,7 +64,12 @@ func (s Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	p := serverPage()
 	mux.Handle("GET /{$}", templ.Handler(Landing(p)))
-	mux.Handle("GET /lab", templ.Handler(Lab(p, OfflineLab(p))))
+	// Each page's configuration is made when it is asked for: its
+	// languages and lesson index are read once, on the first page, not
+	// held by a server that serves none.
+	mux.HandleFunc("GET /lab", func(w http.ResponseWriter, r *http.Request) {
+		templ.Handler(Lab(p, OfflineLab(p))).ServeHTTP(w, r)
+	})
 	mux.HandleFunc("GET /s/{session}/{$}", func(w http.ResponseWriter, r *http.Request) {
 		templ.Handler(Lab(p, serverLab(p, s, r.PathValue("session")))).ServeHTTP(w, r)
 	})

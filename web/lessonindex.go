@@ -65,7 +65,8 @@ func LessonIndex() []LessonRef {
 				}
 				first, _, _ := strings.Cut(string(intro), "\n")
 				if title, ok := strings.CutPrefix(strings.TrimSpace(first), "# "); ok {
-					ref.Titles[l.Name()] = strings.TrimSpace(title)
+					// a copy: the title alone, not the whole text it was cut from
+					ref.Titles[l.Name()] = strings.Clone(strings.TrimSpace(title))
 				}
 			}
 			lessonIndex = append(lessonIndex, ref)

@@ -279,8 +279,6 @@ var Resources = []*Resource{
 	},
 }
 
-var objectMetaType = schema.ByName("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
-
 // Lookup finds a resource by group, version and plural name.
 func Lookup(group, version, resource string) *Resource {
 	for _, r := range Resources {
@@ -670,7 +668,7 @@ func (r *Resource) normalize(o Object) {
 		// given; only its metadata makes kube's typed round trip
 		schema.PruneUnknownFields(r.custom.typ, o)
 		if m, ok := o["metadata"].(map[string]any); ok {
-			schema.Normalize(objectMetaType, m)
+			schema.Normalize(schema.ByName("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"), m)
 		}
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -356,6 +357,27 @@ func (l *Lesson) check() error {
 // Catalog is the set of lessons, in order.
 type Catalog struct {
 	lessons []*Lesson
+	// read, set by Open, reads the lessons on first use instead.
+	read func() []*Lesson
+}
+
+// Open checks every lesson of fsys as Load does and returns a catalog
+// that reads them again on first use: read, they are some 300 KB of live
+// heap, which every collection of a server's heap marks, and most of a
+// server's requests never ask for a lesson. A broken lesson still fails
+// at once. fsys must not change (an embed.FS): a second read that failed
+// would leave the catalog without lessons.
+func Open(fsys fs.FS) (*Catalog, error) {
+	if _, err := Load(fsys); err != nil {
+		return nil, err
+	}
+	return &Catalog{read: sync.OnceValue(func() []*Lesson {
+		c, err := Load(fsys)
+		if err != nil {
+			return nil
+		}
+		return c.lessons
+	})}, nil
 }
 
 // Load reads every <nn>-<slug>/lesson.json of fsys.
@@ -421,11 +443,16 @@ func lessonDirs(fsys fs.FS) ([]string, error) {
 }
 
 // Lessons returns the lessons in order.
-func (c *Catalog) Lessons() []*Lesson { return c.lessons }
+func (c *Catalog) Lessons() []*Lesson {
+	if c.read != nil {
+		return c.read()
+	}
+	return c.lessons
+}
 
 // Lesson returns the lesson with slug, or nil.
 func (c *Catalog) Lesson(slug string) *Lesson {
-	for _, l := range c.lessons {
+	for _, l := range c.Lessons() {
 		if l.Slug == slug {
 			return l
 		}

@@ -74,3 +74,25 @@ func TestACatalogIsOrderedByNumberAndRefusesTwoLessonsWithOneNumber(t *testing.T
 		t.Fatalf("two lessons numbered 01: %v", err)
 	}
 }
+
+// Open refuses what Load refuses at once, and reads the lessons again
+// only when someone asks for them: a server holds them only then.
+func TestAnOpenedCatalogReadsItsLessonsOnFirstUse(t *testing.T) {
+	two := strings.Replace(minimal, `"demo"`, `"two"`, 1)
+	fsys := fstest.MapFS{"02-two/lesson.json": {Data: []byte(two)}, "01-demo/lesson.json": {Data: []byte(minimal)}}
+	c, err := Open(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys["03-late/lesson.json"] = &fstest.MapFile{Data: []byte(strings.Replace(minimal, `"demo"`, `"late"`, 1))}
+	if ls := c.Lessons(); len(ls) != 3 || ls[0].Slug != "demo" || ls[2].Slug != "late" || c.Lesson("two") != ls[1] || c.Lesson("x") != nil {
+		t.Fatalf("%+v", ls)
+	}
+	fsys["04-later/lesson.json"] = &fstest.MapFile{Data: []byte(strings.Replace(minimal, `"demo"`, `"later"`, 1))}
+	if ls := c.Lessons(); len(ls) != 3 {
+		t.Fatalf("read twice: %+v", ls)
+	}
+	if _, err := Open(fstest.MapFS{"01-demo/lesson.json": {Data: []byte(minimal)}, "01-two/lesson.json": {Data: []byte(two)}}); err == nil || !strings.Contains(err.Error(), "same number") {
+		t.Fatalf("two lessons numbered 01: %v", err)
+	}
+}

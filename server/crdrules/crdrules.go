@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
@@ -37,12 +38,13 @@ import (
 func Use() { kube.UseValidationRules(Rules{}) }
 
 // scheme converts apiextensions.k8s.io/v1 to the internal types kube's
-// validation reads, with v1's defaults.
-var scheme = func() *runtime.Scheme {
+// validation reads, with v1's defaults; made on the first definition, not
+// held by a server that never sees one.
+var scheme = sync.OnceValue(func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	apiextensionsinstall.Install(s)
 	return s
-}()
+})
 
 // Rules is kube.ValidationRules with kube-apiserver's code.
 type Rules struct{}
@@ -81,9 +83,9 @@ func internalDefinition(crd kube.Object) (*apiextensions.CustomResourceDefinitio
 	if err := json.Unmarshal(b, v1); err != nil {
 		return nil, err
 	}
-	scheme.Default(v1)
+	scheme().Default(v1)
 	in := &apiextensions.CustomResourceDefinition{}
-	if err := scheme.Convert(v1, in, nil); err != nil {
+	if err := scheme().Convert(v1, in, nil); err != nil {
 		return nil, err
 	}
 	return in, nil
@@ -102,7 +104,7 @@ func (Rules) Compile(openAPIV3Schema map[string]any) kube.RuleValidator {
 		return nil
 	}
 	in := &apiextensions.JSONSchemaProps{}
-	if err := scheme.Convert(v1, in, nil); err != nil {
+	if err := scheme().Convert(v1, in, nil); err != nil {
 		return nil
 	}
 	s, err := structuralschema.NewStructural(in)

@@ -24,6 +24,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 //go:embed types.txt
@@ -142,22 +143,38 @@ func (f *Field) HasPatchStrategy(s string) bool {
 	return false
 }
 
-var (
-	byName  = map[string]*Type{}
-	byShort = map[string]*Type{}
-	byGVK   = map[GVK]*Type{}
+// typeSet is the description parsed: each type by its definition name,
+// by its short name (the first type to have it) and by group, version and
+// kind, and all of them sorted by name.
+type typeSet struct {
+	byName  map[string]*Type
+	byShort map[string]*Type
+	byGVK   map[GVK]*Type
 	ordered []*Type
-)
-
-func init() {
-	if err := parse(strings.Join(append([]string{typesText}, moreTypes...), "\n")); err != nil {
-		panic("schema: types.txt: " + err.Error())
-	}
-	addListTypes()
 }
 
+// described parses the description on first use, not at start: parsed it
+// is some 300 KB of live heap, which every collection of a process marks,
+// and a server whose sessions serve only etcd's API never needs it.
+func described() *typeSet {
+	describeOnce.Do(func() {
+		ts := &typeSet{byName: map[string]*Type{}, byShort: map[string]*Type{}, byGVK: map[GVK]*Type{}}
+		if err := ts.parse(strings.Join(append([]string{typesText}, moreTypes...), "\n")); err != nil {
+			panic("schema: types.txt: " + err.Error())
+		}
+		ts.addListTypes()
+		parsedTypes = ts
+	})
+	return parsedTypes
+}
+
+var (
+	describeOnce sync.Once
+	parsedTypes  *typeSet
+)
+
 // ByName returns the type with the given OpenAPI definition name.
-func ByName(name string) *Type { return byName[name] }
+func ByName(name string) *Type { return described().byName[name] }
 
 // ForGVK returns the top-level type for apiVersion ("v1", "apps/v1") and kind, or nil.
 func ForGVK(apiVersion, kind string) *Type {
@@ -165,11 +182,11 @@ func ForGVK(apiVersion, kind string) *Type {
 	if i := strings.IndexByte(apiVersion, '/'); i >= 0 {
 		g, v = apiVersion[:i], apiVersion[i+1:]
 	}
-	return byGVK[GVK{g, v, kind}]
+	return described().byGVK[GVK{g, v, kind}]
 }
 
 // Types returns all definitions sorted by name.
-func Types() []*Type { return ordered }
+func Types() []*Type { return described().ordered }
 
 // ResetFields lists the fields a write through the given subresource
 // does not own and cannot change (kube's ResetFieldsStrategy), as dotted
@@ -200,7 +217,7 @@ type pendingRef struct {
 	line int
 }
 
-func parse(text string) error {
+func (ts *typeSet) parse(text string) error {
 	var (
 		cur      *Type
 		curField *Field
@@ -232,7 +249,7 @@ func parse(text string) error {
 		tok := strings.Fields(line)
 		if tok[0] == "type" && len(tok) > 1 && strings.Contains(tok[1], ".") {
 			t := &Type{Name: tok[1], Short: tok[1][strings.LastIndexByte(tok[1], '.')+1:], Description: desc, index: map[string]*Field{}}
-			if byName[t.Name] != nil {
+			if ts.byName[t.Name] != nil {
 				return fmt.Errorf("line %d: duplicate type %s", lineNo, t.Name)
 			}
 			for _, o := range tok[2:] {
@@ -245,7 +262,7 @@ func parse(text string) error {
 					}
 					g := GVK{p[0], p[1], p[2]}
 					t.GVKs = append(t.GVKs, g)
-					byGVK[g] = t
+					ts.byGVK[g] = t
 				case "scalar":
 					t.Scalar = v
 				case "format":
@@ -263,11 +280,11 @@ func parse(text string) error {
 			// A short name another type has (events.k8s.io/v1's Event
 			// and core/v1's) stays the first's: refer to the second by
 			// its full name.
-			byName[t.Name] = t
-			if byShort[t.Short] == nil {
-				byShort[t.Short] = t
+			ts.byName[t.Name] = t
+			if ts.byShort[t.Short] == nil {
+				ts.byShort[t.Short] = t
 			}
-			ordered = append(ordered, t)
+			ts.ordered = append(ts.ordered, t)
 			cur, curField = t, nil
 			continue
 		}
@@ -319,9 +336,9 @@ func parse(text string) error {
 		curField = f
 	}
 	for _, p := range pending {
-		t := byShort[p.name]
+		t := ts.byShort[p.name]
 		if t == nil {
-			t = byName[p.name]
+			t = ts.byName[p.name]
 		}
 		if t == nil {
 			return fmt.Errorf("line %d: unknown type %q", p.line, p.name)
@@ -329,7 +346,7 @@ func parse(text string) error {
 		p.ref.Named = t
 	}
 	for t, from := range includes {
-		src := byShort[from]
+		src := ts.byShort[from]
 		if src == nil {
 			return fmt.Errorf("type %s includes unknown %s", t.Name, from)
 		}
@@ -339,7 +356,7 @@ func parse(text string) error {
 			t.index[f.Name] = f
 		}
 	}
-	sort.Slice(ordered, func(i, j int) bool { return ordered[i].Name < ordered[j].Name })
+	sort.Slice(ts.ordered, func(i, j int) bool { return ts.ordered[i].Name < ts.ordered[j].Name })
 	return nil
 }
 
@@ -387,10 +404,10 @@ func joinDesc(a, b string) string {
 
 // addListTypes defines <Kind>List for every top-level kind except Scale, as
 // kube's OpenAPI does (items, metadata ListMeta, gvk <Kind>List).
-func addListTypes() {
-	listMeta := byShort["ListMeta"]
+func (ts *typeSet) addListTypes() {
+	listMeta := ts.byShort["ListMeta"]
 	var add []*Type
-	for _, t := range ordered {
+	for _, t := range ts.ordered {
 		if md := t.Field("metadata"); len(t.GVKs) == 0 || t.Short == "Scale" || md == nil || md.Type.Named.Short != "ObjectMeta" {
 			continue
 		}
@@ -414,12 +431,12 @@ func addListTypes() {
 		add = append(add, lt)
 	}
 	for _, lt := range add {
-		byName[lt.Name] = lt
-		if byShort[lt.Short] == nil {
-			byShort[lt.Short] = lt
+		ts.byName[lt.Name] = lt
+		if ts.byShort[lt.Short] == nil {
+			ts.byShort[lt.Short] = lt
 		}
-		byGVK[lt.GVKs[0]] = lt
-		ordered = append(ordered, lt)
+		ts.byGVK[lt.GVKs[0]] = lt
+		ts.ordered = append(ts.ordered, lt)
 	}
-	sort.Slice(ordered, func(i, j int) bool { return ordered[i].Name < ordered[j].Name })
+	sort.Slice(ts.ordered, func(i, j int) bool { return ts.ordered[i].Name < ts.ordered[j].Name })
 }

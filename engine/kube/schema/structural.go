@@ -174,7 +174,7 @@ func (s *Structural) objectType(name string, resource bool) *Type {
 		add(&Field{Name: "kind", Type: &TypeRef{Kind: KindString}})
 		// what kube keeps of the metadata, whatever the schema says (it
 		// may only restrict name and generateName)
-		add(&Field{Name: "metadata", Type: &TypeRef{Kind: KindObject, Named: byShort["ObjectMeta"]}})
+		add(&Field{Name: "metadata", Type: &TypeRef{Kind: KindObject, Named: described().byShort["ObjectMeta"]}})
 	}
 	required := map[string]bool{}
 	for _, r := range s.Required {
@@ -199,7 +199,7 @@ func (s *Structural) objectType(name string, resource bool) *Type {
 func (s *Structural) typeRef(name string) *TypeRef {
 	switch {
 	case s.IntOrString:
-		return &TypeRef{Kind: KindObject, Named: byShort["IntOrString"]}
+		return &TypeRef{Kind: KindObject, Named: described().byShort["IntOrString"]}
 	case s.Embedded:
 		return &TypeRef{Kind: KindObject, Named: s.objectType(name, true)}
 	}
