@@ -1,8 +1,6 @@
 package session
 
 import (
-	"strconv"
-
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/lesson"
 )
@@ -32,10 +30,8 @@ func lessonExchange(e *Exchange) lesson.Exchange {
 	if e.Watch != nil {
 		w := e.Watch.Summary()
 		lw := &lesson.WatchRecord{Events: int(w.Events), Bookmarks: int(w.Bookmarks), InitialEventsEnd: w.InitialEventsEnd,
-			Ended: w.Ended, ErrorCode: w.ErrorCode, ErrorReason: w.ErrorReason}
-		if w.LastRV > 0 {
-			lw.LastResourceVersion = strconv.FormatInt(w.LastRV, 10)
-		}
+			LastResourceVersion: revisionText(w.LastRV),
+			Ended:               w.Ended, ErrorCode: w.ErrorCode, ErrorReason: w.ErrorReason}
 		if e.Protocol == ProtocolEtcd && w.ErrorReason == "compacted" {
 			lw.ErrorCode, lw.ErrorReason = 410, "Expired"
 		}

@@ -106,12 +106,20 @@ type WatchRecord struct {
 	// returned.
 	lastFrame []byte
 	lastRV    int64
-	ended     bool
-	endTime   time.Time
-	endedBy   string
-	errCode   int
-	errMsg    string
-	errReason string
+	// bookmarkRV is the last bookmark's (etcd: progress notification's)
+	// resourceVersion, initialEventsEndRV a watch-list's
+	// k8s.io/initial-events-end one's: a lesson quotes the revision a
+	// bookmark carried, which a later event's is not. Bookmarks come
+	// every few seconds, not with every event, so they are read as they
+	// pass.
+	bookmarkRV         int64
+	initialEventsEndRV int64
+	ended              bool
+	endTime            time.Time
+	endedBy            string
+	errCode            int
+	errMsg             string
+	errReason          string
 }
 
 // How a stream ended.
@@ -128,11 +136,15 @@ type WatchSummary struct {
 	Events    int64
 	Bookmarks int64
 	// InitialEventsEnd: a watch-list's k8s.io/initial-events-end bookmark
-	// was sent.
-	InitialEventsEnd bool
-	// LastRV is the resourceVersion (etcd: revision) of the last frame.
-	LastRV int64
-	Ended  bool
+	// was sent, at InitialEventsEndRV (the revision its state is complete
+	// at).
+	InitialEventsEnd   bool
+	InitialEventsEndRV int64
+	// LastRV is the resourceVersion (etcd: revision) of the last frame;
+	// BookmarkRV of the last bookmark (etcd: progress notification).
+	LastRV     int64
+	BookmarkRV int64
+	Ended      bool
 	// EndedBy is EndedByServer or EndedByClient; EndTime when.
 	EndedBy string
 	EndTime time.Time
@@ -149,7 +161,7 @@ func (w *WatchRecord) Summary() WatchSummary {
 		InitialEventsEnd: w.initialEventsEnd.Load()}
 	w.mu.Lock()
 	w.settleLocked()
-	s.LastRV = w.lastRV
+	s.LastRV, s.BookmarkRV, s.InitialEventsEndRV = w.lastRV, w.bookmarkRV, w.initialEventsEndRV
 	s.Ended, s.EndedBy, s.EndTime = w.ended, w.endedBy, w.endTime
 	s.ErrorCode, s.ErrorReason, s.ErrorMessage = w.errCode, w.errReason, w.errMsg
 	w.mu.Unlock()
@@ -162,33 +174,52 @@ func (w *WatchRecord) saw(f []byte) {
 	w.mu.Unlock()
 }
 
-// settleLocked reads the last frame's resourceVersion into lastRV (the
-// digits after its first "resourceVersion", etcd's "revision"; more than
-// 18, which no store's revision reaches, are none), and lets the frame
-// go.
+// sawBookmark notes a bookmark, the last frame too.
+func (w *WatchRecord) sawBookmark(f []byte, initialEventsEnd bool) {
+	rv := w.frameRV(f)
+	w.mu.Lock()
+	w.lastFrame = f
+	if rv > 0 {
+		w.bookmarkRV = rv
+		if initialEventsEnd {
+			w.initialEventsEndRV = rv
+		}
+	}
+	w.mu.Unlock()
+}
+
+// settleLocked reads the last frame's resourceVersion into lastRV and
+// lets the frame go.
 func (w *WatchRecord) settleLocked() {
-	f := w.lastFrame
+	if rv := w.frameRV(w.lastFrame); rv > 0 {
+		w.lastRV = rv
+	}
 	w.lastFrame = nil
+}
+
+// frameRV is a frame's resourceVersion: the digits after its first
+// "resourceVersion" (etcd's "revision"; more than 18, which no store's
+// revision reaches, are none), or 0.
+func (w *WatchRecord) frameRV(f []byte) int64 {
 	key := revisionKey
 	if w.kube {
 		key = rvMember
 	}
-	if i := bytes.Index(f, key); i >= 0 {
-		var rv int64
-		for n, c := range f[i+len(key):] {
-			if c < '0' || c > '9' {
-				break
-			}
-			if n == 18 {
-				rv = 0
-				break
-			}
-			rv = rv*10 + int64(c-'0')
-		}
-		if rv > 0 {
-			w.lastRV = rv
-		}
+	i := bytes.Index(f, key)
+	if i < 0 {
+		return 0
 	}
+	var rv int64
+	for n, c := range f[i+len(key):] {
+		if c < '0' || c > '9' {
+			break
+		}
+		if n == 18 {
+			return 0
+		}
+		rv = rv*10 + int64(c-'0')
+	}
+	return rv
 }
 
 func (w *WatchRecord) end(by string, at time.Time) {
@@ -213,7 +244,9 @@ func (e Exchange) MarshalJSON() ([]byte, error) {
 		Events           int64  `json:"events"`
 		Bookmarks        int64  `json:"bookmarks"`
 		InitialEventsEnd bool   `json:"initialEventsEnd,omitempty"`
+		EndRV            string `json:"initialEventsEndResourceVersion,omitempty"`
 		LastRV           string `json:"lastResourceVersion,omitempty"`
+		BookmarkRV       string `json:"bookmarkResourceVersion,omitempty"`
 		Ended            bool   `json:"ended"`
 		EndedBy          string `json:"endedBy,omitempty"`
 		EndTime          string `json:"endTime,omitempty"`
@@ -255,13 +288,19 @@ func (e Exchange) MarshalJSON() ([]byte, error) {
 		s := e.Watch.Summary()
 		w := &watch{Events: s.Events, Bookmarks: s.Bookmarks, InitialEventsEnd: s.InitialEventsEnd,
 			Ended: s.Ended, EndedBy: s.EndedBy, ErrorCode: s.ErrorCode, ErrorReason: s.ErrorReason, ErrorMessage: s.ErrorMessage}
-		if s.LastRV > 0 {
-			w.LastRV = strconv.FormatInt(s.LastRV, 10)
-		}
+		w.LastRV, w.BookmarkRV, w.EndRV = revisionText(s.LastRV), revisionText(s.BookmarkRV), revisionText(s.InitialEventsEndRV)
 		if s.Ended {
 			w.EndTime = s.EndTime.UTC().Format(time.RFC3339Nano)
 		}
 		o.Watch = w
 	}
 	return json.Marshal(o)
+}
+
+// revisionText is a revision as a resourceVersion, "" for none (0).
+func revisionText(rev int64) string {
+	if rev <= 0 {
+		return ""
+	}
+	return strconv.FormatInt(rev, 10)
 }

@@ -163,7 +163,7 @@ var (
 // observeKube reads a watch event's type from its first bytes and its
 // object's resourceVersion from the first one in it (metadata comes
 // before spec and status in every encoded object) when the record is read
-// (WatchRecord.lastFrame).
+// (WatchRecord.lastFrame; a bookmark's at once, WatchRecord.sawBookmark).
 func (r *recordingStream) observeKube(f []byte) {
 	if !bytes.HasPrefix(f, typePrefix) {
 		return
@@ -178,9 +178,12 @@ func (r *recordingStream) observeKube(f []byte) {
 		r.w.events.Add(1)
 	case "BOOKMARK":
 		r.w.bookmarks.Add(1)
-		if bytes.Contains(f, initialEventsEnd) {
+		end := bytes.Contains(f, initialEventsEnd)
+		if end {
 			r.w.initialEventsEnd.Store(true)
 		}
+		r.w.sawBookmark(f, end)
+		return
 	case "ERROR":
 		code, _ := strconv.Atoi(memberNumber(f, "object", "code"))
 		r.w.mu.Lock()
@@ -210,6 +213,10 @@ func (r *recordingStream) observeEtcd(f []byte) {
 		r.w.mu.Unlock()
 	case !bytes.Contains(f, []byte(`"created":true`)):
 		r.w.bookmarks.Add(1)
+		if bytes.HasPrefix(f, etcdResult) {
+			r.w.sawBookmark(f, false)
+			return
+		}
 	}
 	if bytes.HasPrefix(f, etcdResult) { // not an error, which has no revision
 		r.w.saw(f)
