@@ -4,7 +4,7 @@ import './setup.mjs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { parseDeepLink, deepLink, parseDuration, Progress, actionText, focusOf, unmetPart, predicateText, textPath, ownWords, ownText, seenRevision, settingsLeft } from '../static/js/lessons.js';
+import { parseDeepLink, deepLink, parseDuration, Progress, actionText, focusOf, unmetPart, predicateText, textPath, ownWords, ownText, seenRevision, RECORDED, settingsLeft } from '../static/js/lessons.js';
 
 const root = new URL('../lessons/', import.meta.url);
 const lessons = readdirSync(root).filter((d) => /^\d\d-/.test(d)).map((d) => JSON.parse(readFileSync(new URL(`${d}/lesson.json`, root), 'utf8')));
@@ -134,8 +134,8 @@ test('a store\'s revision the text quotes is the one the learner\'s last answer 
     const offline = ownText(md, null);
     assert.doesNotMatch(offline, /\{\{/, language);
     assert.equal(offline, md.replaceAll('{{store:9}}', '9').replaceAll('{{6}}', '6'), language);
-    assert.equal(ownText(md, own, 0), ownText(md, own), language);
-    const shown = ownText(md, own, 4320);
+    assert.equal(ownText(md, own, []), ownText(md, own), language);
+    const shown = ownText(md, own, [{ protocol: 'etcd', verb: 'range', status: 200, resourceVersion: '4320', revision: 4320 }]);
     assert.ok(shown.includes('4320') && shown.includes('4312'), language);
     assert.doesNotMatch(shown.replace(/lesson 6|第 6 课|레슨 6/g, ''), /(^|[^0-9A-Za-z_.-])9($|[^0-9A-Za-z_.-])/, language);
   }
@@ -160,7 +160,40 @@ test('a store\'s revision the text quotes is the one the learner\'s last answer 
   const object = { protocol: 'kubernetes', verb: 'get', status: 200, userAgent: 'A/rvplay-lab', resourceVersion: '4001', revision: 4415 };
   assert.equal(seenRevision([object]), 4415, 'an object\'s resourceVersion is not the store\'s');
   // In inline code too (lesson 12's resourceVersion=7&resourceVersionMatch=Exact).
-  assert.equal(ownText('`resourceVersion={{store:7}}&resourceVersionMatch=Exact`', { default: 'ada-x' }, 4401), '`resourceVersion=4401&resourceVersionMatch=Exact`');
+  assert.equal(ownText('`resourceVersion={{store:7}}&resourceVersionMatch=Exact`', { default: 'ada-x' }, [list]), '`resourceVersion=4401&resourceVersionMatch=Exact`');
+});
+
+test('the other revisions a text quotes are those the learner\'s answers of their kind showed, and the article\'s offline and until then', () => {
+  // Lesson 7's first step as a student of a class did it: R lists and
+  // watches, A creates two ConfigMaps elsewhere, R's watch gets
+  // bookmarks (the record's watch is as it was when read).
+  const lab = (client, e) => ({ protocol: 'kubernetes', status: 200, userAgent: `${client}/rvplay-lab`, ...e });
+  const list = lab('R', { verb: 'list', resourceVersion: '4401', revision: 4402 });
+  const watch = lab('R', { verb: 'watch', resourceVersionSent: '4401', revision: 4402, watch: { events: 0, bookmarks: 2, lastResourceVersion: '4420', bookmarkResourceVersion: '4420' } });
+  const x = lab('A', { verb: 'create', status: 201, resourceVersion: '4405', revision: 4406 });
+  const y = lab('A', { verb: 'create', status: 201, resourceVersion: '4407', revision: 4407 });
+  const panel = { ...list, userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/140', resourceVersion: '4409' };
+  const denied = lab('A', { verb: 'create', status: 409, reason: 'AlreadyExists', revision: 4408 });
+  const record = [list, watch, x, y, panel, denied];
+  assert.equal(seenRevision(record, 'list'), 4401);
+  assert.equal(seenRevision(record, 'write'), 4407);
+  assert.equal(seenRevision(record, 'write', 1), 4405, 'the write before the newest');
+  assert.equal(seenRevision(record, 'write', 2), 0);
+  assert.equal(seenRevision(record, 'sent'), 4401, 'where the watch started');
+  assert.equal(seenRevision(record, 'bookmark'), 4420);
+  assert.equal(seenRevision(record, 'initial-events-end'), 0);
+  assert.equal(seenRevision(record, 'get'), 0);
+  assert.equal(seenRevision(record, 'nonsense'), 0);
+  assert.equal(seenRevision(record), 4408, 'the store\'s: the refused create\'s');
+  const md = 'R lists ({{list:6}}), A creates {{write~1:7}} and {{write:8}}, R gets a bookmark at {{bookmark:8}}, a watch-list ends at {{initial-events-end:8}}; lesson {{6}}.';
+  assert.equal(ownText(md, null), 'R lists (6), A creates 7 and 8, R gets a bookmark at 8, a watch-list ends at 8; lesson 6.', 'offline: the article\'s');
+  assert.equal(ownText(md, null, [list]), 'R lists (4401), A creates 7 and 8, R gets a bookmark at 8, a watch-list ends at 8; lesson 6.', 'before an answer of its kind: the article\'s');
+  assert.equal(ownText(md, null, record), 'R lists (4401), A creates 4405 and 4407, R gets a bookmark at 4420, a watch-list ends at 8; lesson 6.');
+  // A watch-list's end bookmark, in an output block too (lesson 8).
+  const w = lab('W', { verb: 'watch', watch: { events: 3, bookmarks: 1, initialEventsEnd: true, initialEventsEndResourceVersion: '4433', lastResourceVersion: '4433', bookmarkResourceVersion: '4433' } });
+  assert.equal(ownText('```\n{"resourceVersion":"{{initial-events-end:8}}"}\n```', null, [w, lab('W', { verb: 'watch', watch: { events: 3 } })]), '```\n{"resourceVersion":"4433"}\n```');
+  for (const p of ['{{store:9}}', '{{list:6}}', '{{write~1:7}}', '{{initial-events-end:8}}']) assert.match(p, RECORDED);
+  for (const p of ['{{6}}', '{{1000}}', 'store:9']) assert.doesNotMatch(p, RECORDED);
 });
 
 test('a lesson\'s settings go on without the compactionInterval a session on an etcd cluster refuses, and stop on any other refusal', () => {

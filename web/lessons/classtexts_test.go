@@ -24,11 +24,12 @@ import (
 // student's commands (lessons.js, ownRevisions).
 var placeholder = regexp.MustCompile(`\{\{(\d+)\}\}`)
 
-// storePlaceholder is how a text names the store's revision that its
-// step's last answer shows ({{store:9}}): on a server session the lab
-// shows the one the learner's own last answer showed (lessons.js,
-// seenRevision).
-var storePlaceholder = regexp.MustCompile(`\{\{store:(\d+)\}\}`)
+// storePlaceholder is how a text names a revision that its step's
+// answers show: {{store:9}}, the store's revision its last answer shows,
+// {{write~1:7}}, the write before the last one, and the other kinds of
+// shownRevision. On a server session the lab shows the one the learner's
+// own answers showed (lessons.js, seenRevision).
+var storePlaceholder = regexp.MustCompile(`\{\{([a-z-]+)(?:~(\d+))?:(\d+)\}\}`)
 
 // prose is a text without its code (fenced blocks and inline code, which
 // the lab rewrites as it rewrites commands) and without its placeholders.
@@ -151,17 +152,17 @@ func TestAStudentsPlaceholdersResolveToTheirCommandsRevision(t *testing.T) {
 	}
 }
 
-// A store's revision a step's text quotes as a placeholder ({{store:8}})
-// is the one its step's last answer shows: replayed on a new store as the
-// article's, the revision the step's last answer showed (what a class's
-// student sees there instead: lastAnswerRevision) is the text's number,
-// in every language.
-func TestAStoreRevisionATextQuotesIsTheOneItsStepsLastAnswerShows(t *testing.T) {
+// A revision a step's text quotes as a placeholder of the revisions
+// its answers show ({{store:8}}, {{bookmark:8}}) is the one they show:
+// replayed on a new store as the article's, the revision the step's
+// answers showed (what a class's student sees there instead:
+// shownRevision) is the text's number, in every language.
+func TestARevisionATextQuotesIsTheOneItsStepsAnswersShow(t *testing.T) {
 	c := catalog(t)
 	files := lessons.Files()
 	checked := 0
 	for _, l := range c.Lessons() {
-		quoted := map[int]map[string][]string{} // step -> number -> texts
+		quoted := map[int]map[string][]string{} // step -> placeholder -> texts
 		texts, _ := fs.Glob(files, path.Join(l.Dir, "*", "*.md"))
 		for _, name := range texts {
 			n, err := strconv.Atoi(strings.TrimSuffix(path.Base(name), ".md"))
@@ -177,10 +178,14 @@ func TestAStoreRevisionATextQuotesIsTheOneItsStepsLastAnswerShows(t *testing.T) 
 					t.Errorf("%s: %s in an introduction, which no answer precedes", name, m[0])
 					continue
 				}
+				if _, ok := shownBy[m[1]]; !ok {
+					t.Errorf("%s: %s is of no kind the lab knows", name, m[0])
+					continue
+				}
 				if quoted[n] == nil {
 					quoted[n] = map[string][]string{}
 				}
-				quoted[n][m[1]] = append(quoted[n][m[1]], name)
+				quoted[n][m[0]] = append(quoted[n][m[0]], name)
 			}
 		}
 		if len(quoted) == 0 {
@@ -198,12 +203,23 @@ func TestAStoreRevisionATextQuotesIsTheOneItsStepsLastAnswerShows(t *testing.T) 
 				if len(quoted[n]) == 0 {
 					continue
 				}
+				// As the lab reads the record once the step passed: a
+				// watch's frames arrive after its action returned.
+				for p := range quoted[n] {
+					if strings.Contains(p, "bookmark:") || strings.Contains(p, "initial-events-end:") {
+						if res, err := r.WaitVerified(l, n, since, verifyWait); err != nil || !res.Passed {
+							t.Fatalf("step %d: %+v %v", n, res, err)
+						}
+						break
+					}
+				}
 				// The runner's requests carry no principal: the teacher's.
 				mine, _ := r.Session.Record.Since(uint64(since), session.Filter{Principal: api.PrincipalFrom(context.Background()).ID}, 0)
-				seen := strconv.FormatInt(lastAnswerRevision(mine), 10)
-				for rev, names := range quoted[n] {
-					if rev != seen {
-						t.Errorf("step %d's last answer shows the store at %s, but %v quote {{store:%s}}", n, seen, names, rev)
+				for p, names := range quoted[n] {
+					m := storePlaceholder.FindStringSubmatch(p)
+					back, _ := strconv.Atoi(m[2])
+					if seen := strconv.FormatInt(shownRevision(mine, m[1], back), 10); seen != m[3] {
+						t.Errorf("step %d's answers show %s where %v quote %s", n, seen, names, p)
 					}
 					checked++
 				}
@@ -211,7 +227,7 @@ func TestAStoreRevisionATextQuotesIsTheOneItsStepsLastAnswerShows(t *testing.T) 
 		})
 	}
 	if checked == 0 {
-		t.Fatal("no text quotes a store's revision")
+		t.Fatal("no text quotes a revision an answer shows")
 	}
 }
 
@@ -237,22 +253,87 @@ func TestAStoreRevisionAnAnswerShowsIsAPlaceholder(t *testing.T) {
 	}
 }
 
-// lastAnswerRevision is the store's revision that the newest answer in
-// record showed, as the lab reads it from the session's record on a
-// server session (lessons.js, seenRevision; here a test oracle): an etcd
-// answer's header.revision, a list's resourceVersion, else the store's
-// revision when it was answered; streams, the session's own API and the
-// lab's own panels (a browser's User-Agent) do not count.
-func lastAnswerRevision(record []session.Exchange) int64 {
+// shownRevision is the revision that the newest answer of a kind in
+// record showed, or with back K the one K answers of that kind before it
+// (0: none), as the lab reads it from the session's record on a server
+// session (lessons.js, seenRevision; here a test oracle). The session's
+// own API and the lab's own panels (a browser's User-Agent) do not count.
+func shownRevision(record []session.Exchange, kind string, back int) int64 {
+	shown := shownBy[kind]
 	for i := len(record) - 1; i >= 0; i-- {
 		e := &record[i]
-		if e.Watch != nil || e.Protocol == session.ProtocolRvplay || strings.HasPrefix(e.UserAgent, "Mozilla/") {
+		if e.Protocol == session.ProtocolRvplay || strings.HasPrefix(e.UserAgent, "Mozilla/") {
 			continue
 		}
-		if rv, _ := strconv.ParseInt(e.RV, 10, 64); e.Status < 300 && (e.Protocol == session.ProtocolEtcd || e.Verb() == "list") && rv > 0 {
+		if rev := shown(e); rev > 0 {
+			if back == 0 {
+				return rev
+			}
+			back--
+		}
+	}
+	return 0
+}
+
+// shownBy reads what an answer showed of each kind of placeholder (0:
+// nothing).
+var shownBy = map[string]func(e *session.Exchange) int64{
+	// The store's revision: an etcd answer's header.revision, a list's
+	// resourceVersion, else the store's revision when it was answered;
+	// streams show none.
+	"store": func(e *session.Exchange) int64 {
+		if e.Watch != nil {
+			return 0
+		}
+		if rv := number(e.RV); e.Status < 300 && (e.Protocol == session.ProtocolEtcd || e.Verb() == "list") && rv > 0 {
 			return rv
 		}
 		return e.Revision
+	},
+	"list": kubeAnswer("list"),
+	"get":  kubeAnswer("get"),
+	"write": func(e *session.Exchange) int64 {
+		switch e.Verb() {
+		case "create", "update", "patch", "apply", "delete", "deletecollection", "put", "deleterange", "txn":
+			if e.Status < 300 {
+				return number(e.RV)
+			}
+		}
+		return 0
+	},
+	// What a Kubernetes read or watch asked for (a watch's start).
+	"sent": func(e *session.Exchange) int64 {
+		if v := e.Verb(); e.Protocol == session.ProtocolKubernetes && (v == "get" || v == "list" || v == "watch") {
+			return number(e.RVSent)
+		}
+		return 0
+	},
+	"bookmark": func(e *session.Exchange) int64 {
+		if e.Watch == nil {
+			return 0
+		}
+		return e.Watch.Summary().BookmarkRV
+	},
+	"initial-events-end": func(e *session.Exchange) int64 {
+		if e.Watch == nil {
+			return 0
+		}
+		return e.Watch.Summary().InitialEventsEndRV
+	},
+}
+
+// kubeAnswer reads a successful Kubernetes answer's resourceVersion for
+// verb.
+func kubeAnswer(verb string) func(e *session.Exchange) int64 {
+	return func(e *session.Exchange) int64 {
+		if e.Protocol == session.ProtocolKubernetes && e.Status < 300 && e.Verb() == verb {
+			return number(e.RV)
+		}
+		return 0
 	}
-	return 0
+}
+
+func number(s string) int64 {
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
 }

@@ -55,16 +55,21 @@ export function ownWords(s, own) {
 // says what the student's commands say: their own number (own["6"], the
 // session's mapping, applied to their commands too), or the article's 6
 // offline, for the teacher, and until the student's key exists.
-// {{store:9}} names the store's revision that the step's last answer
-// shows ("the header still says 9"): on a server session, whose store a
-// class shares, the one the learner's own last answer showed (seen:
-// seenRevision), the article's 9 offline and until they have an answer.
-export function ownRevisions(md, own, seen = 0) {
-  return md.replace(/\{\{(store:)?(\d+)\}\}/g, (_, store, n) => {
-    if (store) return seen > 0 ? String(seen) : n;
+// {{store:9}} and the other kinds of RECORDED name a revision the
+// learner's own answers in the step showed (seen: their record since the
+// step began, seenRevision), on a server session, whose store a class
+// shares; the article's 9 offline and until they have such an answer.
+export function ownRevisions(md, own, seen = []) {
+  return md.replace(/\{\{(?:([a-z-]+)(?:~(\d+))?:)?(\d+)\}\}/g, (_, kind, back, n) => {
+    if (kind) return String(seenRevision(seen, kind, Number(back || 0)) || n);
     return own && Object.hasOwn(own, n) ? own[n] : n;
   });
 }
+
+// RECORDED finds the placeholders that name a revision the learner's
+// answers showed: {{kind:N}}, or {{kind~K:N}} for the answer of that kind
+// K before the newest (seenRevision).
+export const RECORDED = /\{\{[a-z-]+(?:~\d+)?:\d+\}\}/;
 
 // ownText gives a lesson text a student's own names (own: the map the
 // session applied to the lesson's definition, its class.own) in its code:
@@ -74,7 +79,7 @@ export function ownRevisions(md, own, seen = 0) {
 // images share the object's word but keep it). Prose and other blocks (output)
 // keep the article's words, but for the revisions written as placeholders
 // (ownRevisions, with seen).
-export function ownText(md, own, seen = 0) {
+export function ownText(md, own, seen = []) {
   md = ownRevisions(md, own, seen);
   if (!own || !Object.keys(own).length) return md;
   let fence = null;
@@ -98,24 +103,54 @@ export function ownText(md, own, seen = 0) {
   }).join('\n');
 }
 
-// seenRevision is the store's revision that the newest answer of a
+// seenRevision is the revision that the newest answer of a kind in a
 // session's record (GET /rvplay/v1/exchanges, oldest first: a learner's
-// own since their step began) showed, or 0 when there is none: an etcd
-// answer's header.revision, a list's resourceVersion, and for any other
-// answer (a get, a write, a 504's "current: N") the store's revision when
-// it was made. Streams and the session's own API answer nothing of the
-// kind, and the lab's own panels (its etcd table reading the store again
-// after a write: the browser's User-Agent) are not what the learner did.
-export function seenRevision(items) {
+// own since their step began) showed, or with back K the one K answers
+// of that kind before it; 0 when there is none. The lab's own panels (its
+// etcd table reading the store again after a write: the browser's
+// User-Agent) and the session's own API are not what the learner did.
+// The kinds:
+//   store: the store's revision an answer showed: an etcd answer's
+//     header.revision, a list's resourceVersion, and for any other answer
+//     (a get, a write, a 504's "current: N") the store's revision when it
+//     was made; streams answer nothing of the kind.
+//   list, get: a successful Kubernetes list's or get's resourceVersion.
+//   write: a successful write's resourceVersion (etcd: the revision its
+//     header says), the revision it made.
+//   sent: the resourceVersion a Kubernetes get, list or watch asked for
+//     (a watch's start: R resumes from 10).
+//   bookmark: the last bookmark's resourceVersion of a watch that got one.
+//   initial-events-end: the resourceVersion a watch-list's
+//     k8s.io/initial-events-end bookmark carried.
+export function seenRevision(items, kind = 'store', back = 0) {
+  const shown = RECORDS[kind];
+  if (!shown) return 0;
   for (let i = (items?.length || 0) - 1; i >= 0; i--) {
     const e = items[i];
-    if (e.watch || e.protocol === 'rvplay' || (e.userAgent || '').startsWith('Mozilla/')) continue;
-    const rv = Number(e.resourceVersion);
-    if (e.status < 300 && (e.protocol === 'etcd' || e.verb === 'list') && rv > 0) return rv;
-    return Number(e.revision) || 0;
+    if (e.protocol === 'rvplay' || (e.userAgent || '').startsWith('Mozilla/')) continue;
+    const rv = shown(e);
+    if (rv > 0 && back-- === 0) return rv;
   }
   return 0;
 }
+
+const WRITES = new Set(['create', 'update', 'patch', 'apply', 'delete', 'deletecollection', 'put', 'deleterange', 'txn']);
+const succeeded = (e) => e.status < 300;
+const isKube = (e) => e.protocol === 'kubernetes';
+const RECORDS = {
+  store: (e) => {
+    if (e.watch) return 0;
+    const rv = Number(e.resourceVersion);
+    if (succeeded(e) && (e.protocol === 'etcd' || e.verb === 'list') && rv > 0) return rv;
+    return Number(e.revision) || 0;
+  },
+  list: (e) => (isKube(e) && succeeded(e) && e.verb === 'list' ? Number(e.resourceVersion) : 0),
+  get: (e) => (isKube(e) && succeeded(e) && e.verb === 'get' ? Number(e.resourceVersion) : 0),
+  write: (e) => (succeeded(e) && WRITES.has(e.verb) ? Number(e.resourceVersion) : 0),
+  sent: (e) => (isKube(e) && ['get', 'list', 'watch'].includes(e.verb) ? Number(e.resourceVersionSent) : 0),
+  bookmark: (e) => Number(e.watch?.bookmarkResourceVersion) || 0,
+  'initial-events-end': (e) => Number(e.watch?.initialEventsEndResourceVersion) || 0,
+};
 
 // settingsLeft is what a lesson's settings action still applies when the
 // session refused only its compactionInterval, as a session stored on an
@@ -490,7 +525,7 @@ export function mountLessons(lab) {
     cur.step = step;
     cur.hints = 0;
     cur.result = null;
-    cur.seen = 0;
+    cur.seen = [];
     progress.at(l.slug, step);
     setHash(deepLink(l.slug, step));
     cur.since = step > 0 ? newestSeq(l, step) : 0;
@@ -692,14 +727,14 @@ export function mountLessons(lab) {
     }
   }
 
-  // seen reads, on a server session whose step's text quotes the store's
-  // revision ({{store:9}}), the learner's answers since the step began
-  // (their own: a student's record is theirs alone, and the teacher's
-  // principal is "teacher", as on an open session) and shows the text
-  // again with the revision the newest one showed.
+  // seen reads, on a server session whose step's text quotes a revision
+  // the learner's answers show ({{store:9}}, RECORDED), their answers
+  // since the step began (their own: a student's record is theirs alone,
+  // and the teacher's principal is "teacher", as on an open session) and
+  // shows the text again with the revisions they showed.
   async function seen(since) {
     const at = cur && { lesson: cur.lesson, step: cur.step };
-    if (!server || !cur?.text || !/\{\{store:/.test(cur.text.body)) return;
+    if (!server || !cur?.text || !RECORDED.test(cur.text.body)) return;
     let items = [];
     for (let after = since, page = 0; page < 20; page++) {
       const r = await lab.transport.request('GET', '/rvplay/v1/exchanges', { query: { since: after, principal: 'teacher', limit: 1000 } });
@@ -709,17 +744,17 @@ export function mountLessons(lab) {
       if ((j.items || []).length < 1000) break;
       after = j.last;
     }
-    const rev = seenRevision(items);
-    if (!cur || cur.lesson !== at.lesson || cur.step !== at.step || !rev || rev === cur.seen) return;
-    cur.seen = rev;
-    renderText();
+    if (!cur || cur.lesson !== at.lesson || cur.step !== at.step) return;
+    const before = ownText(cur.text.body, own(cur.lesson), cur.seen);
+    cur.seen = items;
+    if (ownText(cur.text.body, own(cur.lesson), items) !== before) renderText();
   }
 
-  // renderText shows the step's text again once the store's revision its
-  // placeholders name is known ({{store:9}}: the learner's last answer's).
+  // renderText shows the step's text again once the revisions its
+  // placeholders name are known ({{store:9}}: the learner's last answer's).
   function renderText() {
     const box = $('lesson-text');
-    if (!box || !cur?.text || !/\{\{store:/.test(cur.text.body)) return;
+    if (!box || !cur?.text || !RECORDED.test(cur.text.body)) return;
     box.innerHTML = renderMarkdown(ownText(cur.text.body, own(cur.lesson), cur.seen)); // safe: as in render
     if (cur.step > 0) wireCommands(box, cur.lesson.steps[cur.step - 1]);
     renderBusy();
@@ -792,7 +827,7 @@ export function mountLessons(lab) {
   async function retry() {
     cur.since = await newestSeq(cur.lesson, cur.step);
     cur.result = null;
-    cur.seen = 0;
+    cur.seen = [];
     begin(cur.lesson, cur.step, cur.since);
     progress.update(cur.lesson.slug, (l) => { l.passed = l.passed.filter((k) => k !== cur.step); });
     await render();
