@@ -68,3 +68,42 @@ func hasEscapeOrDuplicate(s string) bool {
 	}
 	return n > 2
 }
+
+// membersOf's one walk finds what a walk per member (memberRaw) finds: the
+// first member of each name, nothing past text that is not JSON.
+func TestMembersOfFindsWhatAWalkPerMemberFinds(t *testing.T) {
+	for _, body := range []string{
+		`{"key":"a2V5","range_end":"a2V6","revision":"7"}`,
+		`{"revision":7,"key":"a2V5"}`,
+		` { "range_end" : "" , "key" : "a2V5" } `,
+		`{"key":"a2V5","key":"b3RoZXI=","revision":"1","revision":"2"}`,
+		`{"value":"{\"key\":\"x\"}","lease":"0","key":"a2V5"}`,
+		`{"nested":{"key":"x","revision":"3"},"limit":"1"}`,
+		`{"a":[1,{"key":"]"}],"revision":"4"}`,
+		`{"key":"a2V5","range_end":`,
+		`{"key":"a2V5" "revision":"5"}`,
+		`not json`, ``, `[]`, `{}`,
+	} {
+		var got [3][]byte
+		membersOf([]byte(body), rangeMembers, got[:])
+		for i, name := range rangeMembers {
+			if want := memberRaw([]byte(body), name); string(got[i]) != string(want) {
+				t.Errorf("%s: %s is %q, a walk for it alone finds %q", body, name, got[i], want)
+			}
+		}
+	}
+}
+
+func FuzzMembersOfAgreesWithMemberRaw(f *testing.F) {
+	f.Add(`{"key":"a2V5","range_end":"a2V6","revision":"7"}`)
+	f.Add(`{"compare":[{"key":"a"}],"key":"b","revision":1}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		var got [3][]byte
+		membersOf([]byte(body), rangeMembers, got[:])
+		for i, name := range rangeMembers {
+			if want := memberRaw([]byte(body), name); string(got[i]) != string(want) {
+				t.Fatalf("%s: %s is %q, memberRaw %q", body, name, got[i], want)
+			}
+		}
+	})
+}

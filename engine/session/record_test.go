@@ -361,23 +361,28 @@ func TestTheRecordKeepsItsBoundWhateverTheClassSize(t *testing.T) {
 // recorded, and a long key is cut to MaxRecordedKey bytes (whole base64
 // quanta).
 func TestRecordingAnEtcdKeyAllocatesOnlyTheKey(t *testing.T) {
-	body := []byte(`{"key":"` + base64.StdEncoding.EncodeToString([]byte("/registry/configmaps/default/x")) + `","range_end":""}`)
-	if got := base64Member(body, "key"); got != "/registry/configmaps/default/x" {
-		t.Fatalf("key %q", got)
+	record := func(body string) Exchange {
+		var e Exchange
+		etcdRequest(&e, "/v3/kv/range", []byte(body))
+		return e
 	}
-	if n := testing.AllocsPerRun(100, func() { base64Member(body, "key") }); n != 1 {
+	body := `{"key":"` + base64.StdEncoding.EncodeToString([]byte("/registry/configmaps/default/x")) + `","range_end":"","revision":"12"}`
+	if e := record(body); e.Key != "/registry/configmaps/default/x" || e.RangeEnd != "" || e.RequestRevision != 12 {
+		t.Fatalf("key %q, range_end %q, revision %d", e.Key, e.RangeEnd, e.RequestRevision)
+	}
+	b := []byte(body)
+	if n := testing.AllocsPerRun(100, func() { var e Exchange; etcdRequest(&e, "/v3/kv/range", b) }); n != 1 {
 		t.Errorf("%v allocations, want 1 (the key)", n)
 	}
-	if got := base64Member(body, "range_end"); got != "" {
-		t.Errorf("an empty range_end recorded as %q", got)
-	}
 	long := strings.Repeat("k", 1000)
-	body = []byte(`{"key":"` + base64.StdEncoding.EncodeToString([]byte(long)) + `"}`)
-	if got := base64Member(body, "key"); len(got) < MaxRecordedKey || len(got) > MaxRecordedKey+2 || !strings.HasPrefix(long, got) {
+	if got := record(`{"key":"` + base64.StdEncoding.EncodeToString([]byte(long)) + `"}`).Key; len(got) < MaxRecordedKey || len(got) > MaxRecordedKey+2 || !strings.HasPrefix(long, got) {
 		t.Errorf("a key of 1000 bytes recorded as %d bytes", len(got))
 	}
-	if got := base64Member([]byte(`{"key":"not base64!"}`), "key"); got != "" {
+	if got := record(`{"key":"not base64!"}`).Key; got != "" {
 		t.Errorf("a key that is not base64 recorded as %q", got)
+	}
+	if got := record(`{"key":"a2V5","revision":7}`).RequestRevision; got != 7 {
+		t.Errorf("a revision written as a number recorded as %d", got)
 	}
 }
 

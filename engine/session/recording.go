@@ -223,29 +223,38 @@ func (r *recordingStream) observeEtcd(f []byte) {
 	}
 }
 
-// etcdRequest notes what an etcd gateway request addressed.
+// etcdRequest notes what an etcd gateway request addressed, reading its
+// body's members in one walk (membersOf).
 func etcdRequest(e *Exchange, path string, body []byte) {
+	var v [3][]byte
 	switch strings.TrimPrefix(strings.TrimPrefix(path, "/v3beta"), "/v3") {
 	case "/kv/range":
-		e.Key, e.RangeEnd = base64Member(body, "key"), base64Member(body, "range_end")
-		e.RequestRevision = revisionMember(body, "revision")
+		membersOf(body, rangeMembers, v[:])
 	case "/kv/put", "/kv/deleterange":
-		e.Key, e.RangeEnd = base64Member(body, "key"), base64Member(body, "range_end")
+		membersOf(body, rangeMembers[:2], v[:2])
 	case "/kv/compaction":
-		e.RequestRevision = revisionMember(body, "revision")
+		membersOf(body, rangeMembers[2:], v[2:])
 	case "/watch":
-		e.Key = base64Member(body, "create_request", "key")
-		e.RangeEnd = base64Member(body, "create_request", "range_end")
-		e.RequestRevision = revisionMember(body, "create_request", "start_revision")
+		membersOf(memberRaw(body, "create_request"), watchMembers, v[:])
+	default:
+		return
 	}
+	e.Key, e.RangeEnd, e.RequestRevision = base64Value(v[0]), base64Value(v[1]), revisionValue(v[2])
 }
 
-// base64Member decodes the base64 string at path, at most MaxRecordedKey
-// bytes of it (rounded up to whole base64 quanta). It decodes from the
-// body into a buffer on the stack, so that the key recorded is the only
-// allocation: every etcd request records one or two.
-func base64Member(body []byte, path ...string) string {
-	enc := memberRaw(body, path...)
+// The members of a request an exchange records: a range's (a put's and a
+// delete's the first two, a compaction's the last), a watch's
+// create_request's.
+var (
+	rangeMembers = []string{"key", "range_end", "revision"}
+	watchMembers = []string{"key", "range_end", "start_revision"}
+)
+
+// base64Value decodes a JSON string of base64, at most MaxRecordedKey
+// bytes of it (rounded up to whole base64 quanta). It decodes into a
+// buffer on the stack, so that the key recorded is the only allocation:
+// every etcd request records one or two.
+func base64Value(enc []byte) string {
 	if len(enc) < 2 || enc[0] != '"' {
 		return ""
 	}
@@ -258,16 +267,30 @@ func base64Member(body []byte, path ...string) string {
 	return string(buf[:n])
 }
 
-// revisionMember reads an int64 that etcd's JSON writes as a string (or a
-// number).
-func revisionMember(body []byte, path ...string) int64 {
-	v := memberPath(body, path...)
-	if v == "" {
-		v = memberNumber(body, path...)
+// revisionValue reads an int64 that etcd's JSON writes as a string (or a
+// number): 0 when there is none, as in most requests, or it is not one.
+// Digits are read here rather than by strconv, which would take a string
+// of its own; more than 18, which no store's revision reaches, are none.
+func revisionValue(v []byte) int64 {
+	if len(v) >= 2 && v[0] == '"' {
+		v = v[1 : len(v)-1]
 	}
-	if v == "" { // absent, as in most requests: no error to build
+	neg := len(v) > 0 && v[0] == '-'
+	if neg || len(v) > 0 && v[0] == '+' {
+		v = v[1:]
+	}
+	if len(v) == 0 || len(v) > 18 {
 		return 0
 	}
-	n, _ := strconv.ParseInt(v, 10, 64)
+	var n int64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		return -n
+	}
 	return n
 }
