@@ -48,7 +48,8 @@ func transportFlags(fs *flag.FlagSet) *transport {
 
 // apply sets the transport's bounds in opts, for every session's adapter
 // and gateway, and returns the origins whose pages may change sessions.
-// The adapters count on guard for their bodies' read deadline.
+// The adapters count on guard for their bodies' read deadline and for
+// the check of origins.
 func (t *transport) apply(opts *classroom.Options) (*httpapi.Origins, error) {
 	origins, err := httpapi.NewOrigins(strings.Split(*t.origins, ","))
 	if err != nil {
@@ -63,6 +64,8 @@ func (t *transport) apply(opts *classroom.Options) (*httpapi.Origins, error) {
 	opts.HTTP.BodyDeadlineSet = true
 	opts.HTTP.Bodies = httpapi.NewBodyBudget(*t.bodyMemory, bodyMemoryWait)
 	opts.HTTP.Origins = origins
+	// guard's Origins.Guard, around every path, has checked them.
+	opts.HTTP.OriginsGuarded = true
 	opts.HTTP.WriteTimeout = *t.writeTimeout
 	opts.Session.Gateway.MaxResponseBytes = *t.maxResponse
 	return origins, nil

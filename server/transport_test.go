@@ -95,6 +95,23 @@ func TestPagesOfOtherSitesCannotChangeSessions(t *testing.T) {
 			t.Fatalf("put from %q: %d %s", origin, a.status, a.body)
 		}
 	}
+	// The guard answers an allowed origin's CORS, once: the sessions'
+	// adapters leave origins to it (httpapi.Options.OriginsGuarded).
+	a := postFrom(t, srv.URL+"/s/demo/v3/kv/put", "https://lab.example.org", put)
+	if acao, vary := a.header.Values("Access-Control-Allow-Origin"), a.header.Values("Vary"); len(acao) != 1 || acao[0] != "https://lab.example.org" || len(vary) != 1 || vary[0] != "Origin" {
+		t.Fatalf("an allowed origin's CORS headers: %v", a.header)
+	}
+	pre, _ := http.NewRequest("OPTIONS", srv.URL+"/s/demo/api/v1/namespaces/default/configmaps", nil)
+	pre.Header.Set("Origin", "https://lab.example.org")
+	pre.Header.Set("Access-Control-Request-Method", "POST")
+	resp, err := http.DefaultClient.Do(pre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 204 || !strings.Contains(resp.Header.Get("Access-Control-Allow-Methods"), "POST") {
+		t.Fatalf("an allowed origin's preflight: %d %v", resp.StatusCode, resp.Header)
+	}
 	if a := postFrom(t, srv.URL+"/sessions", "", `{"name":"class"}`); a.status != 201 {
 		t.Fatalf("curl creating a session: %d %s", a.status, a.body)
 	}

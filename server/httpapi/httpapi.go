@@ -60,6 +60,13 @@ type Options struct {
 	Bodies *BodyBudget
 	// Origins says which pages may change state. Nil: the server's own.
 	Origins *Origins
+	// OriginsGuarded says that every request reaches the adapter through
+	// Origins.Guard with the same Origins (the server's, outside every
+	// session), which refused what Origins does not permit and answered
+	// its CORS: the adapter then does not look at the same headers again
+	// on every request. WebSocket upgrades are checked either way. False:
+	// the adapter checks.
+	OriginsGuarded bool
 	// Refuse answers a request the adapter refuses itself, in the protocol
 	// of its path (package session's Refuse). Nil: plain text.
 	Refuse func(path string, why api.Refusal) *api.Response
@@ -167,12 +174,14 @@ func Handler(h api.Handler, opts Options) *Adapter {
 }
 
 func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !a.opts.Origins.Permit(r) {
-		a.refuse(w, r, api.Refusal{Kind: api.CrossOrigin, Detail: originOf(r)})
-		return
-	}
-	if a.opts.Origins.cors(w, r) {
-		return
+	if !a.opts.OriginsGuarded {
+		if !a.opts.Origins.Permit(r) {
+			a.refuse(w, r, api.Refusal{Kind: api.CrossOrigin, Detail: originOf(r)})
+			return
+		}
+		if a.opts.Origins.cors(w, r) {
+			return
+		}
 	}
 	ws := websocket.IsWebSocketUpgrade(r)
 	x := &exchange{req: api.Request{
