@@ -20,29 +20,44 @@ type Recorder interface {
 // request that is a stream (a watch) ends when the stream does; a
 // WebSocket counts as its upgrade's 101.
 func Handler(next http.Handler, rec Recorder, log *slog.Logger) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		f := &followed{Context: r.Context(), sw: statusWriter{ResponseWriter: w}}
-		ri := &f.ri
-		ri.Protocol, ri.Verb = Classify(r)
-		next.ServeHTTP(&f.sw, r.WithContext(f))
-		elapsed := time.Since(start)
-		code := f.sw.status()
-		logRequest(r.Context(), log, r, ri, code, elapsed)
-		if rec != nil {
-			rec.ObserveRequest(ri.Protocol, ri.Verb, code, elapsed)
-		}
-	})
+	return &handler{next: next, rec: rec, log: log}
+}
+
+// handler is Handler's, a type of its own rather than a closure: a closure
+// is inlined into its caller's package, where the request's copy in
+// ServeHTTP was found to escape, an allocation on every request.
+type handler struct {
+	next http.Handler
+	rec  Recorder
+	log  *slog.Logger
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	f := &followed{Context: r.Context(), sw: statusWriter{ResponseWriter: w}}
+	ri := &f.ri
+	ri.Protocol, ri.Verb = Classify(r)
+	f.r = *r.WithContext(f) // its copy stays on the stack: WithContext is inlined
+	h.next.ServeHTTP(&f.sw, &f.r)
+	elapsed := time.Since(start)
+	code := f.sw.status()
+	logRequest(r.Context(), h.log, r, ri, code, elapsed)
+	if h.rec != nil {
+		h.rec.ObserveRequest(ri.Protocol, ri.Verb, code, elapsed)
+	}
 }
 
 // followed is what Handler adds to a request, in one allocation (it runs
 // on every request): the request's context, which carries its Request
-// (From) without a context value of its own, and the writer that notes
-// its status.
+// (From) without a context value of its own, the writer that notes its
+// status, and the request as the handlers inside see it, with that
+// context (a shallow copy, as WithContext makes, not an allocation of its
+// own).
 type followed struct {
 	context.Context
 	ri Request
 	sw statusWriter
+	r  http.Request
 }
 
 func (f *followed) Value(key any) any {
