@@ -181,6 +181,7 @@ test('the other revisions a text quotes are those the learner\'s answers of thei
   assert.equal(seenRevision(record, 'write', 2), 0);
   assert.equal(seenRevision(record, 'sent'), 4401, 'where the watch started');
   assert.equal(seenRevision(record, 'bookmark'), 4420);
+  assert.equal(seenRevision(record, 'last'), 4420, 'where the watch would resume');
   assert.equal(seenRevision(record, 'initial-events-end'), 0);
   assert.equal(seenRevision(record, 'get'), 0);
   assert.equal(seenRevision(record, 'nonsense'), 0);

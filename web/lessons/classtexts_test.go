@@ -206,7 +206,7 @@ func TestARevisionATextQuotesIsTheOneItsStepsAnswersShow(t *testing.T) {
 				// As the lab reads the record once the step passed: a
 				// watch's frames arrive after its action returned.
 				for p := range quoted[n] {
-					if strings.Contains(p, "bookmark:") || strings.Contains(p, "initial-events-end:") {
+					if m := storePlaceholder.FindStringSubmatch(p); m[1] == "last" || m[1] == "bookmark" || m[1] == "initial-events-end" {
 						if res, err := r.WaitVerified(l, n, since, verifyWait); err != nil || !res.Passed {
 							t.Fatalf("step %d: %+v %v", n, res, err)
 						}
@@ -307,6 +307,12 @@ var shownBy = map[string]func(e *session.Exchange) int64{
 			return number(e.RVSent)
 		}
 		return 0
+	},
+	"last": func(e *session.Exchange) int64 {
+		if e.Watch == nil {
+			return 0
+		}
+		return e.Watch.Summary().LastRV
 	},
 	"bookmark": func(e *session.Exchange) int64 {
 		if e.Watch == nil {

@@ -119,6 +119,8 @@ export function ownText(md, own, seen = []) {
 //     header says), the revision it made.
 //   sent: the resourceVersion a Kubernetes get, list or watch asked for
 //     (a watch's start: R resumes from 10).
+//   last: the last resourceVersion a watch delivered (an event's or a
+//     bookmark's: where it would resume).
 //   bookmark: the last bookmark's resourceVersion of a watch that got one.
 //   initial-events-end: the resourceVersion a watch-list's
 //     k8s.io/initial-events-end bookmark carried.
@@ -148,6 +150,7 @@ const RECORDS = {
   get: (e) => (isKube(e) && succeeded(e) && e.verb === 'get' ? Number(e.resourceVersion) : 0),
   write: (e) => (succeeded(e) && WRITES.has(e.verb) ? Number(e.resourceVersion) : 0),
   sent: (e) => (isKube(e) && ['get', 'list', 'watch'].includes(e.verb) ? Number(e.resourceVersionSent) : 0),
+  last: (e) => Number(e.watch?.lastResourceVersion) || 0,
   bookmark: (e) => Number(e.watch?.bookmarkResourceVersion) || 0,
   'initial-events-end': (e) => Number(e.watch?.initialEventsEndResourceVersion) || 0,
 };
