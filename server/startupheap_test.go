@@ -20,11 +20,11 @@ import (
 const firstUseChildEnv = "RVPLAY_TEST_FIRST_USE_CHILD"
 
 // Kube's description of its types and the lessons are some 300 KB of live
-// heap each, which every collection marks: a server builds them when a
-// request first needs them, not at start, so a server whose sessions only
-// serve etcd's API never holds them. The check runs in a process of its
-// own, where nothing else has asked for them yet.
-func TestAServerReadsKubesTypesAndItsLessonsOnlyOnFirstUse(t *testing.T) {
+// heap each, the lab page's languages and lesson index some 40 KB: a
+// server builds them when a request first needs them, not at start, so a
+// server whose sessions only serve etcd's API never holds them. The check
+// runs in a process of its own, where nothing else has asked for them yet.
+func TestAServerReadsKubesTypesItsLessonsAndItsPagesOnlyOnFirstUse(t *testing.T) {
 	if os.Getenv(firstUseChildEnv) != "" {
 		firstUseChild(t)
 		return
@@ -75,6 +75,25 @@ func firstUseChild(t *testing.T) {
 	t.Logf("the lessons: %d bytes", read-types)
 	if grew := read - types; grew < atLeast {
 		t.Errorf("the first use of the lessons grew the live heap by %d bytes: they were read before", grew)
+	}
+	// The lab page's languages (its UI strings) and its lesson index are
+	// read for the first page; the index keeps each lesson's titles, not
+	// the texts they were cut from (66 KB then).
+	if len(web.Languages()) == 0 {
+		t.Fatal("no languages")
+	}
+	languages := liveHeap()
+	t.Logf("the pages' languages: %d bytes", languages-read)
+	if grew := languages - read; grew < 10<<10 {
+		t.Errorf("the first use of the pages' languages grew the live heap by %d bytes: they were read before", grew)
+	}
+	if len(web.LessonIndex()) == 0 {
+		t.Fatal("no lessons in the pages' index")
+	}
+	index := liveHeap()
+	t.Logf("the pages' lesson index: %d bytes", index-languages)
+	if grew := index - languages; grew <= 0 || grew > 32<<10 {
+		t.Errorf("the first use of the pages' lesson index grew the live heap by %d bytes: more than 0 and at most 32 KB expected", grew)
 	}
 }
 
