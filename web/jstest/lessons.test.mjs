@@ -193,6 +193,11 @@ test('the other revisions a text quotes are those the learner\'s answers of thei
   // A watch-list's end bookmark, in an output block too (lesson 8).
   const w = lab('W', { verb: 'watch', watch: { events: 3, bookmarks: 1, initialEventsEnd: true, initialEventsEndResourceVersion: '4433', lastResourceVersion: '4433', bookmarkResourceVersion: '4433' } });
   assert.equal(ownText('```\n{"resourceVersion":"{{initial-events-end:8}}"}\n```', null, [w, lab('W', { verb: 'watch', watch: { events: 3 } })]), '```\n{"resourceVersion":"4433"}\n```');
+  // Resolved after the names: the article's 8 in W's log line is not
+  // taken for the 8 the class maps to the student's c.
+  const log = '`initial-events-end rv={{initial-events-end:8}}` in `default`, `c` at {{8}}';
+  assert.equal(ownText(log, { default: 'ada-x', 8: '4410' }), '`initial-events-end rv=8` in `ada-x`, `c` at 4410');
+  assert.equal(ownText(log, { default: 'ada-x', 8: '4410' }, [w]), '`initial-events-end rv=4433` in `ada-x`, `c` at 4410');
   for (const p of ['{{store:9}}', '{{list:6}}', '{{write~1:7}}', '{{initial-events-end:8}}']) assert.match(p, RECORDED);
   for (const p of ['{{6}}', '{{1000}}', 'store:9']) assert.doesNotMatch(p, RECORDED);
 });

@@ -35,6 +35,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,10 +59,14 @@ type Class struct {
 	// Namespace: the namespace default is the student's own namespace
 	// (lessons that list and watch a namespace's objects).
 	Namespace bool `json:"namespace,omitempty"`
-	// Revisions maps a revision quoted in a command or a client action
-	// to what it stands for: the name of the key whose create_revision it
-	// is in the article ("6": "k1"), or "+N", N past the store's revision
-	// when the step begins (a resourceVersion too new to be served).
+	// Revisions maps a revision quoted in a command, a client action or
+	// a text to what it stands for: the name of the key whose
+	// create_revision it is in the article ("6": "k1"), an etcd key as
+	// the article writes it, whose words become the student's as in a
+	// command ("6": "/registry/configmaps/default/a": a set-up object's
+	// first resourceVersion, in the student's namespace), or "+N", N past
+	// the store's revision when the step begins (a resourceVersion too new
+	// to be served).
 	Revisions map[string]string `json:"revisions,omitempty"`
 	// Own is what a served definition's names became for its student
 	// (name -> own name, "default" -> their namespace, "6" -> revision).
@@ -95,8 +100,8 @@ func Of(l *lesson.Lesson) (*Class, error) {
 		}
 	}
 	for rev, to := range c.Revisions {
-		if !isRevision(rev) || !slices.Contains(c.Names, to) && !(strings.HasPrefix(to, "+") && isRevision(to[1:])) {
-			return nil, fmt.Errorf("%s: class: revision %q must be a number, and %q one of the names or +<number>", l.Dir, rev, to)
+		if !isRevision(rev) || !slices.Contains(c.Names, to) && !(strings.HasPrefix(to, "+") && isRevision(to[1:])) && !strings.HasPrefix(to, "/") {
+			return nil, fmt.Errorf("%s: class: revision %q must be a number, and %q one of the names, an etcd key (/...) or +<number>", l.Dir, rev, to)
 		}
 	}
 	return &c, nil
@@ -202,6 +207,7 @@ func (o *Owner) ownMap(c *Class, id string) map[string]string {
 	if c.Namespace {
 		own["default"] = id
 	}
+	names := maps.Clone(own) // a key's words are names, not the revisions mapped below
 	for rev, to := range c.Revisions {
 		var r int64
 		if ahead, ok := strings.CutPrefix(to, "+"); ok {
@@ -209,6 +215,8 @@ func (o *Owner) ownMap(c *Class, id string) map[string]string {
 			// for N revisions (so the rewritten lesson stays cached).
 			n, _ := strconv.ParseInt(ahead, 10, 64)
 			r = (o.store.Rev()/n + 2) * n
+		} else if strings.HasPrefix(to, "/") {
+			r = o.firstCreated(Words(to, names))
 		} else {
 			r = o.firstCreated(own[to])
 		}

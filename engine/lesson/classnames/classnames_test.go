@@ -1,6 +1,7 @@
 package classnames
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -67,12 +68,13 @@ func TestAClassObjectSaysOneThing(t *testing.T) {
 		`{"shared":"people race"}`: true,
 		`{"names":["k1"]}`:         true,
 		`{"namespace":true}`:       true,
-		`{"shared":"people race","names":["k1"]}`: false,
-		`{"names":["k1 k2"]}`:                     false,
-		`{"names":["k1"],"revisions":{"6":"k2"}}`: false,
-		`{"names":["k1"],"revisions":{"x":"k1"}}`: false,
-		`{"names":["k1"],"own":{"k1":"k1-a"}}`:    false,
-		`{"names":["k1"],"typo":true}`:            false,
+		`{"shared":"people race","names":["k1"]}`:                               false,
+		`{"names":["k1 k2"]}`:                                                   false,
+		`{"names":["k1"],"revisions":{"6":"k2"}}`:                               false,
+		`{"names":["k1"],"revisions":{"x":"k1"}}`:                               false,
+		`{"namespace":true,"revisions":{"6":"/registry/configmaps/default/a"}}`: true,
+		`{"names":["k1"],"own":{"k1":"k1-a"}}`:                                  false,
+		`{"names":["k1"],"typo":true}`:                                          false,
 	} {
 		l := &lesson.Lesson{Dir: "01-x", Slug: "x"}
 		if class != "" {
@@ -159,17 +161,7 @@ func TestAQuotedRevisionIsTheKeysFirstCreation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	put := func(k string) int64 {
-		r, err := store.Put(t.Context(), &mvcc.PutRequest{Key: []byte(k), Value: []byte("v")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r.Header.Revision
-	}
+	store, put := storeWithPut(t)
 	o := New(store)
 	ada := api.Principal{ID: "ada-x7k2q", Role: api.RoleStudent}
 	read := func() string { return o.For(l, ada).Steps[0].Actions[0].Run }
@@ -194,5 +186,46 @@ func TestAQuotedRevisionIsTheKeysFirstCreation(t *testing.T) {
 	}
 	if got := read(); got == want {
 		t.Errorf("after a compaction past it, the first creation is still quoted: %q", got)
+	}
+}
+
+// A revision the article quotes as a set-up object's (lesson 5's items,
+// a 6, b 7 and c 8) is, for a student, their own copy's first
+// resourceVersion: the create_revision of its etcd key, written as the
+// article does and read in the student's namespace and names.
+func TestAQuotedRevisionMayBeAnObjectsKeyInTheStudentsNamespace(t *testing.T) {
+	l, err := lesson.Parse("01-items", []byte(`{"slug":"items","class":{"names":["nginx"],"namespace":true,"revisions":{"6":"/registry/configmaps/default/a","7":"/registry/deployments/default/nginx"}},
+	  "steps":[{"id":"list","actions":[{"id":"list","client":"R","do":"list","resource":"configmaps"}],"solution":["list"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, put := storeWithPut(t)
+	put("/registry/configmaps/default/a") // the article's, the teacher's
+	a := put("/registry/configmaps/ada-x7k2q/a")
+	nginx := put("/registry/deployments/ada-x7k2q/nginx-ada-x7k2q")
+	put("/registry/configmaps/ada-x7k2q/a") // changed since: still its first creation
+	var class Class
+	if err := json.Unmarshal(New(store).For(l, api.Principal{ID: "ada-x7k2q", Role: api.RoleStudent}).Class, &class); err != nil {
+		t.Fatal(err)
+	}
+	if class.Own["6"] != fmt.Sprint(a) || class.Own["7"] != fmt.Sprint(nginx) {
+		t.Fatalf("own: %v, want 6 -> %d, 7 -> %d", class.Own, a, nginx)
+	}
+}
+
+// storeWithPut is a new store and a put of a key into it that answers
+// the revision it made.
+func storeWithPut(t *testing.T) (*mvcc.Store, func(key string) int64) {
+	store, err := mvcc.Open(mvcc.NewMemoryBackend(), mvcc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store, func(k string) int64 {
+		t.Helper()
+		r, err := store.Put(t.Context(), &mvcc.PutRequest{Key: []byte(k), Value: []byte("v")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Header.Revision
 	}
 }

@@ -78,13 +78,20 @@ export const RECORDED = /\{\{[a-z-]+(?:~\d+)?:\d+\}\}/;
 // and namespace, as the server does in a command's manifest: labels and
 // images share the object's word but keep it). Prose and other blocks (output)
 // keep the article's words, but for the revisions written as placeholders
-// (ownRevisions, with seen).
+// (ownRevisions, with seen), which are resolved after the names: the
+// number a placeholder shows ("rv=8" before the learner's bookmark) is
+// never taken for a word their class maps (lesson 8's 8, their c's).
 export function ownText(md, own, seen = []) {
-  md = ownRevisions(md, own, seen);
-  if (!own || !Object.keys(own).length) return md;
+  const shown = [];
+  md = md.replace(/\{\{(?:[a-z-]+(?:~\d+)?:)?\d+\}\}/g, (p) => {
+    shown.push(ownRevisions(p, own, seen));
+    return `\uE000${String.fromCharCode(0xE000 + shown.length)}`; // no word characters
+  });
+  const restore = (text) => text.replace(/\uE000([\uE001-\uF8FF])/g, (_, c) => shown[c.charCodeAt(0) - 0xE001]);
+  if (!own || !Object.keys(own).length) return restore(md);
   let fence = null;
   let meta = false;
-  return md.split('\n').map((line) => {
+  return restore(md.split('\n').map((line) => {
     const open = line.match(/^\s*```\s*(\S*)/);
     if (open) { fence = fence === null ? open[1] : null; meta = false; return line; }
     if (fence === 'console') return ownWords(line, own);
@@ -100,7 +107,7 @@ export function ownText(md, own, seen = []) {
     }
     if (fence !== null) return line;
     return line.replace(/`[^`]+`/g, (code) => ownWords(code, own));
-  }).join('\n');
+  }).join('\n'));
 }
 
 // seenRevision is the revision that the newest answer of a kind in a
