@@ -159,7 +159,11 @@ func (s *Store) run(jobs []*job) {
 		}
 		records := jobs[0].records
 		if n > 1 {
-			records = nil
+			// The group's records go in the committer's own buffer, kept
+			// from group to group as the jobs' are (a backend keeps none of
+			// what Commit is given), where a new one grew with each group,
+			// several allocations on every commit of two writes or more.
+			records = s.group[:0]
 			for _, j := range jobs[:n] {
 				records = append(records, j.records...)
 			}
@@ -168,6 +172,10 @@ func (s *Store) run(jobs []*job) {
 			var err error
 			if len(records) > 0 {
 				err = s.backend.Commit(records)
+			}
+			if n > 1 {
+				clear(records) // the keys and values are the jobs', not the buffer's to keep
+				s.group = records[:0]
 			}
 			s.finishTxns(jobs[:n], err)
 			jobs = jobs[n:]

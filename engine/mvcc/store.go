@@ -76,6 +76,9 @@ type Store struct {
 	idle       *sync.Cond    // signalled when committing turns false
 	queued     chan struct{} // wakes commitLoop for a hand-off
 	failed     error         // a failed commit poisons the store (guarded by queueMu)
+	// group is the committer's buffer for the records of a group commit,
+	// kept from one group to the next (only the committer touches it).
+	group []Record
 
 	hub    hub
 	lessor lessor // leases (lease.go; guarded by mu)
