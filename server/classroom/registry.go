@@ -538,12 +538,16 @@ func (r *Registry) Lease(ctx context.Context, name string, x *Lease) (*Loaded, e
 			r.mu.Unlock()
 			return nil, ErrNotFound
 		}
-		now := r.opts.Clock.Now()
 		switch e.state {
 		case isLoaded:
 			l := e.live
-			l.refs++
-			e.lastUsed = now
+			if l.refs++; l.refs == 1 {
+				// It comes into use now. A lease taken while another
+				// holds it reads no clock (one reading a request less):
+				// the session cannot expire while held, and the other's
+				// Release notes a later use.
+				e.lastUsed = r.opts.Clock.Now()
+			}
 			r.mu.Unlock()
 			x.r, x.e, x.l = r, e, l
 			return &l.Loaded, nil
@@ -579,7 +583,7 @@ func (r *Registry) Lease(ctx context.Context, name string, x *Lease) (*Loaded, e
 			}
 			l.refs = 1
 			e.live = l
-			e.lastUsed = now
+			e.lastUsed = r.opts.Clock.Now()
 			e.setState(isLoaded)
 			r.mu.Unlock()
 			r.opts.Logger.Info("session loaded", "session", name, "revision", l.sess.Store.Rev())
