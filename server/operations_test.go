@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -163,5 +164,56 @@ rvplay_sessions_loaded 1
 	// The session's creation and the put were committed, and reported.
 	if strings.Contains(a.body, "rvplay_sqlite_commit_batch_requests_count 0\n") || !strings.Contains(a.body, "rvplay_sqlite_commit_batch_requests_count ") {
 		t.Fatalf("no SQLite commit reported:\n%s", a.body)
+	}
+}
+
+// Without --rate-limit-loopback, this machine's own tools (a request from
+// loopback without a session token) are not held to --client-qps; a
+// person of a guarded session is, from loopback too.
+func TestTheRateLimitSparesAnonymousLoopbackOnly(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	db, err := sqlite.OpenWithOptions(tempDB(t), sqlite.Options{Synchronous: sqlite.SyncNormal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	reg, err := classroom.New(memoryData{db}, classroom.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.Close)
+	reg.CreateOpen("open")
+	class, err := reg.CreateGuarded("class")
+	if err != nil {
+		t.Fatal(err)
+	}
+	student, err := reg.Join(context.Background(), "class", class.JoinCode, "ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	limiter := ratelimit.New(ratelimit.Options{Rate: 0.001, Burst: 1})
+	srv := httptest.NewServer(routes(reg, nil, operations{Limiter: limiter, Logger: quiet}))
+	t.Cleanup(srv.Close)
+	put := `{"key":"YQ==","value":"Yg=="}`
+	for i := range 3 {
+		if a := post(t, srv.URL+"/s/open/v3/kv/put", put); a.status != 200 {
+			t.Fatalf("anonymous put %d from loopback: %d %s", i, a.status, a.body)
+		}
+	}
+	send := func() int {
+		r, _ := http.NewRequest("POST", srv.URL+"/s/class/v3/kv/put", strings.NewReader(`{"key":"L2Fk","value":"Yg=="}`))
+		r.Header.Set("Authorization", "Bearer "+student.Token)
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := send(); code != 200 {
+		t.Fatalf("the student's first put: %d", code)
+	}
+	if code := send(); code != 429 {
+		t.Fatalf("the student's second put, beyond the burst: %d, want 429", code)
 	}
 }
