@@ -202,3 +202,17 @@ func configMapNames(t *testing.T, base string) map[string]bool {
 	}
 	return names
 }
+
+// BenchmarkInFlightTrack is the in-flight count's cost on every request
+// that is not a watch, with as many requests at once as there are
+// processors.
+func BenchmarkInFlightTrack(b *testing.B) {
+	var f inFlight
+	h := f.track(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	b.RunParallel(func(pb *testing.PB) {
+		r, _ := http.NewRequest("POST", "/s/bench/v3/kv/put", nil)
+		for pb.Next() {
+			h.ServeHTTP(nil, r)
+		}
+	})
+}
