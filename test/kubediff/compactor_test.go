@@ -3,6 +3,7 @@ package kubediff
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -46,18 +47,17 @@ var pastWrite = regexp.MustCompile(`(@w\d+)\+`)
 // the two sides fall at times of their own.
 func afterWrites(s string) string { return pastWrite.ReplaceAllString(s, "$1") }
 
-// waitFor polls cond (every 50 ms, up to limit) and fails t with what
-// when it never holds.
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) time.Duration {
-	t.Helper()
+// waitFor polls cond (every 50 ms, up to limit) and says what never held
+// when it does not.
+func waitFor(limit time.Duration, what string, cond func() bool) (time.Duration, error) {
 	began := time.Now()
 	for !cond() {
 		if time.Since(began) > limit {
-			t.Fatalf("not within %v: %s", limit, what)
+			return 0, fmt.Errorf("not within %v: %s", limit, what)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return time.Since(began)
+	return time.Since(began), nil
 }
 
 // TestTheCompactorsCompactions runs kube-apiserver's own compaction
@@ -102,37 +102,15 @@ func TestTheCompactorsCompactions(t *testing.T) {
 			{Verb: "watch", RV: "old", Rel: 2, SendInitial: true, Bookmarks: true, RVM: "NotOlderThan"},
 			{Verb: "list"},
 		}
+		// Each side waits for its own compactor: both at once (bothSides).
 		answers := make([][]answer, len(sides))
-		for i, s := range sides {
-			s.byWrites = true
-			ctx, cancel := ctxTimeout(10 * time.Second)
-			code, b, err := s.do(ctx, "GET", s.coll, "", "")
-			cancel()
-			if err != nil || code != 200 {
-				t.Fatalf("%s: first list: %d %s %v", s.label, code, b, err)
-			}
-			if s.start, err = s.storeRevision(); err != nil {
+		failed := make([]error, len(sides))
+		bothSides(sides, func(i int, s *side) {
+			answers[i], failed[i] = compactAndRead(t, s, writes, reads)
+		})
+		for _, err := range failed {
+			if err != nil {
 				t.Fatal(err)
-			}
-			for j, o := range writes {
-				if a := s.exec(o, j); a.norm.(map[string]any)["code"].(int) >= 300 {
-					t.Fatalf("%s: %s: %s", s.label, o, a.raw)
-				}
-			}
-			last := s.writes[len(s.writes)-1]
-			took := waitFor(t, 30*time.Second, s.label+"'s compactor compacting past the writes", func() bool {
-				compacted, _, err := s.compactRevKey()
-				return err == nil && compacted >= last
-			})
-			// The cache's compactor drops its snapshots within its period:
-			// until then it serves the Exact list (not compared).
-			served := waitFor(t, 40*time.Second, s.label+" refusing an Exact list at a compacted revision", func() bool {
-				a := s.exec(op{Verb: "list", RV: "old", Rel: 2, RVM: "Exact"}, 0)
-				return a.norm.(map[string]any)["code"] == 410
-			})
-			t.Logf("%s: compacted past the writes %v after them; an Exact list refused %v later", s.label, took.Round(time.Millisecond), served.Round(time.Millisecond))
-			for j, o := range reads {
-				answers[i] = append(answers[i], s.exec(o, len(writes)+j))
 			}
 		}
 		for j, o := range reads {
@@ -144,4 +122,48 @@ func TestTheCompactorsCompactions(t *testing.T) {
 			}
 		}
 	})
+}
+
+// compactAndRead makes the writes on s, waits until its compactor has
+// compacted past them and its cache refuses an Exact list at a compacted
+// revision, then answers the reads.
+func compactAndRead(t *testing.T, s *side, writes, reads []op) ([]answer, error) {
+	s.byWrites = true
+	ctx, cancel := ctxTimeout(10 * time.Second)
+	code, b, err := s.do(ctx, "GET", s.coll, "", "")
+	cancel()
+	if err != nil || code != 200 {
+		return nil, fmt.Errorf("%s: first list: %d %s %v", s.label, code, b, err)
+	}
+	if s.start, err = s.storeRevision(); err != nil {
+		return nil, err
+	}
+	for j, o := range writes {
+		if a := s.exec(o, j); a.norm.(map[string]any)["code"].(int) >= 300 {
+			return nil, fmt.Errorf("%s: %s: %s", s.label, o, a.raw)
+		}
+	}
+	last := s.writes[len(s.writes)-1]
+	took, err := waitFor(30*time.Second, s.label+"'s compactor compacting past the writes", func() bool {
+		compacted, _, err := s.compactRevKey()
+		return err == nil && compacted >= last
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The cache's compactor drops its snapshots within its period: until
+	// then it serves the Exact list (not compared).
+	served, err := waitFor(40*time.Second, s.label+" refusing an Exact list at a compacted revision", func() bool {
+		a := s.exec(op{Verb: "list", RV: "old", Rel: 2, RVM: "Exact"}, 0)
+		return a.norm.(map[string]any)["code"] == 410
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.Logf("%s: compacted past the writes %v after them; an Exact list refused %v later", s.label, took.Round(time.Millisecond), served.Round(time.Millisecond))
+	var answers []answer
+	for j, o := range reads {
+		answers = append(answers, s.exec(o, len(writes)+j))
+	}
+	return answers, nil
 }
