@@ -22,10 +22,16 @@ import (
 // closes the previous Store before calling it again (a restart).
 type Factory func(t *testing.T) (open func() mvcc.Backend)
 
-// Run runs the whole suite on a Store over the factory's backends.
+// Run runs the whole suite on a Store over the factory's backends. The
+// cases run side by side (t.Parallel; each has storage of its own from
+// the factory), so that one's waits on its storage (an fsync, a real
+// etcd) overlap another's.
 func Run(t *testing.T, f Factory) {
 	for _, tc := range append(append([]testCase(nil), cases...), storeCases...) {
 		t.Run(tc.name, func(t *testing.T) {
+			if !alone[tc.name] {
+				t.Parallel()
+			}
 			h := &harness{t: t, open: f(t)}
 			h.restart()
 			defer func() { h.kv.Close() }()
@@ -34,6 +40,10 @@ func Run(t *testing.T, f Factory) {
 	}
 }
 
+// alone names the cases that read something of the whole process (how
+// many goroutines it runs): each runs while no other case does.
+var alone = map[string]bool{"WatchersCostNoGoroutineOfTheirOwn": true}
+
 // KVFactory prepares a fresh store for one test, at revision 1, and
 // returns its opener: each call returns an open KV over the same data; the
 // suite closes the previous one before calling it again (a restart).
@@ -41,12 +51,16 @@ type KVFactory func(t *testing.T) (open func() mvcc.KV)
 
 // RunKV runs the cases of the contract (not those of a Store's own
 // bounds) on the KVs of f, but those skip names, each with the reason the
-// KV cannot keep it (a known bug of the real thing under it).
+// KV cannot keep it (a known bug of the real thing under it). The cases
+// run side by side, as in Run.
 func RunKV(t *testing.T, f KVFactory, skip map[string]string) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if why, ok := skip[tc.name]; ok {
 				t.Skip(why)
+			}
+			if !alone[tc.name] {
+				t.Parallel()
 			}
 			h := &harness{t: t, openKV: f(t)}
 			h.restart()
