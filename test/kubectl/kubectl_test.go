@@ -220,17 +220,27 @@ func TestKubectl(t *testing.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	// Each kubectl on a server of its own, side by side: a scenario spends
-	// most of its time waiting (a watch's --request-timeout, controllers
-	// rolling out), not on the CPU.
+	// Each kubectl on a server of its own, scenariosAtOnce side by side: a
+	// scenario spends most of its time waiting (a watch's
+	// --request-timeout, controllers rolling out), not on the CPU (about a
+	// third of a core each, server and kubectl together), so more of them
+	// run at once than go test's -parallel (the number of cores) would let.
+	slots := make(chan struct{}, scenariosAtOnce)
+	var wg sync.WaitGroup
 	for _, name := range names {
 		bin := bins[name]
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			kubectlScenario(t, bin)
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			t.Run(name, func(t *testing.T) { kubectlScenario(t, bin) })
 		})
 	}
+	wg.Wait()
 }
+
+// scenariosAtOnce is how many kubectl scenarios run side by side: four
+// take about one and a half of two cores.
+const scenariosAtOnce = 4
 
 // TestKubectlReportsItsVersion: every kubectl under test says which
 // Kubernetes release it is, as a released kubectl does; a kubectl built
