@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/internal/classload"
+	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
 
 // serverProcess is the server binary running on a SQLite file.
@@ -28,14 +28,11 @@ type serverProcess struct {
 	done chan struct{}
 }
 
+// buildServer is the server binary, built once for the package's tests
+// (rvplaytest.ServerBinary; TestMain runs them through rvplaytest.RunTests).
 func buildServer(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "rvplay-server")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return rvplaytest.ServerBinary(t)
 }
 
 func startProcess(t *testing.T, bin, db string, sessions ...string) *serverProcess {

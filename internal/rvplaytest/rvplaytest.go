@@ -1,9 +1,10 @@
 // Package rvplaytest runs the rvplay server binary (package ./server) as a
 // real process, for the tests and benchmarks of every module in the
 // repository (the main one, and the separate modules under test/ and bench/
-// that require it with a replace directive): built once per test process,
-// started on a free loopback port over a fresh SQLite file, stopped when the
-// test ends. It is test tooling: product code must not import it.
+// that require it with a replace directive): linked once per checkout and
+// change (bin/test/, see Build), started on a free loopback port over a
+// fresh SQLite file, stopped when the test ends. It is test tooling:
+// product code must not import it.
 package rvplaytest
 
 import (
@@ -62,6 +63,15 @@ var (
 
 // Build builds the server binary once per process into dir (a directory
 // that outlives the caller's test) and returns its path.
+//
+// go build writes it first to bin/test/ of the checkout, where it links
+// again only when the server's code (or the build's settings) changed: go
+// build compares the build ID of the binary already there. The test
+// processes of one `task test`, a dozen packages in five modules, so link
+// the 80 MB binary once instead of once each (seconds apiece). A lock on
+// that directory keeps two processes from building into it at once, and
+// dir gets a hard link to the result (a copy across file systems): a later
+// build there writes a new file and never changes the one a test runs.
 func Build(dir string) (string, error) {
 	buildMu.Lock()
 	defer buildMu.Unlock()
@@ -74,14 +84,51 @@ func Build(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out := filepath.Join(dir, "rvplay-server")
-	cmd := exec.Command("go", "build", "-o", out, "./server")
+	shared := filepath.Join(root, "bin", "test")
+	if err := os.MkdirAll(shared, 0o755); err != nil {
+		return "", err
+	}
+	lock, err := os.OpenFile(filepath.Join(shared, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Close() // and so unlocked
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", fmt.Errorf("locking %s: %w", shared, err)
+	}
+	built := filepath.Join(shared, "rvplay-server")
+	cmd := exec.Command("go", "build", "-o", built, "./server")
 	cmd.Dir = root
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./server: %v\n%s", err, b)
 	}
+	out := filepath.Join(dir, "rvplay-server")
+	_ = os.Remove(out) // an earlier process's, in a directory given again
+	if err := os.Link(built, out); err != nil {
+		if err := copyFile(out, built); err != nil {
+			return "", err
+		}
+	}
 	builtPath = out
 	return out, nil
+}
+
+// copyFile copies the executable at from to a new file to.
+func copyFile(to, from string) error {
+	src, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		return err
+	}
+	return dst.Close()
 }
 
 // ModuleRoot finds the main module's directory, the repository's root:
