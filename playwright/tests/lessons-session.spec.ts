@@ -275,6 +275,10 @@ const ownNumbers: Record<string, { article: number; re: RegExp; shown: (n: strin
   ],
   'watch-list/3': [{ article: 8, re: /initial-events-end rv=(\d+)/, shown: bookmarkAt('W:') }],
 };
+// The steps whose text shows the path R's watch asks for, which reads as
+// the student's (a plain block, by the console's word rule: lessons.js,
+// ownText), as their watch panel shows it.
+const showsPath = new Set(['list-then-watch/2', 'watch-list/1']);
 
 for (const number of [5, 7, 8]) {
   const lesson = lessons.find((l) => l.number === number)!;
@@ -298,6 +302,7 @@ for (const number of [5, 7, 8]) {
         await runStep(student, { ...step, solution: solution.slice(k + 1) });
       }
       await expect(panel.getByTestId('lesson-verdict'), `step ${i + 1} (${step.id})`).toHaveAttribute('data-passed', 'true', { timeout: 20_000 });
+      if (showsPath.has(`${lesson.slug}/${i + 1}`)) await expect(panel.getByTestId('lesson-text').locator('pre', { hasText: 'GET /api/' }), `step ${i + 1}'s path`).toContainText(`GET /api/v1/namespaces/${studentId}/configmaps?`);
       for (const own of ownNumbers[`${lesson.slug}/${i + 1}`] || []) {
         // The text is drawn again once the check read the record.
         const text = panel.getByTestId('lesson-text');

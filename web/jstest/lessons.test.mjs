@@ -104,7 +104,7 @@ test('a student of a class sees their own names where the server gives them', ()
   assert.equal(ownText(md, own), 'Put `k1-ada-x` at revision 6:\n\n```console\netcdctl get k1-ada-x --rev=4312 -w json\n```\n\n```yaml\nmetadata:\n  name: nginx-ada-x\n```\n');
   // A manifest's own name changes, not its labels, containers or images
   // (engine/lesson/classnames, TestAManifestKeepsItsLabelsAndImages).
-  const yaml = '```yaml\nkind: Deployment\nmetadata:\n  name: nginx\n  labels:\n    app: nginx\nspec:\n  template:\n    metadata:\n      name: nginx\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.14.2\n```\n\n```\nerror: nginx\n```';
+  const yaml = '```yaml\nkind: Deployment\nmetadata:\n  name: nginx\n  labels:\n    app: nginx\nspec:\n  template:\n    metadata:\n      name: nginx\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.14.2\n```\n\n```go\nd, err := deployments.Get(ctx, "nginx", metav1.GetOptions{})\n```';
   assert.equal(ownText(yaml, own), yaml.replace('  name: nginx\n  labels', '  name: nginx-ada-x\n  labels'));
   // A kubectl replace --raw body (JSON): the same, its top-level metadata only.
   const json = '```json\n{\n  "kind": "Deployment",\n  "metadata": {\n    "name": "nginx",\n    "labels": {\n      "app": "nginx"\n    }\n  },\n  "spec": {\n    "template": {\n      "metadata": {\n        "name": "nginx"\n      }\n    }\n  }\n}\n```\n';
@@ -120,6 +120,27 @@ test('a student of a class sees their own names where the server gives them', ()
   assert.match(ownText(prose, { k1: 'k1-ada-x' }), /^Read `k1-ada-x` as it was at revision 6 \(lesson 6\)/);
   // Every lesson says whose names it uses on a class session.
   for (const l of lessons) assert.ok(l.class && (l.class.shared || l.class.names || l.class.namespace), l.slug);
+});
+
+test('a plain block shows the request and the answer of the student\'s own step: their namespace and names, by the console\'s rule; the article\'s offline', () => {
+  // Lesson 5 step 2 and lesson 8 step 1 show the path R's watch requests,
+  // which the student's watch panel shows in their namespace; lesson 11
+  // step 2 the 409 their replace gets, on their own Deployment. The
+  // placeholder in the path stays the revision their answers showed.
+  const ns = { default: 'ada-x', 6: '4312', 7: '4313', 8: '4314' };
+  const sent = [{ protocol: 'kubernetes', verb: 'watch', status: 200, resourceVersionSent: '4320', watch: { events: 0 } }];
+  for (const language of ['en', 'zh', 'ko']) {
+    const read = (f) => readFileSync(new URL(`${f.replace('/', `/${language}/`)}`, root), 'utf8');
+    const watch = read('05-list-then-watch/02.md');
+    assert.match(ownText(watch, ns, sent), /^GET \/api\/v1\/namespaces\/ada-x\/configmaps\?watch=1&resourceVersion=4320$/m, language);
+    assert.match(ownText(watch, null), /^GET \/api\/v1\/namespaces\/default\/configmaps\?watch=1&resourceVersion=8$/m, language);
+    const watchList = read('08-watch-list/01.md');
+    assert.match(ownText(watchList, ns), /^GET \/api\/v1\/namespaces\/ada-x\/configmaps\?watch=1&sendInitialEvents=true&/m, language);
+    assert.match(ownText(watchList, null), /^GET \/api\/v1\/namespaces\/default\/configmaps\?/m, language);
+    const conflict = read('11-inside-update/02.md');
+    assert.match(ownText(conflict, { nginx: 'nginx-ada-x', daily: 'daily-ada-x' }), /^Error from server \(Conflict\): .* deployments\.apps "nginx-ada-x": /m, language);
+    assert.match(ownText(conflict, null), /^Error from server \(Conflict\): .* deployments\.apps "nginx": /m, language);
+  }
 });
 
 test('a store\'s revision the text quotes is the one the learner\'s last answer showed, and the article\'s offline and until then', () => {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"path"
 	"regexp"
 	"strconv"
@@ -342,4 +343,174 @@ func kubeAnswer(verb string) func(e *session.Exchange) int64 {
 func number(s string) int64 {
 	n, _ := strconv.ParseInt(s, 10, 64)
 	return n
+}
+
+// requestLine is a plain block's line that shows a request a step's
+// client makes (lesson 5's GET /api/v1/namespaces/default/configmaps?...).
+var requestLine = regexp.MustCompile(`^(GET|PUT|POST|PATCH|DELETE) (/[^?\s]*)(?:\?(\S*))?$`)
+
+// codeBlocks are a text's fenced blocks by their language ("" for a
+// plain one), each its lines.
+func codeBlocks(text string) (blocks []struct{ lang, body string }) {
+	lang, in := "", false
+	var body strings.Builder
+	for line := range strings.SplitSeq(text, "\n") {
+		if open, ok := strings.CutPrefix(strings.TrimSpace(line), "```"); ok {
+			if in {
+				blocks = append(blocks, struct{ lang, body string }{lang, body.String()})
+				body.Reset()
+			}
+			lang, in = strings.TrimSpace(open), !in
+			continue
+		}
+		if in {
+			body.WriteString(line + "\n")
+		}
+	}
+	return blocks
+}
+
+// rewrittenBlocks are the fenced blocks whose words the lab gives a
+// student's own names by the word rule of the commands (lessons.js,
+// ownText): a console block and a plain one, which shows a request or an
+// answer of the student's step. A yaml or json block gets its own
+// metadata's only (labels and images share the object's word).
+var rewrittenBlocks = map[string]bool{"console": true, "": true, "yaml": true, "json": true}
+
+// A plain block that shows a request of a step (the path R's watch asks
+// for, lessons 5 and 8) shows, read with a class's student's names as the
+// lab reads it (the word rule of the commands, classnames.Words here as
+// the test oracle of lessons.js's ownText), the path and query their own
+// client requests in the step, which their watch panel shows: their
+// namespace, not the article's default. A block of another language,
+// which the lab leaves as the article wrote it, holds no word a
+// student's names change.
+func TestAPlainBlocksRequestIsTheOneAStudentsStepMakes(t *testing.T) {
+	c := catalog(t)
+	files := lessons.Files()
+	ada := api.Principal{ID: "ada-x7k2q", Name: "Ada", Role: api.RoleStudent}
+	ctx := api.WithPrincipal(context.Background(), ada)
+	checked := 0
+	for _, l := range c.Lessons() {
+		class, err := classnames.Of(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if class.Shared != "" {
+			continue
+		}
+		texts, _ := fs.Glob(files, path.Join(l.Dir, "*", "*.md"))
+		requests := map[int][]string{} // step -> request lines
+		for _, name := range texts {
+			n, _ := strconv.Atoi(strings.TrimSuffix(path.Base(name), ".md"))
+			b, err := fs.ReadFile(files, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, block := range codeBlocks(string(b)) {
+				if !rewrittenBlocks[block.lang] && classnames.Words(block.body, own(class, ada.ID)) != block.body {
+					t.Errorf("%s: a ```%s block names what a student's names change, and the lab shows it as written:\n%s", name, block.lang, block.body)
+				}
+				for line := range strings.SplitSeq(block.body, "\n") {
+					if block.lang == "" && requestLine.MatchString(line) {
+						requests[n] = append(requests[n], name+": "+line)
+					}
+				}
+			}
+		}
+		if len(requests) == 0 {
+			continue
+		}
+		t.Run(l.Slug, func(t *testing.T) {
+			r := start(t, c, l)
+			owner := classnames.New(r.Session.Store)
+			// The student's namespace, as joining the class creates it.
+			ns := fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ada.ID)
+			if resp := r.Handler().Serve(ctx, &api.Request{Method: "POST", Path: "/api/v1/namespaces", Body: []byte(ns),
+				Header: api.Header{"Content-Type": {"application/json"}}}); resp.Status != 201 {
+				t.Fatalf("namespace: %d %s", resp.Status, resp.Body)
+			}
+			mine := owner.For(l, ada)
+			if res := r.Setup(ctx, mine); len(res.Objects) == 0 {
+				t.Fatalf("set-up: %+v", res)
+			}
+			for n := 1; n <= len(l.Steps); n++ {
+				since := r.LastSeq()
+				mine = owner.For(l, ada) // as the lab reads it at each step
+				for _, a := range mine.Steps[n-1].SolutionActions() {
+					if out, err := r.Do(ctx, a); err != nil {
+						t.Fatalf("step %d, action %s: %v\n%s", n, a.ID, err, out)
+					}
+				}
+				var served classnames.Class
+				if err := json.Unmarshal(mine.Class, &served); err != nil {
+					t.Fatal(err)
+				}
+				record, _ := r.Session.Record.Since(uint64(since), session.Filter{}, 0)
+				for _, req := range requests[n] {
+					name, line, _ := strings.Cut(req, ": ")
+					m := requestLine.FindStringSubmatch(classnames.Words(line, served.Own))
+					if article := requestLine.FindStringSubmatch(line)[2]; strings.Contains(article, "/namespaces/") && article == m[2] {
+						t.Errorf("%s: a student reads the article's path %s", name, article)
+					}
+					if !requested(record, m[1], m[2], m[3]) {
+						t.Errorf("%s: %s %s?%s is no request of a student's step %d:\n%s", name, m[1], m[2], m[3], n, paths(record))
+					}
+					checked++
+				}
+			}
+		})
+	}
+	if checked == 0 {
+		t.Fatal("no plain block shows a request")
+	}
+}
+
+// own is the map a student's names make of class's, with no revision
+// mapped (none is a word of a block's names).
+func own(class *classnames.Class, id string) map[string]string {
+	m := map[string]string{}
+	for _, n := range class.Names {
+		m[n] = n + classnames.Suffix(id)
+	}
+	if class.Namespace {
+		m["default"] = id
+	}
+	return m
+}
+
+// requested says whether record holds a request of method to path with
+// every parameter of query: a placeholder's value is any, and a boolean
+// is any of its spellings (the article's watch=1, the lab's watch=true:
+// the API server reads both as true).
+func requested(record []session.Exchange, method, path, query string) bool {
+	want, _ := url.ParseQuery(storePlaceholder.ReplaceAllString(query, "*"))
+	same := func(got, want string) bool {
+		g, errG := strconv.ParseBool(got)
+		w, errW := strconv.ParseBool(want)
+		return got == want || want == "*" && got != "" || errG == nil && errW == nil && g == w
+	}
+	for _, e := range record {
+		if e.Method != method || e.Path != path {
+			continue
+		}
+		all := true
+		for k, vs := range want {
+			if !same(e.Query.Get(k), vs[0]) {
+				all = false
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+func paths(record []session.Exchange) string {
+	var b strings.Builder
+	for _, e := range record {
+		fmt.Fprintf(&b, "\t%s %s?%s\n", e.Method, e.Path, e.Query.Encode())
+	}
+	return b.String()
 }

@@ -74,10 +74,14 @@ export const RECORDED = /\{\{[a-z-]+(?:~\d+)?:\d+\}\}/;
 // ownText gives a lesson text a student's own names (own: the map the
 // session applied to the lesson's definition, its class.own) in its code:
 // inline code and console blocks, whose lines then match the student's
-// click-to-run commands, and a yaml or json block's own metadata (its name
-// and namespace, as the server does in a command's manifest: labels and
-// images share the object's word but keep it). Prose and other blocks (output)
-// keep the article's words, but for the revisions written as placeholders
+// click-to-run commands; plain blocks, the requests and answers of the
+// student's steps (lesson 5's GET /api/v1/namespaces/default/configmaps,
+// the path their watch panel shows; lesson 11's 409 on "nginx", which
+// names their object), by the same word rule; and a yaml or json block's
+// own metadata (its name and namespace, as the server does in a command's
+// manifest: labels and images share the object's word but keep it).
+// Prose and a block of another language (lesson 4's Go) keep the
+// article's words, but for the revisions written as placeholders
 // (ownRevisions, with seen), which are resolved after the names: the
 // number a placeholder shows ("rv=8" before the learner's bookmark) is
 // never taken for a word their class maps (lesson 8's 8, their c's).
@@ -94,7 +98,7 @@ export function ownText(md, own, seen = []) {
   return restore(md.split('\n').map((line) => {
     const open = line.match(/^\s*```\s*(\S*)/);
     if (open) { fence = fence === null ? open[1] : null; meta = false; return line; }
-    if (fence === 'console') return ownWords(line, own);
+    if (fence === 'console' || fence === '') return ownWords(line, own);
     if (fence === 'yaml') {
       if (!line.startsWith(' ')) meta = line === 'metadata:';
       const m = meta && line.match(/^( {2}(?:name|namespace): )(\S+)$/);
