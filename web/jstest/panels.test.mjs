@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import './setup.mjs';
-import { nextValue, registryKey, KINDS } from '../static/js/clients.js';
+import { nextValue, registryKey, KINDS, freshObject } from '../static/js/clients.js';
 import { splitKey } from '../static/js/dom.js';
 import { isDuration, zero, changed, settingsLine, coalesced } from '../static/js/settings.js';
 import { offlineURL, shareCode } from '../static/js/labfile.js';
@@ -27,6 +27,13 @@ test('the clients edit data.value of a ConfigMap and spec.replicas of a Deployme
   assert.equal(d.spec.replicas, 5);
   assert.equal(d.spec.selector.matchLabels.app, 'web');
   assert.equal(registryKey('deployments', 'default', 'web'), '/registry/deployments/default/web');
+});
+
+test('the object the lab creates for a subject is in the subject\'s namespace (a student\'s own on a class session)', () => {
+  const subject = { kind: 'configmaps', name: 'demo', namespace: 'ada-mrtsc', spec: KINDS.configmaps };
+  assert.deepEqual(freshObject(subject).metadata, { name: 'demo', namespace: 'ada-mrtsc' });
+  assert.equal(freshObject(subject).data.value, 'initial');
+  assert.equal(freshObject({ ...subject, kind: 'deployments', spec: KINDS.deployments }, '5').metadata.namespace, 'ada-mrtsc');
 });
 
 test('an etcd key breaks only after a slash', () => {

@@ -54,6 +54,13 @@ export const KINDS = {
   },
 };
 
+// freshObject is the object the lab creates for subject when there is none
+// (a card's first write, the object editor's starting text): the subject's
+// kind and name, in the subject's namespace, which on a class session is
+// the student's own and not "default".
+export const freshObject = (subject, value = subject.spec.initial) =>
+  subject.spec.fresh(subject.name, value, subject.namespace);
+
 // nextValue makes a string value different from the last one written
 // ("a-1" -> "a-2"), so that a second PUT changes something and is not
 // kube-apiserver's no-op. Numbers are what the learner typed: kept.
@@ -243,7 +250,7 @@ export async function mountClients(lab) {
     }
     ensured.add(k);
     if (r.status !== 404) return false;
-    const body = JSON.stringify(subject.spec.fresh(subject.name, subject.spec.initial, namespace));
+    const body = JSON.stringify(freshObject(subject));
     const c = await lab.transport.request('POST', collectionPath(subject.resource, namespace), { headers: JSONH, body });
     if (c.status !== 201) return false;
     lab.afterWrite();
@@ -275,7 +282,7 @@ export async function mountClients(lab) {
     const v = subject.kind === 'deployments' ? Number(value) : value;
     if (!c.copy || c.copy.metadata?.name !== subject.name || c.copy.kind !== subject.resource.kind || (c.copy.metadata?.namespace || NS) !== namespace) {
       // Nothing read yet: create the object (POST), as kubectl create would.
-      const obj = spec.fresh(subject.name, v, namespace);
+      const obj = freshObject(subject, v);
       const a = await answer(c.client.create({ resource: subject.kind, namespace }, obj));
       keep(c, a);
       await report(c, 'POST', a, { sent: JSON.stringify(obj), ref, extra: a.status === 409 ? t('outcome.notread') : '' });

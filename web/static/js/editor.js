@@ -3,6 +3,7 @@
 
 import { $ } from './dom.js';
 import { t } from './i18n.js';
+import { freshObject } from './clients.js';
 import { resourceForKind, collectionPath, itemPath, singular, parseStatus } from './kube.js';
 import yaml from '../vendor/js-yaml-4.1.0.mjs';
 
@@ -44,7 +45,7 @@ export function mountEditor(lab) {
     const s = lab.clients.subject;
     const r = await lab.transport.request('GET', s.path);
     if (r.status === 200) set(JSON.parse(r.body));
-    else set(s.spec.fresh(s.name, s.spec.initial));
+    else set(freshObject(s));
   }
 
   async function request(method, path, body) {
