@@ -386,6 +386,23 @@ func TestRecordingAnEtcdKeyAllocatesOnlyTheKey(t *testing.T) {
 	}
 }
 
+// A put names a key and no range (etcd's PutRequest has no range_end, and
+// the gateway ignores one): its record reads the key and stops there, not
+// walking the value, and a stray range_end is not recorded as its range.
+func TestAPutsRecordReadsItsKeyAndNoRange(t *testing.T) {
+	key := base64.StdEncoding.EncodeToString([]byte("/registry/configmaps/default/x"))
+	body := []byte(`{"key":"` + key + `","value":"dg==","range_end":"` + key + `"}`)
+	var put, del Exchange
+	etcdRequest(&put, "/v3/kv/put", body)
+	if put.Key != "/registry/configmaps/default/x" || put.RangeEnd != "" {
+		t.Fatalf("a put's record: key %q, range_end %q", put.Key, put.RangeEnd)
+	}
+	etcdRequest(&del, "/v3/kv/deleterange", body)
+	if del.RangeEnd != "/registry/configmaps/default/x" {
+		t.Fatalf("a delete's record: range_end %q", del.RangeEnd)
+	}
+}
+
 func TestWithTheWatchCacheEveryWatcherRecordsEachEventsResourceVersion(t *testing.T) {
 	s := open(t, "t", Options{NoControllers: true, Settings: &Settings{BookmarkInterval: time.Minute, WatchCache: true}})
 	serve(s, "POST", cmPath, `{"metadata":{"name":"a"}}`)

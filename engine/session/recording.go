@@ -230,7 +230,11 @@ func etcdRequest(e *Exchange, path string, body []byte) {
 	switch strings.TrimPrefix(strings.TrimPrefix(path, "/v3beta"), "/v3") {
 	case "/kv/range":
 		membersOf(body, rangeMembers, v[:])
-	case "/kv/put", "/kv/deleterange":
+	case "/kv/put":
+		// etcd's PutRequest has no range_end (the gateway ignores one):
+		// the walk ends at the key, not after the value.
+		membersOf(body, rangeMembers[:1], v[:1])
+	case "/kv/deleterange":
 		membersOf(body, rangeMembers[:2], v[:2])
 	case "/kv/compaction":
 		membersOf(body, rangeMembers[2:], v[2:])
@@ -242,8 +246,8 @@ func etcdRequest(e *Exchange, path string, body []byte) {
 	e.Key, e.RangeEnd, e.RequestRevision = base64Value(v[0]), base64Value(v[1]), revisionValue(v[2])
 }
 
-// The members of a request an exchange records: a range's (a put's and a
-// delete's the first two, a compaction's the last), a watch's
+// The members of a request an exchange records: a range's (a put's the
+// first, a delete's the first two, a compaction's the last), a watch's
 // create_request's.
 var (
 	rangeMembers = []string{"key", "range_end", "revision"}
