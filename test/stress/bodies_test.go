@@ -57,7 +57,8 @@ func TestAttack04StalledUploads(t *testing.T) {
 	bodyTimeout := scaled(5*time.Second, 30*time.Second) // the default in full
 	const bodyMemory = 64 << 20                          // the default
 	a := startAttack(t, "04 stalled uploads", Bounds{
-		RssAnon:    2*bodyMemory + 32<<20,
+		Live:       bodyMemory, // the bodies being read, up to --body-memory
+		RssAnon:    32 << 20,
 		Goroutines: 2*conns + 32,
 	}, fmt.Sprint("--body-timeout=", bodyTimeout))
 	a.begin()

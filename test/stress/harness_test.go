@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -38,8 +39,15 @@ func TestMain(m *testing.M) {
 type Bounds struct {
 	// RssAnon bounds the peak of the process's anonymous resident memory
 	// (what it allocated; VmRSS also counts the SQLite file its
-	// connections map).
+	// connections map). startAttack adds Live's share to it.
 	RssAnon int64
+	// Live is what the attack may make the server hold live at its peak.
+	// Go's collector lets the heap grow to (1 + GOGC/100) times what is
+	// live before it collects, so the bound on RssAnon grants Live that
+	// many times, with GOGC read from the server under attack
+	// (go_gc_gogc_percent on its /metrics): the server's own setting,
+	// whatever its default (server/memlimit.go) or the environment make it.
+	Live int64
 	// Goroutines bounds the peak number of goroutines.
 	Goroutines int
 }
@@ -72,7 +80,35 @@ func startAttack(t *testing.T, name string, b Bounds, flags ...string) *attack {
 	if srv.DebugURL == "" {
 		t.Fatalf("the server printed no profiler address:\n%s", srv.Log())
 	}
+	b.RssAnon += int64(float64(b.Live) * heapGrowth(t, srv.URL))
 	return &attack{t: t, name: name, bounds: b, srv: srv, Attack: srv.URL + "/s/attack", Calm: srv.SessionURL}
+}
+
+// heapGrowth is how many times what is live the server's collector lets
+// its heap reach: 1 + GOGC/100, from the gauge the Prometheus client
+// exports from runtime/metrics' /gc/gogc:percent.
+func heapGrowth(t *testing.T, server string) float64 {
+	t.Helper()
+	resp, err := http.Get(server + "/metrics")
+	if err != nil {
+		t.Fatalf("the server's metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("the server's metrics: %v", err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "go_gc_gogc_percent "); ok {
+			gogc, err := strconv.ParseFloat(v, 64)
+			if err != nil || gogc <= 0 {
+				t.Fatalf("go_gc_gogc_percent %q: want a positive percentage (the attacks bound a collected heap)", v)
+			}
+			return 1 + gogc/100
+		}
+	}
+	t.Fatalf("the server's /metrics has no go_gc_gogc_percent")
+	return 0
 }
 
 // begin starts the well-behaved client and, once it has been answered

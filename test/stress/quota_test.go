@@ -36,11 +36,10 @@ func TestAttack03QuotaAndMemoryBudget(t *testing.T) {
 		flags = append(flags, "--session", fmt.Sprint("fill-", i))
 	}
 	a := startAttack(t, "03 quota and memory budget", Bounds{
-		// The indexes hold up to the budget. The process holds about three
-		// times that at its peak: the collector lets the heap grow to
-		// twice what is live before it collects, and SQLite's caches and
-		// the bodies being decoded come on top.
-		RssAnon:    3*budget + 64<<20,
+		// The indexes hold up to the budget, live; SQLite's caches and the
+		// bodies being decoded come on top, about as much again.
+		Live:       budget,
+		RssAnon:    budget + 64<<20,
 		Goroutines: 64,
 	}, flags...)
 	a.begin()

@@ -25,9 +25,10 @@ func TestAttack05StalledReaders(t *testing.T) {
 	writeTimeout := scaled(3*time.Second, 10*time.Second) // the default in full
 	a := startAttack(t, "05 stalled readers", Bounds{
 		// An answer being encoded holds its values, its JSON (4/3 of them,
-		// base64) and the buffers that grew by doubling to hold it, twice
-		// over with the collector's headroom: five times its JSON.
-		RssAnon:    int64(under)*5*(within<<20)*4/3 + 64<<20,
+		// base64) and the buffers that grew by doubling to hold it: two
+		// and a half times its JSON live.
+		Live:       int64(under) * 5 * (within << 20) * 4 / 3 / 2,
+		RssAnon:    64 << 20,
 		Goroutines: 2*(over+under) + 32,
 	}, fmt.Sprint("--write-timeout=", writeTimeout))
 	value := repeatBytes('v', 1<<20)

@@ -29,8 +29,9 @@ func TestAttack01WatchersFromRevisionOne(t *testing.T) {
 		// A watcher catching up holds one page of history (1 MiB) while
 		// its response is encoded and written (base64 makes it 1.4 MiB of
 		// JSON, in a buffer grown by doubling), whatever the history's
-		// size; twice that with the collector's headroom.
-		RssAnon:    int64(watchers)*8<<20 + 64<<20,
+		// size: 4 MiB live.
+		Live:       int64(watchers) * 4 << 20,
+		RssAnon:    64 << 20,
 		Goroutines: 4*watchers + 32,
 	}, fmt.Sprint("--quota-backend-bytes=", 2*history+64<<20))
 	events := fillHistory(t, a.Attack, history)
