@@ -51,7 +51,7 @@ templ_fresh() {
 	local before after
 	generated() { git ls-files --cached --others --exclude-standard -- '*_templ.go' | sort | while read -r f; do [ -f "$f" ] && sha256sum "$f"; done; }
 	before=$(generated)
-	go tool templ generate -path web -log-level warn || return 1
+	go tool templ generate -path web -include-version=false -log-level warn || return 1
 	after=$(generated)
 	if [ "$before" != "$after" ]; then
 		echo "templ: generated code was stale; it has been regenerated, commit it:" >&2
