@@ -20,11 +20,18 @@ async function type(page: Page, ...lines: string[]) {
 test('a heredoc and an etcdctl txn typed line by line; ↑ and ↓ walk the history', async ({ page }) => {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
+  // The console's commands load after the lab is interactive; a heredoc
+  // begun before they are here still continues on the next line. They are
+  // held back here until its first line has been entered.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => { release = resolve; });
+  await page.route(/\/js\/console\.js(\?.*)?$/, async (route) => { await held; await route.continue(); });
   await openLab(page);
   const prompt = page.getByTestId('console-prompt');
   const input = page.getByTestId('console-input');
 
   await type(page, "kubectl apply -f - <<'EOF'");
+  release();
   await expect(prompt).toHaveText('>');
   await type(page, 'apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: typed', 'data:', '  colour: blue', 'EOF');
   await expect(output(page)).toContainText('configmap/typed created');

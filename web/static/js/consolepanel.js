@@ -104,6 +104,7 @@ export function mountConsole(lab) {
   function run(text, { typed = false } = {}) {
     lab.record({ op: 'cmd', line: text });
     const go = async () => {
+      await loading.catch(() => {}); // the echo's prompts are the parser's
       if (!typed) echo(text);
       await exec(text);
     };
@@ -132,14 +133,25 @@ export function mountConsole(lab) {
     run(text, { typed: true });
   }
 
+  // Whether a line ends its command (a heredoc's first line does not) is
+  // for the commands' parser to say, so a line entered before the commands
+  // have loaded waits for them, and the lines after it wait their turn.
+  let waiting = null;
+  function enterLine(line) {
+    if (con && !waiting) { enter(line); return; }
+    const w = (waiting ?? loading).then(() => enter(line), () => enter(line));
+    waiting = w;
+    w.then(() => { if (waiting === w) waiting = null; });
+  }
+
   $('console-form').addEventListener('submit', (e) => {
     e.preventDefault();
     const line = input.value;
     input.value = '';
     const whole = recalled && !pending.length && line === recalled.split('\n')[0] ? recalled : null;
     recalled = null;
-    if (whole) whole.split('\n').forEach(enter);
-    else enter(line);
+    if (whole) whole.split('\n').forEach(enterLine);
+    else enterLine(line);
   });
   // A pasted heredoc arrives as lines, each entered in turn; the last one
   // stays in the input for Enter.
@@ -149,7 +161,7 @@ export function mountConsole(lab) {
     e.preventDefault();
     const lines = (input.value.slice(0, input.selectionStart) + text + input.value.slice(input.selectionEnd)).replace(/\r\n?/g, '\n').split('\n');
     input.value = lines.pop();
-    for (const l of lines) enter(l);
+    for (const l of lines) enterLine(l);
   });
   input.addEventListener('keydown', (e) => {
     if (e.key === 'c' && e.ctrlKey && input.selectionStart === input.selectionEnd) {
