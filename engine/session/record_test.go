@@ -27,6 +27,20 @@ func last(t *testing.T, s *Session) Exchange {
 	return all[len(all)-1]
 }
 
+// watchKeyA opens an etcd watch of the key "a" on a new session, closed
+// when the test ends, and returns the session, the watch's answer and its
+// record.
+func watchKeyA(t *testing.T) (*Session, *api.Response, *WatchRecord) {
+	t.Helper()
+	s := open(t, "t", Options{NoControllers: true})
+	w := serve(s, "POST", "/v3/watch", `{"create_request":{"key":"YQ=="}}`)
+	if w.Stream == nil {
+		t.Fatalf("watch: %d %s", w.Status, w.Body)
+	}
+	t.Cleanup(func() { w.Stream.Close() })
+	return s, w, last(t, s).Watch
+}
+
 func TestAConflictIsRecordedWithTheStaleAndTheCurrentResourceVersion(t *testing.T) {
 	s := open(t, "t", Options{NoControllers: true})
 	ctx := student("bob")
@@ -478,13 +492,7 @@ func TestAWatchRecordKeepsNoFrameOnceReadOrEnded(t *testing.T) {
 }
 
 func TestAnEtcdWatchRecordKeepsTheRevisionOfItsLastResponse(t *testing.T) {
-	s := open(t, "t", Options{NoControllers: true})
-	w := serve(s, "POST", "/v3/watch", `{"create_request":{"key":"YQ=="}}`)
-	if w.Stream == nil {
-		t.Fatalf("watch: %d %s", w.Status, w.Body)
-	}
-	defer w.Stream.Close()
-	rec := last(t, s).Watch
+	s, w, rec := watchKeyA(t)
 	var revs []int64
 	for i := range 3 {
 		serve(s, "POST", "/v3/kv/put", fmt.Sprintf(`{"key":"YQ==","value":"%s"}`, base64.StdEncoding.EncodeToString([]byte(fmt.Sprint(i)))))
@@ -580,13 +588,7 @@ func TestAWatchRecordKeepsItsBookmarksResourceVersions(t *testing.T) {
 // keeps the revision its header carried, when a response with events
 // follows too.
 func TestAnEtcdWatchRecordKeepsTheRevisionOfItsLastProgressNotification(t *testing.T) {
-	s := open(t, "t", Options{NoControllers: true})
-	w := serve(s, "POST", "/v3/watch", `{"create_request":{"key":"YQ=="}}`)
-	if w.Stream == nil {
-		t.Fatalf("watch: %d %s", w.Status, w.Body)
-	}
-	defer w.Stream.Close()
-	rec := last(t, s).Watch
+	s, w, rec := watchKeyA(t)
 	next := func() {
 		t.Helper()
 		if _, err := w.Stream.Next(context.Background()); err != nil {
