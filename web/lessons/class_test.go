@@ -121,6 +121,20 @@ func (u *learner) run(a lesson.Action) {
 	}
 }
 
+// twoStudents joins Alice and Bob to a new class session, each with the
+// lesson slug set up and open.
+func twoStudents(t *testing.T, slug string) (alice, bob *learner) {
+	t.Helper()
+	sess := classSession(t)
+	alice = join(t, sess, api.Principal{ID: "alice-k3x9q", Name: "Alice", Role: api.RoleStudent})
+	bob = join(t, sess, api.Principal{ID: "bob-7hw2d", Name: "Bob", Role: api.RoleStudent})
+	for _, u := range []*learner{alice, bob} {
+		u.call("POST", lesson.LessonsPath+"/"+slug+"/setup", nil, nil)
+		u.open(slug)
+	}
+	return alice, bob
+}
+
 // Two students do a lesson at once on one session, action for action:
 // each passes every step on their own names, and neither's work passes or
 // breaks the other's step, not even the article's own commands run by one
@@ -188,13 +202,7 @@ func TestTwoStudentsDoALessonAtOnceOnOneSession(t *testing.T) {
 // are a student's own: the URI and the body name their Deployment and
 // CronTab, and what they get passes their step, not another student's.
 func TestAStudentsRawReplacesAreTheirOwn(t *testing.T) {
-	sess := classSession(t)
-	alice := join(t, sess, api.Principal{ID: "alice-k3x9q", Name: "Alice", Role: api.RoleStudent})
-	bob := join(t, sess, api.Principal{ID: "bob-7hw2d", Name: "Bob", Role: api.RoleStudent})
-	for _, u := range []*learner{alice, bob} {
-		u.call("POST", lesson.LessonsPath+"/inside-update/setup", nil, nil)
-		u.open("inside-update")
-	}
+	alice, bob := twoStudents(t, "inside-update")
 	for _, n := range []int{1, 5} { // the unconditional update; the 422 "must be specified"
 		alice.enter(n)
 		bob.enter(n)
@@ -213,12 +221,8 @@ func TestAStudentsRawReplacesAreTheirOwn(t *testing.T) {
 // A wrong action does not pass a student's step, and does not take the
 // other student's passed step away.
 func TestOneStudentsWrongActionPassesNobodysStep(t *testing.T) {
-	sess := classSession(t)
-	alice := join(t, sess, api.Principal{ID: "alice-k3x9q", Name: "Alice", Role: api.RoleStudent})
-	bob := join(t, sess, api.Principal{ID: "bob-7hw2d", Name: "Bob", Role: api.RoleStudent})
+	alice, bob := twoStudents(t, "etcd-revisions")
 	for _, u := range []*learner{alice, bob} {
-		u.call("POST", lesson.LessonsPath+"/etcd-revisions/setup", nil, nil)
-		u.open("etcd-revisions")
 		u.enter(1)
 	}
 	for _, x := range alice.l.Steps[0].SolutionActions() {
