@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,11 @@ type cpuSystem struct {
 // (/proc/<pid>/stat; one CAS is a range and a txn), which a busy machine
 // changes less than throughput, beside its ops/s and their ratio to
 // etcd's, and the largest resident memory (VmRSS) seen after a round.
-// Use -benchtime 1x. A BIN may be a script that execs the server with an
+// Each round's figures are kept too: after the totals, a line a workload
+// and server gives the median and range over the rounds of its ops/s
+// ratio to etcd's in the same round and of its CPU per operation, which
+// says whether a difference between two builds stands out of the rounds'
+// spread. Use -benchtime 1x. A BIN may be a script that execs the server with an
 // environment of its own (exec env GOGC=200 server "$@": the same process).
 func BenchmarkServerCPU(b *testing.B) {
 	etcdBin := etcdtest.Require(b)
@@ -79,6 +84,8 @@ func BenchmarkServerCPU(b *testing.B) {
 	type total struct {
 		cpu time.Duration
 		all Result
+		// rounds holds each round's CPU per operation (µs) and ops/s.
+		rounds []roundFigures
 	}
 	rss := map[string]int64{} // the largest VmRSS seen, by system
 	fmt.Printf("server CPU per operation: %d alternating rounds of %v per workload and system\n", *benchRounds, cfg.Duration)
@@ -112,6 +119,10 @@ func BenchmarkServerCPU(b *testing.B) {
 				}
 				t.cpu += after - before
 				t.all.Merge(r)
+				t.rounds = append(t.rounds, roundFigures{
+					cpuPerOp:  float64(after-before) / float64(max(r.Ops, 1)) / 1e3,
+					opsPerSec: r.OpsPerSec(),
+				})
 			}
 		}
 	}
@@ -128,4 +139,38 @@ func BenchmarkServerCPU(b *testing.B) {
 			})
 		}
 	}
+	fmt.Println("per round: median (min-max) over the rounds")
+	for _, w := range workloads {
+		etcd := totals[w+"/etcd"].rounds
+		for _, s := range systems[1:] {
+			rounds := totals[w+"/"+s.name].rounds
+			ratios := make([]float64, len(rounds))
+			cpus := make([]float64, len(rounds))
+			for i, r := range rounds {
+				ratios[i] = r.opsPerSec / max(etcd[i].opsPerSec, 1)
+				cpus[i] = r.cpuPerOp
+			}
+			fmt.Printf("%-6s %-12s ops ratio to etcd %s, cpu-µs/op %s\n", w, s.name, spread(ratios, "%.3f"), spread(cpus, "%.1f"))
+		}
+	}
+}
+
+// roundFigures are one system's figures in one round of one workload.
+type roundFigures struct {
+	cpuPerOp  float64 // µs
+	opsPerSec float64
+}
+
+// spread formats xs as "median (min-max)".
+func spread(xs []float64, format string) string {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return "-"
+	}
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return fmt.Sprintf(format+" ("+format+"-"+format+")", med, s[0], s[len(s)-1])
 }
