@@ -1,8 +1,11 @@
-// Package proctest stops the server processes that tests start (rvplay,
-// etcd) the way a service manager does: SIGTERM first, so that the process
-// shuts down as in production and a test sees a clean exit, and SIGKILL only
-// when it has not exited within a grace period, so that a hung server cannot
-// hang the test binary. It is test tooling: product code must not import it.
+// Package proctest is what tests need of the server processes they start
+// (rvplay, etcd, kube-apiserver, the reference API servers): free loopback
+// ports to give them (FreePorts), their output collected while they run
+// (Output), and a stop the way a service manager does it (Stop): SIGTERM
+// first, so that the process shuts down as in production and a test sees a
+// clean exit, and SIGKILL only when it has not exited within a grace
+// period, so that a hung server cannot hang the test binary. It is test
+// tooling: product code must not import it.
 package proctest
 
 import (
