@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/rvplay/rvplay/internal/proctest"
 )
 
 // kine is k3s's etcd shim on SQLite (github.com/k3s-io/kine), the gRPC
@@ -35,12 +36,11 @@ func startKine(bin, dir string) (*kine, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ports, err := proctest.FreePorts(1)
 	if err != nil {
 		return nil, err
 	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := fmt.Sprintf("127.0.0.1:%d", ports[0])
 	log, err := os.Create(filepath.Join(dir, "kine.log"))
 	if err != nil {
 		return nil, err
@@ -86,14 +86,8 @@ func startKine(bin, dir string) (*kine, error) {
 	return k, nil
 }
 
-// Stop ends kine.
+// Stop ends kine (SIGTERM, SIGKILL after proctest.Grace).
 func (k *kine) Stop() {
-	k.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-k.done:
-	case <-time.After(10 * time.Second):
-		k.cmd.Process.Kill()
-		<-k.done
-	}
+	_ = proctest.Stop(k.cmd.Process, k.done, "kine", proctest.Grace)
 	k.log.Close()
 }

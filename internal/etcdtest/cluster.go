@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rvplay/rvplay/internal/proctest"
 )
 
 // Cluster is several etcd members on loopback, one cluster.
@@ -54,7 +56,7 @@ func StartCluster(tb testing.TB, n int) *Cluster {
 // members' data in dir, and waits until every member is healthy. The
 // caller must Stop it.
 func StartClusterBinary(bin, dir string, n int) (*Cluster, error) {
-	ports, err := freePorts(2 * n)
+	ports, err := proctest.FreePorts(2 * n)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -176,7 +175,7 @@ func StartBinary(bin string, opts Options) (*Server, error) {
 }
 
 func startOnce(bin string, opts Options, attempt int) (*Server, error) {
-	ports, err := freePorts(2)
+	ports, err := proctest.FreePorts(2)
 	if err != nil {
 		return nil, err
 	}
@@ -293,26 +292,6 @@ func (s *Server) Stop() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return proctest.Stop(s.cmd.Process, s.exited, "etcd", proctest.Grace)
-}
-
-// freePorts returns n distinct ports that were free on 127.0.0.1 a moment ago.
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	var ports []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 func tail(b []byte, n int) string {

@@ -14,7 +14,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -24,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rvplay/rvplay/internal/proctest"
 	"github.com/rvplay/rvplay/internal/refbuild"
 )
 
@@ -86,24 +86,9 @@ func start(bin, logPath string, args ...string) (*process, error) {
 	return p, nil
 }
 
-func (p *process) stop() {
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(15 * time.Second):
-		p.cmd.Process.Kill()
-		<-p.done
-	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
+// stop ends the process: kube-apiserver drains its requests on SIGTERM,
+// which may take longer than proctest.Grace.
+func (p *process) stop() { _ = proctest.Stop(p.cmd.Process, p.done, "kube-apiserver", 15*time.Second) }
 
 // abacPolicy lets anyone do anything: the benchmark measures storage, not
 // authorization (AlwaysAllow would turn anonymous requests away).
@@ -165,10 +150,11 @@ func Start(bin, dir, etcdAddr string, flags ...string) (*Server, error) {
 	if err := writeKeys(dir); err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	ports, err := proctest.FreePorts(1)
 	if err != nil {
 		return nil, err
 	}
+	port := ports[0]
 	args := []string{"--etcd-servers=http://" + etcdAddr,
 		"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(port), "--advertise-address=127.0.0.1",
 		"--endpoint-reconciler-type=none", "--cert-dir=" + filepath.Join(dir, "certs"),

@@ -53,7 +53,7 @@ type Server struct {
 	exited   chan struct{}
 	exitErr  error
 	stopOnce sync.Once
-	log      *lockedBuffer
+	log      *proctest.Output
 }
 
 var (
@@ -313,7 +313,7 @@ func StartBinary(bin, dbPath, session string, flags ...string) (*Server, error) 
 	if err != nil {
 		return nil, err
 	}
-	log := &lockedBuffer{}
+	log := &proctest.Output{}
 	cmd.Stderr = log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -405,21 +405,4 @@ func tail(text string, n int) string {
 		lines = lines[len(lines)-n-1:]
 	}
 	return strings.Join(lines, "")
-}
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -8,11 +8,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/rvplay/rvplay/internal/proctest"
 )
 
 func TestRequestsAreNamedByProtocolAndVerb(t *testing.T) {
@@ -91,28 +92,10 @@ func (r *recorder) next(t *testing.T) recorded {
 	return recorded{}
 }
 
-// syncBuffer is a log sink the server's goroutines write to.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A refused request is logged with the session and the principal that a
 // later handler (package classroom) learned, never with the token.
 func TestARefusedRequestIsLoggedWithItsSessionAndPrincipal(t *testing.T) {
-	var logs syncBuffer
+	var logs proctest.Output
 	rec := newRecorder()
 	log := slog.New(slog.NewJSONHandler(&logs, nil))
 	h := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -148,7 +131,7 @@ func TestARefusedRequestIsLoggedWithItsSessionAndPrincipal(t *testing.T) {
 }
 
 func TestFailuresAreErrorsAndSuccessesOnlyDebug(t *testing.T) {
-	var logs syncBuffer
+	var logs proctest.Output
 	h := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/fail" {
 			w.WriteHeader(http.StatusInternalServerError)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/internal/jsconsole"
+	"github.com/rvplay/rvplay/internal/proctest"
 )
 
 // step is one command line (or a few, run as one shell script on the real
@@ -214,7 +215,7 @@ func consoleWatchUntil(t *testing.T, c *lab, line, want string, after func()) re
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	out := &signalBuffer{want: want, reached: make(chan struct{})}
-	var errOut syncBuffer
+	var errOut proctest.Output
 	done := make(chan int, 1)
 	streaming := make(chan struct{})
 	var once sync.Once
@@ -258,33 +259,16 @@ func upToMarker(s, want string) string {
 	return s
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // signalBuffer closes reached once what was written contains want.
 type signalBuffer struct {
-	syncBuffer
+	proctest.Output
 	want    string
 	once    sync.Once
 	reached chan struct{}
 }
 
 func (s *signalBuffer) Write(p []byte) (int, error) {
-	n, err := s.syncBuffer.Write(p)
+	n, err := s.Output.Write(p)
 	// The marker counts once the line holding it is complete.
 	out := s.String()
 	if i := strings.Index(out, s.want); i >= 0 && strings.Contains(out[i+len(s.want)-1:], "\n") {

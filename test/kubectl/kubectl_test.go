@@ -33,6 +33,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rvplay/rvplay/internal/proctest"
 	"github.com/rvplay/rvplay/internal/refbuild"
 	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
@@ -71,23 +72,6 @@ func kubectlBinaries(t *testing.T) map[string]string {
 		}
 	}
 	return out
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // startServer runs a fresh server with one session "t" and returns the
@@ -321,7 +305,7 @@ func kubectlScenario(t *testing.T, bin string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var stderr syncBuffer
+		var stderr proctest.Output
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

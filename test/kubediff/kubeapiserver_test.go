@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rvplay/rvplay/internal/kubeapiservertest"
+	"github.com/rvplay/rvplay/internal/proctest"
 )
 
 var (
@@ -49,16 +50,7 @@ func startKubeAPIServer(t *testing.T, c *http.Client) string {
 	t.Helper()
 	buildKubeAPIServer(t)
 	dir := t.TempDir()
-	cport, pport := freePort(t), freePort(t)
-	curl := fmt.Sprintf("http://127.0.0.1:%d", cport)
-	purl := fmt.Sprintf("http://127.0.0.1:%d", pport)
-	ex, out := proc(t, "etcd", etcdBin,
-		"--name", "kubediff", "--data-dir", filepath.Join(dir, "etcd"),
-		"--listen-client-urls", curl, "--advertise-client-urls", curl,
-		"--listen-peer-urls", purl, "--initial-advertise-peer-urls", purl,
-		"--initial-cluster", "kubediff="+purl,
-		"--watch-progress-notify-interval=5s", "--log-level=error")
-	waitReady(t, "etcd", c, "POST", curl+"/v3/kv/range", `{"key":"AA=="}`, ex, out)
+	curl := startEtcd(t, c, dir)
 
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
@@ -81,9 +73,9 @@ func startKubeAPIServer(t *testing.T, c *http.Client) string {
 			t.Fatal(err)
 		}
 	}
-	port := freePort(t)
+	port := proctest.FreePort(t)
 	url := fmt.Sprintf("https://127.0.0.1:%d", port)
-	ex, out = proc(t, "kube-apiserver", kubeBin,
+	ex, out := proc(t, "kube-apiserver", kubeBin,
 		"--etcd-servers="+curl, "--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port),
 		"--advertise-address=127.0.0.1", "--endpoint-reconciler-type=none", "--cert-dir="+filepath.Join(dir, "certs"),
 		"--authorization-mode=ABAC", "--authorization-policy-file="+filepath.Join(dir, "abac.jsonl"), "--anonymous-auth=true",

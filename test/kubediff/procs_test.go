@@ -1,12 +1,10 @@
 package kubediff
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rvplay/rvplay/internal/proctest"
 	"github.com/rvplay/rvplay/internal/refbuild"
 	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
@@ -59,39 +58,11 @@ func buildAll(t *testing.T) {
 	}
 }
 
-// syncBuffer collects a process's output for failure reports.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // proc runs a process for the test's lifetime and shows its output when
 // the test fails.
-func proc(t *testing.T, label, bin string, args ...string) (exited <-chan error, out *syncBuffer) {
+func proc(t *testing.T, label, bin string, args ...string) (exited <-chan error, out *proctest.Output) {
 	t.Helper()
-	out = &syncBuffer{}
+	out = &proctest.Output{}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -116,7 +87,7 @@ func proc(t *testing.T, label, bin string, args ...string) (exited <-chan error,
 
 // waitReady polls url until it answers 200 (the processes give no other
 // readiness signal) or the process exits.
-func waitReady(t *testing.T, label string, c *http.Client, method, url, body string, exited <-chan error, out *syncBuffer) {
+func waitReady(t *testing.T, label string, c *http.Client, method, url, body string, exited <-chan error, out *proctest.Output) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	var last string
@@ -158,13 +129,16 @@ type reference struct {
 	serverURL string // https://127.0.0.1:PORT
 }
 
-// startReference runs a fresh etcd 3.6 and a sample-apiserver on it.
-func startReference(t *testing.T, c *http.Client) reference {
+// startEtcd runs a fresh etcd 3.6, its data under dir, for a reference
+// API server and returns its client URL.
+func startEtcd(t *testing.T, c *http.Client, dir string) string {
 	t.Helper()
-	dir := t.TempDir()
-	cport, pport := freePort(t), freePort(t)
-	curl := fmt.Sprintf("http://127.0.0.1:%d", cport)
-	purl := fmt.Sprintf("http://127.0.0.1:%d", pport)
+	ports, err := proctest.FreePorts(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	curl := fmt.Sprintf("http://127.0.0.1:%d", ports[0])
+	purl := fmt.Sprintf("http://127.0.0.1:%d", ports[1])
 	ex, out := proc(t, "etcd", etcdBin,
 		"--name", "kubediff", "--data-dir", filepath.Join(dir, "etcd"),
 		"--listen-client-urls", curl, "--advertise-client-urls", curl,
@@ -172,8 +146,16 @@ func startReference(t *testing.T, c *http.Client) reference {
 		"--initial-cluster", "kubediff="+purl,
 		"--watch-progress-notify-interval=5s", "--log-level=error")
 	waitReady(t, "etcd", c, "POST", curl+"/v3/kv/range", `{"key":"AA=="}`, ex, out)
+	return curl
+}
 
-	sport := freePort(t)
+// startReference runs a fresh etcd 3.6 and a sample-apiserver on it.
+func startReference(t *testing.T, c *http.Client) reference {
+	t.Helper()
+	dir := t.TempDir()
+	curl := startEtcd(t, c, dir)
+
+	sport := proctest.FreePort(t)
 	surl := fmt.Sprintf("https://127.0.0.1:%d", sport)
 	// The server starts shared informers against a "core" API server; it
 	// is given itself, which is enough for it to run.
@@ -199,7 +181,7 @@ current-context: self
 	if err := os.WriteFile(kubeconfig, []byte(kc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ex, out = proc(t, "sample-apiserver", sampleBin,
+	ex, out := proc(t, "sample-apiserver", sampleBin,
 		"--etcd-servers="+curl, fmt.Sprintf("--secure-port=%d", sport), "--bind-address=127.0.0.1",
 		"--cert-dir="+filepath.Join(dir, "certs"), "--kubeconfig="+kubeconfig,
 		"--enable-priority-and-fairness=false", "--etcd-compaction-interval="+compactionInterval.String(), fmt.Sprintf("--watch-cache=%t", watchCache),
