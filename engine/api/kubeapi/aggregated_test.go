@@ -1,9 +1,7 @@
 package kubeapi
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"reflect"
 	"regexp"
 	"runtime"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/api/kubeapi/kubegolden"
+	"github.com/rvplay/rvplay/internal/goldenfile"
 )
 
 // discoveryExchange is one recorded aggregated discovery exchange
@@ -104,18 +103,7 @@ func listOf(v any) []any {
 func TestAggregatedDiscoveryGolden(t *testing.T) {
 	withEvents := runtime.GOOS != "js"
 	f := newFixture(t)
-	var exs []discoveryExchange
-	b, err := os.ReadFile("testdata/discovery_exchanges.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
-		var e discoveryExchange
-		if err := json.Unmarshal(line, &e); err != nil {
-			t.Fatal(err)
-		}
-		exs = append(exs, e)
-	}
+	exs := goldenfile.Read[discoveryExchange](t, "testdata/discovery_exchanges.jsonl")
 	etag := ""
 	quotedHex := regexp.MustCompile(`^"[0-9A-F]+"$`)
 	for i, e := range exs {

@@ -1,7 +1,6 @@
 package apply
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"reflect"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/engine/kube/schema"
+	"github.com/rvplay/rvplay/internal/goldenfile"
 )
 
 // exchange is one request/response pair recorded from kube-apiserver
@@ -23,24 +23,7 @@ type exchange struct {
 
 func golden(t testing.TB, note string) exchange {
 	t.Helper()
-	f, err := os.Open("testdata/exchanges.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var e exchange
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatal(err)
-		}
-		if e.Note == note {
-			return e
-		}
-	}
-	t.Fatalf("no golden exchange %q", note)
-	return exchange{}
+	return goldenfile.Find[exchange](t, "testdata/exchanges.jsonl", note)
 }
 
 var (

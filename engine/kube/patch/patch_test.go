@@ -1,14 +1,13 @@
 package patch
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/rvplay/rvplay/engine/kube/schema"
+	"github.com/rvplay/rvplay/internal/goldenfile"
 )
 
 type exchange struct {
@@ -22,24 +21,7 @@ type exchange struct {
 // (testdata/exchanges.jsonl, copied from spec/kube-golden).
 func golden(t testing.TB, note string) exchange {
 	t.Helper()
-	f, err := os.Open("testdata/exchanges.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var e exchange
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatal(err)
-		}
-		if e.Note == note {
-			return e
-		}
-	}
-	t.Fatalf("no golden exchange %q", note)
-	return exchange{}
+	return goldenfile.Find[exchange](t, "testdata/exchanges.jsonl", note)
 }
 
 // data extracts the .data of a configmap.

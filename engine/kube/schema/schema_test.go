@@ -1,12 +1,12 @@
 package schema
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/rvplay/rvplay/internal/goldenfile"
 )
 
 type exchange struct {
@@ -20,22 +20,7 @@ type exchange struct {
 // kube-apiserver v1.36.3 (testdata/exchanges.jsonl, from spec/kube-golden).
 func goldenExchanges(t *testing.T) []exchange {
 	t.Helper()
-	f, err := os.Open("testdata/exchanges.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []exchange
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 4<<20)
-	for sc.Scan() {
-		var e exchange
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, e)
-	}
-	return out
+	return goldenfile.Read[exchange](t, "testdata/exchanges.jsonl")
 }
 
 func decode(t *testing.T, b []byte) map[string]any {

@@ -7,13 +7,11 @@
 package kubegolden
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -27,6 +25,7 @@ import (
 	"github.com/rvplay/rvplay/engine/api"
 	"github.com/rvplay/rvplay/engine/clock"
 	"github.com/rvplay/rvplay/engine/kube"
+	"github.com/rvplay/rvplay/internal/goldenfile"
 )
 
 // Exchange is one recorded request/response of a real kube-apiserver
@@ -100,21 +99,10 @@ type Target struct {
 
 // Load reads a file of exchanges, one JSON object a line.
 func Load(t testing.TB, file string) []Exchange {
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []Exchange
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var e Exchange
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatal(err)
-		}
-		e.noWarnings = filepath.Base(file) == File
-		out = append(out, e)
+	t.Helper()
+	out := goldenfile.Read[Exchange](t, file)
+	for i := range out {
+		out[i].noWarnings = filepath.Base(file) == File
 	}
 	return out
 }
