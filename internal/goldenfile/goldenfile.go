@@ -13,6 +13,17 @@ import (
 	"testing"
 )
 
+// Exchange is what every recorded exchange has: the note that names it,
+// the status, and the bodies sent and received, left as JSON for the test
+// to decode as it compares. A test that compares more (the method, the
+// headers) decodes into a type of its own.
+type Exchange struct {
+	Note     string          `json:"note"`
+	Sent     json.RawMessage `json:"sent"`
+	Status   int             `json:"status"`
+	Received json.RawMessage `json:"received"`
+}
+
 // maxLine bounds one recorded exchange (an OpenAPI document is the largest).
 const maxLine = 16 << 20
 

@@ -9,12 +9,6 @@ import (
 	"testing"
 )
 
-type exchange struct {
-	Note     string          `json:"note"`
-	Status   int             `json:"status"`
-	Received json.RawMessage `json:"received"`
-}
-
 func write(t *testing.T, lines ...string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "exchanges.jsonl")
@@ -28,8 +22,8 @@ func TestReadDecodesEveryLineInOrder(t *testing.T) {
 	p := write(t,
 		`{"note":"create","status":201,"received":{"kind":"ConfigMap"}}`,
 		`{"note":"get","status":200,"received":{"kind":"ConfigMap","extra":1}}`)
-	got := Read[exchange](t, p)
-	want := []exchange{
+	got := Read[Exchange](t, p)
+	want := []Exchange{
 		{Note: "create", Status: 201, Received: json.RawMessage(`{"kind":"ConfigMap"}`)},
 		{Note: "get", Status: 200, Received: json.RawMessage(`{"kind":"ConfigMap","extra":1}`)},
 	}
@@ -43,7 +37,7 @@ func TestFindIsTheFirstLineWithTheNote(t *testing.T) {
 		`{"note":"create","status":201}`,
 		`{"note":"conflict","status":409}`,
 		`{"note":"conflict","status":500}`)
-	if got := Find[exchange](t, p, "conflict"); got.Status != 409 {
+	if got := Find[Exchange](t, p, "conflict"); got.Status != 409 {
 		t.Fatalf("Find = %+v, want the first conflict (409)", got)
 	}
 }
@@ -54,7 +48,7 @@ func TestALongLineIsReadWhole(t *testing.T) {
 	big := strings.Repeat("x", 1<<20)
 	p := write(t, `{"note":"openapi","received":"`+big+`"}`)
 	var s string
-	if err := json.Unmarshal(Find[exchange](t, p, "openapi").Received, &s); err != nil || s != big {
+	if err := json.Unmarshal(Find[Exchange](t, p, "openapi").Received, &s); err != nil || s != big {
 		t.Fatalf("the long line was not read whole (%d bytes, %v)", len(s), err)
 	}
 }
@@ -80,7 +74,7 @@ func TestFindWithoutTheNoteFails(t *testing.T) {
 				panic(r)
 			}
 		}()
-		Find[exchange](tb, p, "missing")
+		Find[Exchange](tb, p, "missing")
 	}()
 	if !strings.Contains(tb.msg, "no golden exchange") {
 		t.Fatalf("Find of a missing note: %q, want a failure naming it", tb.msg)

@@ -10,18 +10,11 @@ import (
 	"github.com/rvplay/rvplay/internal/goldenfile"
 )
 
-type exchange struct {
-	Note     string          `json:"note"`
-	Sent     json.RawMessage `json:"sent"`
-	Status   int             `json:"status"`
-	Received json.RawMessage `json:"received"`
-}
-
 // golden returns an exchange recorded from kube-apiserver v1.36.3
 // (testdata/exchanges.jsonl, copied from spec/kube-golden).
-func golden(t testing.TB, note string) exchange {
+func golden(t testing.TB, note string) goldenfile.Exchange {
 	t.Helper()
-	return goldenfile.Find[exchange](t, "testdata/exchanges.jsonl", note)
+	return goldenfile.Find[goldenfile.Exchange](t, "testdata/exchanges.jsonl", note)
 }
 
 // data extracts the .data of a configmap.

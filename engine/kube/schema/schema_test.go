@@ -9,18 +9,11 @@ import (
 	"github.com/rvplay/rvplay/internal/goldenfile"
 )
 
-type exchange struct {
-	Note     string          `json:"note"`
-	Sent     json.RawMessage `json:"sent"`
-	Status   int             `json:"status"`
-	Received json.RawMessage `json:"received"`
-}
-
 // goldenExchanges are the request/response pairs recorded from
 // kube-apiserver v1.36.3 (testdata/exchanges.jsonl, from spec/kube-golden).
-func goldenExchanges(t *testing.T) []exchange {
+func goldenExchanges(t *testing.T) []goldenfile.Exchange {
 	t.Helper()
-	return goldenfile.Read[exchange](t, "testdata/exchanges.jsonl")
+	return goldenfile.Read[goldenfile.Exchange](t, "testdata/exchanges.jsonl")
 }
 
 func decode(t *testing.T, b []byte) map[string]any {
