@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/rvplay/rvplay/internal/proctest"
@@ -20,9 +19,7 @@ import (
 // datastore (WAL, SQLite's default synchronous=FULL) in a fresh directory.
 type kine struct {
 	Addr string // host:port of its etcd gRPC API
-	cmd  *exec.Cmd
-	log  *os.File
-	done chan struct{}
+	p    *proctest.Process
 }
 
 // KineBinary builds kine once per wrapper module and Go version.
@@ -41,23 +38,13 @@ func startKine(bin, dir string) (*kine, error) {
 		return nil, err
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", ports[0])
-	log, err := os.Create(filepath.Join(dir, "kine.log"))
+	cmd := exec.Command(bin, "--listen-address", addr, "--metrics-bind-address", "0")
+	cmd.Dir = dir // its default datastore is ./db/state.db
+	p, err := proctest.Start(cmd, filepath.Join(dir, "kine.log"))
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "--listen-address", addr, "--metrics-bind-address", "0")
-	cmd.Dir = dir // its default datastore is ./db/state.db
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		log.Close()
-		return nil, err
-	}
-	k := &kine{Addr: addr, cmd: cmd, log: log, done: make(chan struct{})}
-	go func() {
-		cmd.Wait()
-		close(k.done)
-	}()
+	k := &kine{Addr: addr, p: p}
 	c, err := NewGRPC("kine", addr)
 	if err == nil {
 		defer c.Close()
@@ -70,7 +57,7 @@ func startKine(bin, dir string) (*kine, error) {
 				break
 			}
 			select {
-			case <-k.done:
+			case <-p.Exited:
 				err = errors.New("kine exited at start")
 			case <-time.After(50 * time.Millisecond):
 				continue
@@ -80,14 +67,12 @@ func startKine(bin, dir string) (*kine, error) {
 	}
 	if err != nil {
 		k.Stop()
-		out, _ := os.ReadFile(log.Name())
-		return nil, fmt.Errorf("kine: %v\n%s", err, out)
+		return nil, fmt.Errorf("kine: %v\n%s", err, p.LogTail(1<<20))
 	}
 	return k, nil
 }
 
 // Stop ends kine (SIGTERM, SIGKILL after proctest.Grace).
 func (k *kine) Stop() {
-	_ = proctest.Stop(k.cmd.Process, k.done, "kine", proctest.Grace)
-	k.log.Close()
+	_ = k.p.Stop("kine", proctest.Grace)
 }

@@ -85,8 +85,7 @@ func StartClusterBinary(bin, dir string, n int) (*Cluster, error) {
 	}
 	for _, m := range c.Members {
 		if err := m.waitReady(readyTimeout); err != nil {
-			log, _ := os.ReadFile(m.LogPath)
-			return nil, errors.Join(fmt.Errorf("%w\netcd log:\n%s", err, tail(log, 4000)), c.Stop())
+			return nil, errors.Join(fmt.Errorf("%w\netcd log:\n%s", err, m.p.LogTail(4000)), c.Stop())
 		}
 	}
 	return c, nil

@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -42,10 +41,8 @@ type Server struct {
 	bin  string
 	args []string
 
-	mu      sync.Mutex // serializes Stop and Restart
-	cmd     *exec.Cmd
-	exited  chan struct{}
-	exitErr error
+	mu sync.Mutex // serializes Stop and Restart
+	p  *proctest.Process
 }
 
 // Options tune Start.
@@ -207,36 +204,18 @@ func startOnce(bin string, opts Options, attempt int) (*Server, error) {
 	}
 	if err := s.waitReady(readyTimeout); err != nil {
 		s.Stop()
-		log, _ := os.ReadFile(s.LogPath)
-		return nil, fmt.Errorf("%w\netcd log:\n%s", err, tail(log, 4000))
+		return nil, fmt.Errorf("%w\netcd log:\n%s", err, s.p.LogTail(4000))
 	}
 	return s, nil
 }
 
 // exec starts the etcd process, its output added to LogPath.
 func (s *Server) exec() error {
-	logFile, err := os.OpenFile(s.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	p, err := proctest.Start(exec.Command(s.bin, s.args...), s.LogPath)
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(s.bin, s.args...)
-	cmd.Stdout = logFile
-	cmd.Stderr = logFile
-	// Its own process group, so that a test binary killed by a signal does
-	// not take etcd's log with it and Stop can signal etcd alone.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		return fmt.Errorf("exec %s: %w", s.bin, err)
-	}
-	exited := make(chan struct{})
-	s.cmd, s.exited = cmd, exited
-	go func() {
-		err := cmd.Wait()
-		logFile.Close()
-		s.exitErr = err
-		close(exited)
-	}()
+	s.p = p
 	return nil
 }
 
@@ -246,7 +225,7 @@ func (s *Server) Restart() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	select {
-	case <-s.exited:
+	case <-s.p.Exited:
 	default:
 		return errors.New("etcdtest: Restart of an etcd that runs")
 	}
@@ -274,8 +253,8 @@ func (s *Server) waitReady(timeout time.Duration) error {
 			}
 		}
 		select {
-		case <-s.exited:
-			return fmt.Errorf("etcd exited before it was ready: %v", s.exitErr)
+		case <-s.p.Exited:
+			return fmt.Errorf("etcd exited before it was ready: %v", s.p.Err)
 		case <-ctx.Done():
 			return fmt.Errorf("etcd at %s not healthy after %v", s.URL, timeout)
 		case <-tick.C:
@@ -284,14 +263,14 @@ func (s *Server) waitReady(timeout time.Duration) error {
 }
 
 // Pid is the etcd process's ID.
-func (s *Server) Pid() int { return s.cmd.Process.Pid }
+func (s *Server) Pid() int { return s.p.Pid() }
 
 // Stop terminates etcd (SIGTERM, then SIGKILL after 10 s) and waits for
 // it; an etcd that has stopped stays so.
 func (s *Server) Stop() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return proctest.Stop(s.cmd.Process, s.exited, "etcd", proctest.Grace)
+	return s.p.Stop("etcd", proctest.Grace)
 }
 
 func tail(b []byte, n int) string {

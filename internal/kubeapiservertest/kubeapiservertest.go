@@ -19,7 +19,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -58,37 +57,9 @@ func Require(tb testing.TB) string {
 const versionLDFlags = "-X k8s.io/component-base/version.gitVersion=v1.36.3 -X k8s.io/component-base/version.gitMajor=1 " +
 	"-X k8s.io/component-base/version.gitMinor=36 -X k8s.io/component-base/version.gitTreeState=clean"
 
-// process is a started program whose output goes to a log file.
-type process struct {
-	cmd  *exec.Cmd
-	log  string
-	done chan struct{}
-}
-
-func start(bin, logPath string, args ...string) (*process, error) {
-	f, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		f.Close()
-		return nil, err
-	}
-	p := &process{cmd: cmd, log: logPath, done: make(chan struct{})}
-	go func() {
-		cmd.Wait()
-		f.Close()
-		close(p.done)
-	}()
-	return p, nil
-}
-
-// stop ends the process: kube-apiserver drains its requests on SIGTERM,
-// which may take longer than proctest.Grace.
-func (p *process) stop() { _ = proctest.Stop(p.cmd.Process, p.done, "kube-apiserver", 15*time.Second) }
+// grace is how long Stop waits after SIGTERM: kube-apiserver drains its
+// requests, which may take longer than proctest.Grace.
+const grace = 15 * time.Second
 
 // abacPolicy lets anyone do anything: the benchmark measures storage, not
 // authorization (AlwaysAllow would turn anonymous requests away).
@@ -124,14 +95,14 @@ type Server struct {
 	URL string // https://127.0.0.1:PORT, a self-signed certificate
 	// Log is the file its output goes to.
 	Log string
-	p   *process
+	p   *proctest.Process
 }
 
 // Pid is its process ID.
-func (s *Server) Pid() int { return s.p.cmd.Process.Pid }
+func (s *Server) Pid() int { return s.p.Pid() }
 
 // Stop ends it (SIGTERM, then SIGKILL after 15 s).
-func (s *Server) Stop() { s.p.stop() }
+func (s *Server) Stop() { _ = s.p.Stop("kube-apiserver", grace) }
 
 // Client is an HTTPS client that accepts the server's self-signed
 // certificate.
@@ -166,7 +137,7 @@ func Start(bin, dir, etcdAddr string, flags ...string) (*Server, error) {
 		"--anonymous-auth=true"}
 	args = append(args, flags...)
 	logPath := filepath.Join(dir, "kube-apiserver.log")
-	p, err := start(bin, logPath, args...)
+	p, err := proctest.Start(exec.Command(bin, args...), logPath)
 	if err != nil {
 		return nil, err
 	}
@@ -181,20 +152,11 @@ func Start(bin, dir, etcdAddr string, flags ...string) (*Server, error) {
 			}
 		}
 		select {
-		case <-p.done:
-			out, _ := os.ReadFile(p.log)
-			return nil, fmt.Errorf("kube-apiserver exited at start:\n%s", tail(out))
+		case <-p.Exited:
+			return nil, fmt.Errorf("kube-apiserver exited at start:\n%s", p.LogTail(4000))
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	p.stop()
-	out, _ := os.ReadFile(p.log)
-	return nil, fmt.Errorf("kube-apiserver not ready within 90s:\n%s", tail(out))
-}
-
-func tail(b []byte) string {
-	if len(b) > 4000 {
-		b = b[len(b)-4000:]
-	}
-	return string(b)
+	_ = p.Stop("kube-apiserver", grace)
+	return nil, fmt.Errorf("kube-apiserver not ready within 90s:\n%s", p.LogTail(4000))
 }
