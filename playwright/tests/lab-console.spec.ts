@@ -71,6 +71,33 @@ test('a heredoc and an etcdctl txn typed line by line; ↑ and ↓ walk the hist
   expect(errors).toEqual([]);
 });
 
+// lastLineShown: the console's newest line is inside its visible area.
+const lastLineShown = (page: Page) => output(page).evaluate((o) => {
+  const a = o.getBoundingClientRect();
+  const b = o.lastElementChild!.getBoundingClientRect();
+  return b.top >= a.top - 1 && b.bottom <= a.bottom + 1;
+});
+
+// A teacher switches to presentation mode and back, or the window
+// changes size: the rows rewrap, and the console still follows its
+// newest line (it stopped following, so that a lesson's Run seemed to
+// print nothing).
+test('the console follows its output through presentation mode and a resize', async ({ page }) => {
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await openLab(page);
+  for (let i = 1; i <= 6; i++) await run(page, `etcdctl put k${i} v${i}`);
+  for (let i = 1; i <= 6; i++) await run(page, `etcdctl get k${i} -w json`);
+  await expect.poll(() => lastLineShown(page)).toBe(true);
+  await page.getByTestId('present').click();
+  await expect(page.getByTestId('present')).toHaveAttribute('aria-pressed', 'true');
+  await run(page, 'etcdctl get k1 --rev=6 -w json');
+  await expect.poll(() => lastLineShown(page)).toBe(true);
+  await page.getByTestId('present').click();
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await run(page, 'etcdctl get k2 --rev=7 -w json');
+  await expect.poll(() => lastLineShown(page)).toBe(true);
+});
+
 test('a watch streams while other commands run; Ctrl+C and the stop button end it', async ({ page }) => {
   await openLab(page);
   const stop = page.getByTestId('console-stop');

@@ -80,11 +80,31 @@ export class RowList {
     this.scroller = container.closest('.scroll') || container;
     this.pinned = true;
     this.ours = false;
+    // The scroller's size as the last layout left it (ResizeObserver's).
+    this.size = null;
     this.scroller.addEventListener('scroll', () => {
       if (this.ours) { this.ours = false; return; }
       const s = this.scroller;
+      // A scroll that reaches us after the scroller changed size is the
+      // browser's (it cut scrollTop to a shorter content), not the reader's.
+      if (this.size !== null && this.size !== `${s.clientWidth}x${s.clientHeight}`) return;
       this.pinned = s.scrollHeight - s.scrollTop - s.clientHeight < 24;
     }, { passive: true });
+    // A new layout (presentation mode, a resized window) rewraps the rows:
+    // a reader at the end stays there. Taken for the reader scrolling away,
+    // it stopped the list following, and a lesson's Run seemed to do nothing.
+    if (typeof ResizeObserver === 'function') {
+      new ResizeObserver(() => {
+        const s = this.scroller;
+        this.size = `${s.clientWidth}x${s.clientHeight}`;
+        if (this.pinned) this.toEnd();
+      }).observe(this.scroller);
+    }
+  }
+  toEnd() {
+    const s = this.scroller;
+    const end = s.scrollHeight - s.clientHeight;
+    if (s.scrollTop < end - 1) { this.ours = true; s.scrollTop = end; }
   }
   push(row) {
     this.queue.push(row);
@@ -97,11 +117,7 @@ export class RowList {
     let extra = this.c.childElementCount - this.max;
     while (extra-- > 0) this.c.firstElementChild.remove();
     if (this.pinned) {
-      this.frame.afterWrites(this.key, () => {
-        const s = this.scroller;
-        const end = s.scrollHeight - s.clientHeight;
-        if (s.scrollTop < end - 1) { this.ours = true; s.scrollTop = end; }
-      });
+      this.frame.afterWrites(this.key, () => this.toEnd());
     }
   }
 }
