@@ -289,6 +289,20 @@ test('two clients conflict: the stale PUT gets 409 with the real Status JSON', a
   await shot(page, testInfo, 'conflict between two clients');
 });
 
+// Where a watch starts is what lessons 5 to 8 teach: its stream shows its
+// whole request, the resourceVersion it asked for included, in the narrow
+// watch panel at 1440x900 (an ellipsis cut it off after the path).
+test('a watch stream shows its whole request, the resourceVersion it starts from included', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openLab(page);
+  await page.getByTestId('watch-rv').fill('5');
+  await page.getByTestId('watch-start').click();
+  const request = page.locator('[data-testid="stream"][data-stream="watch configmaps"] header code');
+  await expect(request).toHaveText('/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=5&allowWatchBookmarks=true');
+  const cut = await request.evaluate((c) => c.scrollWidth > c.clientWidth + 1 || c.getBoundingClientRect().right > c.closest('header')!.getBoundingClientRect().right + 1);
+  expect(cut).toBe(false);
+});
+
 // A reflector whose watch broke resumes from its last resourceVersion; if
 // that revision was compacted meanwhile, the watch answers 410 and the
 // reflector lists again.

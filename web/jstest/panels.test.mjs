@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import './setup.mjs';
 import { nextValue, registryKey, KINDS, freshObject } from '../static/js/clients.js';
-import { splitKey } from '../static/js/dom.js';
+import { REQUEST_BREAKS, splitKey } from '../static/js/dom.js';
 import { isDuration, zero, changed, settingsLine, coalesced } from '../static/js/settings.js';
 import { offlineURL, shareCode } from '../static/js/labfile.js';
 import { shortcut } from '../static/js/keys.js';
@@ -38,6 +38,9 @@ test('the object the lab creates for a subject is in the subject\'s namespace (a
 
 test('an etcd key breaks only after a slash', () => {
   assert.deepEqual(splitKey('/registry/namespaces/kube-node-lease'), ['/', 'registry/', 'namespaces/', 'kube-node-lease']);
+  // A watch's request breaks between its parts, never inside resourceVersion=9.
+  assert.deepEqual(splitKey('/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=9', REQUEST_BREAKS),
+    ['/api/', 'v1/', 'namespaces/', 'default/', 'configmaps?', 'watch=true&', 'resourceVersion=9']);
 });
 
 test('settings are Go durations; only changed ones are sent', () => {

@@ -22,10 +22,11 @@ export const $ = (id) => document.getElementById(id);
 
 // keyPath renders an etcd key so that it breaks only after a "/", never
 // inside a name (not even at its hyphens): each segment unbreakable,
-// a <wbr> after each "/".
-export function keyPath(key) {
+// a <wbr> after each "/". after names other places to break: a request's
+// path and query (requestPath).
+export function keyPath(key, after = KEY_BREAKS) {
   const frag = document.createDocumentFragment();
-  const parts = splitKey(key);
+  const parts = splitKey(key, after);
   parts.forEach((p, i) => {
     frag.append(el('span', { class: 'seg', text: p }));
     if (i < parts.length - 1) frag.append(document.createElement('wbr'));
@@ -33,9 +34,15 @@ export function keyPath(key) {
   return frag;
 }
 
-// splitKey cuts a key after each "/" (the places a line may break).
-export function splitKey(key) {
-  return String(key).split(/(?<=\/)/);
+const KEY_BREAKS = /(?<=\/)/;
+// REQUEST_BREAKS: after each / (but the leading one), ? and &: a query's
+// parameter stays whole with its value (resourceVersion=9).
+export const REQUEST_BREAKS = /(?<=.[/?&])/;
+
+// splitKey cuts a key after each "/" (the places a line may break), or
+// after what after matches.
+export function splitKey(key, after = KEY_BREAKS) {
+  return String(key).split(after);
 }
 
 // Frame batches DOM work per animation frame: while events stream in, the

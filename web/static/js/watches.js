@@ -2,7 +2,7 @@
 // reflector's), its events as rows batched per frame, its state in words.
 // A stream that ended loses its Stop button; Remove takes the box away.
 
-import { $, el, RowList } from './dom.js';
+import { $, el, keyPath, REQUEST_BREAKS, RowList } from './dom.js';
 import { t } from './i18n.js';
 import { collectionPath, parseStatus } from './kube.js';
 
@@ -38,8 +38,12 @@ export function mountWatches(lab) {
     const stateEl = el('span', { class: 'stream-state', 'data-testid': 'stream-state', text: t('stream.connecting') });
     const stop = el('button', { 'data-testid': 'stream-stop', 'aria-label': `${t('watches.stop')} ${title}`, text: t('watches.stop') });
     const qs = new URLSearchParams(Object.entries(query || {}).filter(([, v]) => v !== undefined && v !== '')).toString();
+    // The request whole, on a line of its own that breaks only between
+    // its parts: where a watch starts (its resourceVersion) is what
+    // lessons 5 to 8 are about, and an ellipsis cut it off.
+    const url = path + (qs ? '?' + qs : '');
     const box = el('article', { class: 'stream', 'data-testid': 'stream', 'data-stream': title, 'data-state': 'connecting' },
-      el('header', {}, el('b', { text: title }), ' ', el('code', { class: 'muted', text: path + (qs ? '?' + qs : ''), title: path + (qs ? '?' + qs : '') }), ' ', stateEl, stoppable ? stop : null),
+      el('header', {}, el('b', { text: title }), ' ', stateEl, stoppable ? stop : null, ' ', el('code', { class: 'muted' }, keyPath(url, REQUEST_BREAKS))),
       el('div', { class: 'scroll' }, list));
     frame.schedule('stream-open-' + id, () => { $('streams').prepend(box); });
     const rows = new RowList(list, frame, 300);
