@@ -75,7 +75,7 @@ func startKubeAPIServer(t *testing.T, c *http.Client) string {
 	}
 	port := proctest.FreePort(t)
 	url := fmt.Sprintf("https://127.0.0.1:%d", port)
-	ex, out := proc(t, "kube-apiserver", kubeBin,
+	p := proc(t, "kube-apiserver", kubeBin,
 		"--etcd-servers="+curl, "--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port),
 		"--advertise-address=127.0.0.1", "--endpoint-reconciler-type=none", "--cert-dir="+filepath.Join(dir, "certs"),
 		"--authorization-mode=ABAC", "--authorization-policy-file="+filepath.Join(dir, "abac.jsonl"), "--anonymous-auth=true",
@@ -85,6 +85,6 @@ func startKubeAPIServer(t *testing.T, c *http.Client) string {
 		"--service-account-signing-key-file="+filepath.Join(dir, "sa.key"),
 		"--service-cluster-ip-range=10.96.0.0/16", "--enable-priority-and-fairness=false",
 		"--etcd-compaction-interval=0", fmt.Sprintf("--watch-cache=%t", watchCache))
-	waitReady(t, "kube-apiserver", c, "GET", url+"/readyz", "", ex, out)
+	waitReady(t, "kube-apiserver", c, "GET", url+"/readyz", "", p)
 	return url
 }

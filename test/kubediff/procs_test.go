@@ -58,36 +58,32 @@ func buildAll(t *testing.T) {
 	}
 }
 
-// proc runs a process for the test's lifetime and shows its output when
-// the test fails.
-func proc(t *testing.T, label, bin string, args ...string) (exited <-chan error, out *proctest.Output) {
+// outputShown is how much of a process's output a failure shows: its end.
+const outputShown = 8000
+
+// proc runs a process for the test's lifetime, its output in a log in the
+// test's temporary directory, and shows that output when the test fails.
+// The process is killed at the end, not stopped: what it would do on
+// SIGTERM is no part of a comparison, and waiting for it is time.
+func proc(t *testing.T, label, bin string, args ...string) *proctest.Process {
 	t.Helper()
-	out = &proctest.Output{}
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
+	p, err := proctest.Start(exec.Command(bin, args...), filepath.Join(t.TempDir(), label+".log"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	ch := make(chan error, 1)
-	go func() { ch <- cmd.Wait() }()
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		err := <-ch
-		ch <- err
+		_ = p.Cmd.Process.Kill()
+		<-p.Exited
 		if t.Failed() {
-			o := out.String()
-			if len(o) > 8000 {
-				o = "…" + o[len(o)-8000:]
-			}
-			t.Logf("%s output:\n%s", label, o)
+			t.Logf("%s output:\n%s", label, p.LogTail(outputShown))
 		}
 	})
-	return ch, out
+	return p
 }
 
 // waitReady polls url until it answers 200 (the processes give no other
 // readiness signal) or the process exits.
-func waitReady(t *testing.T, label string, c *http.Client, method, url, body string, exited <-chan error, out *proctest.Output) {
+func waitReady(t *testing.T, label string, c *http.Client, method, url, body string, p *proctest.Process) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	var last string
@@ -105,12 +101,12 @@ func waitReady(t *testing.T, label string, c *http.Client, method, url, body str
 			last = err.Error()
 		}
 		select {
-		case err := <-exited:
-			t.Fatalf("%s exited before it was ready: %v\n%s", label, err, out.String())
+		case <-p.Exited:
+			t.Fatalf("%s exited before it was ready: %v\n%s", label, p.Err, p.LogTail(outputShown))
 		case <-time.After(30 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s not ready within 30s (%s: %s)\n%s", label, url, last, out.String())
+			t.Fatalf("%s not ready within 30s (%s: %s)\n%s", label, url, last, p.LogTail(outputShown))
 		}
 	}
 }
@@ -139,13 +135,13 @@ func startEtcd(t *testing.T, c *http.Client, dir string) string {
 	}
 	curl := fmt.Sprintf("http://127.0.0.1:%d", ports[0])
 	purl := fmt.Sprintf("http://127.0.0.1:%d", ports[1])
-	ex, out := proc(t, "etcd", etcdBin,
+	p := proc(t, "etcd", etcdBin,
 		"--name", "kubediff", "--data-dir", filepath.Join(dir, "etcd"),
 		"--listen-client-urls", curl, "--advertise-client-urls", curl,
 		"--listen-peer-urls", purl, "--initial-advertise-peer-urls", purl,
 		"--initial-cluster", "kubediff="+purl,
 		"--watch-progress-notify-interval=5s", "--log-level=error")
-	waitReady(t, "etcd", c, "POST", curl+"/v3/kv/range", `{"key":"AA=="}`, ex, out)
+	waitReady(t, "etcd", c, "POST", curl+"/v3/kv/range", `{"key":"AA=="}`, p)
 	return curl
 }
 
@@ -181,12 +177,12 @@ current-context: self
 	if err := os.WriteFile(kubeconfig, []byte(kc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ex, out := proc(t, "sample-apiserver", sampleBin,
+	p := proc(t, "sample-apiserver", sampleBin,
 		"--etcd-servers="+curl, fmt.Sprintf("--secure-port=%d", sport), "--bind-address=127.0.0.1",
 		"--cert-dir="+filepath.Join(dir, "certs"), "--kubeconfig="+kubeconfig,
 		"--enable-priority-and-fairness=false", "--etcd-compaction-interval="+compactionInterval.String(), fmt.Sprintf("--watch-cache=%t", watchCache),
 		"--disable-admission-plugins=NamespaceLifecycle,BanFlunder,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy,MutatingAdmissionPolicy")
-	waitReady(t, "sample-apiserver", c, "GET", surl+"/readyz", "", ex, out)
+	waitReady(t, "sample-apiserver", c, "GET", surl+"/readyz", "", p)
 	return reference{etcdURL: curl, serverURL: surl}
 }
 
