@@ -261,6 +261,8 @@ test('a session on an etcd cluster says its revisions jump when other sessions w
 // them, each past the article's number (the class's store was further on
 // before they began): where R's watch started (5), R's and I's bookmarks
 // (7), R's and W's initial-events-end bookmarks and the student's c (8).
+// The object editor, which the lab opened on its demo in default, starts
+// on the student's own a once the lesson is open.
 const eventAt = (stream: string, type: string) => (n: string) => `[data-testid="stream"][data-stream^="${stream}"] [data-testid="watch-event"][data-type="${type}"][data-rv="${n}"]`;
 const bookmarkAt = (stream: string) => eventAt(stream, 'BOOKMARK');
 const ownNumbers: Record<string, { article: number; re: RegExp; shown: (n: string) => string }[]> = {
@@ -287,7 +289,14 @@ for (const number of [5, 7, 8]) {
     const { id, teacher, student, studentId, close } = await classroom(browser);
     const setUp = await teacher.request.post(`/s/${id}/rvplay/v1/lessons/${lesson.slug}/setup`);
     expect(setUp.status(), await setUp.text()).toBe(200);
+    // The object editor opened on the lab's demo in default; the lesson
+    // moves it to the student's own a, which its cards and steps use.
+    const editor = student.getByTestId('editor');
+    await expect(editor).toHaveValue(/\n {2}name: demo\n {2}namespace: default\n/);
     await open(student, lesson.slug);
+    await expect(student.getByTestId('subject-namespace')).toHaveText(`/${studentId}/`);
+    await expect(editor).toHaveValue(/\n {2}name: a\n/);
+    await expect(editor).toHaveValue(new RegExp(`\\n {2}namespace: ${studentId}\\n`));
     const panel = student.getByTestId('lesson-panel');
     for (const [i, step] of lesson.steps.entries()) {
       await expect(panel).toHaveAttribute('data-step', String(i + 1));

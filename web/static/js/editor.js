@@ -41,11 +41,30 @@ export function mountEditor(lab) {
     if (obj) set(obj);
   }
 
+  // load puts the subject's object in the editor, or the object the lab
+  // would create for it (freshObject). What was written into the editor
+  // while the GET was out (a lesson's stdin, the learner's typing,
+  // kubectl edit) and a load asked for later are newer than its answer.
+  let started = '';
+  let loads = 0;
   async function load() {
+    const n = ++loads;
     const s = lab.clients.subject;
+    const before = $('editor').value;
     const r = await lab.transport.request('GET', s.path);
+    if (n !== loads || $('editor').value !== before) return;
     if (r.status === 200) set(JSON.parse(r.body));
     else set(freshObject(s));
+    started = $('editor').value;
+  }
+
+  // follow loads the starting object again for a subject that moved (a
+  // lesson's, on a class session the student's own), as long as the
+  // editor still holds the one it started with: the learner's own text
+  // and a kubectl edit in progress are theirs.
+  async function follow() {
+    if (editing || $('editor').value !== started) return;
+    await load();
   }
 
   async function request(method, path, body) {
@@ -138,7 +157,7 @@ export function mountEditor(lab) {
   });
   // setText puts text in the editor as it is (a lesson's stdin).
   const setText = (text) => { $('editor').value = text; };
-  return { object, set, setText, text: () => $('editor').value, edit, load, apply, applyText, focus: () => $('editor').focus() };
+  return { object, set, setText, text: () => $('editor').value, edit, load, follow, apply, applyText, focus: () => $('editor').focus() };
 }
 
 function resourceVersion(body) {

@@ -499,7 +499,12 @@ export function mountLessons(lab) {
   // showLessonClients shows the cards of the lesson's clients, working on
   // its first object, in the lesson's namespace: a student's own where
   // the session gave them one (the map it applied to the lesson's own
-  // actions), so that the cards' buttons act where the steps do.
+  // actions), so that the cards' buttons act where the steps do. The
+  // object editor, which loaded its starting object (freshObject) when
+  // the lab opened, starts on the student's own object too: left on the
+  // lab's demo in default, it would have them write where every student
+  // of the class writes. Elsewhere (open sessions, the teacher, offline)
+  // it keeps what it holds, as it always did.
   function showLessonClients(lesson) {
     lab.clients.showCards(lesson?.setup?.clients || []);
     const o = lesson?.setup?.objects?.[0];
@@ -507,6 +512,7 @@ export function mountLessons(lab) {
     const ns = own(lesson)?.default || 'default';
     if (r && ['configmaps', 'deployments'].includes(r.resource)) lab.clients.setSubject(r.resource, o.metadata?.name, ns);
     else lab.clients.setSubject(null, null, ns);
+    if (own(lesson)) lab.editor?.follow().catch(() => {});
   }
 
   // newestSeq is the record's newest exchange: only what happens after it
