@@ -1,9 +1,11 @@
 package lessons_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -367,4 +369,96 @@ func BenchmarkAStudentsVerify(b *testing.B) {
 			}
 		})
 	}
+}
+
+// labSubject is the object the lab's client cards and object editor start
+// on in lesson l as served: its first set-up object the cards work on (a
+// ConfigMap or a Deployment), in the namespace class.own gives the
+// student (lessons.js showLessonClients; the lab's rule, written again
+// here as the test's oracle). ok is false for a lesson that sets up no
+// such object (the lab's demo stays the subject).
+func labSubject(t *testing.T, l *lesson.Lesson) (resource, namespace, name string, ok bool) {
+	t.Helper()
+	if len(l.Setup.Objects) == 0 {
+		return "", "", "", false
+	}
+	var o struct {
+		Kind     string `json:"kind"`
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(l.Setup.Objects[0], &o); err != nil {
+		t.Fatal(err)
+	}
+	resource = map[string]string{"ConfigMap": "configmaps", "Deployment": "deployments"}[o.Kind]
+	var class classnames.Class
+	if len(l.Class) > 0 {
+		if err := json.Unmarshal(l.Class, &class); err != nil {
+			t.Fatal(err)
+		}
+	}
+	namespace = cmp.Or(class.Own["default"], "default")
+	return resource, namespace, o.Metadata.Name, resource != ""
+}
+
+// On a class session, a lesson that gives each student their own names
+// has the lab's cards and object editor start on the student's own object:
+// the one their set-up created for them and their steps' actions use
+// (the namespace their list and watch read, the name their commands
+// write), never the article's, which every student of the class sees.
+func TestAStudentsLabStartsOnTheirOwnObject(t *testing.T) {
+	sess := classSession(t)
+	ada := api.Principal{ID: "ada-mrtsc", Name: "Ada", Role: api.RoleStudent}
+	// The student's namespace, as joining the class creates it.
+	ns := fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ada.ID)
+	if resp := sess.Serve(context.Background(), &api.Request{Method: "POST", Path: "/api/v1/namespaces", Body: []byte(ns),
+		Header: api.Header{"Content-Type": {"application/json"}}}); resp.Status != 201 {
+		t.Fatalf("namespace: %d %s", resp.Status, resp.Body)
+	}
+	u := &learner{t: t, p: ada, sess: sess}
+	for _, article := range sess.Lessons.Catalog.Lessons() {
+		if c, err := classnames.Of(article); err != nil || c.Shared != "" {
+			continue
+		}
+		u.call("POST", lesson.LessonsPath+"/"+article.Slug+"/setup", nil, nil)
+		u.open(article.Slug)
+		resource, namespace, name, ok := labSubject(t, u.l)
+		if !ok {
+			continue // lessons 1 (etcd keys only) and 2 (step 1 creates its Deployment)
+		}
+		if r, n, m, _ := labSubject(t, article); r == resource && n == namespace && m == name {
+			t.Errorf("%s: a student's lab starts on the article's %s %s/%s", article.Slug, resource, namespace, name)
+			continue
+		}
+		path := fmt.Sprintf("/api/v1/namespaces/%s/%s/%s", namespace, resource, name)
+		if resource == "deployments" {
+			path = fmt.Sprintf("/apis/apps/v1/namespaces/%s/deployments/%s", namespace, name)
+		}
+		if resp := sess.Serve(api.WithPrincipal(context.Background(), ada), &api.Request{Method: "GET", Path: path}); resp.Status != 200 {
+			t.Errorf("%s: the lab starts on %s, which the student's set-up did not create: %d", article.Slug, path, resp.Status)
+		}
+		used := false
+		for _, s := range u.l.Steps {
+			for _, a := range s.Actions {
+				used = used || usesObject(a, resource, namespace, name)
+			}
+		}
+		if !used {
+			t.Errorf("%s: no action of the student's names %s %s/%s, where their lab starts", article.Slug, resource, namespace, name)
+		}
+	}
+}
+
+// usesObject says whether a names the object: a client's operation on it
+// or on its namespace's list (a list, a watch), or a command or manifest
+// that names it in the namespace default (kubectl's).
+func usesObject(a lesson.Action, resource, namespace, name string) bool {
+	if a.Client != "" {
+		return a.Resource == resource && cmp.Or(a.Namespace, "default") == namespace && (a.Name == "" || a.Name == name)
+	}
+	words := strings.FieldsFunc(a.Run+"\n"+a.Stdin, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
+	})
+	return namespace == "default" && slices.Contains(words, name)
 }
