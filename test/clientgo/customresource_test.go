@@ -68,8 +68,7 @@ func TestDynamicInformerOnACustomResource(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	factory.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+	if !startInformers(t, ctx, factory, inf) {
 		t.Fatal("the informer did not sync")
 	}
 	if _, err := widgets.Create(ctx, widget("b"), metav1.CreateOptions{}); err != nil {

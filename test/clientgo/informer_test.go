@@ -86,13 +86,9 @@ func informerScenarioOn(t *testing.T, cfg *rest.Config, ns string, watchList boo
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop := make(chan struct{})
-	factory.Start(stop)
-	t.Cleanup(func() { close(stop); factory.Shutdown() })
-
 	syncCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	if !cache.WaitForCacheSync(syncCtx.Done(), inf.HasSynced) {
+	if !startInformers(t, syncCtx, factory, inf) {
 		t.Fatalf("informer did not sync within 20s; requests: %q", reqs.all())
 	}
 	expect := func(want ...string) {

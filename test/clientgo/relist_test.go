@@ -211,12 +211,9 @@ func relistScenario(t *testing.T, watchList, cached bool) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	stop := make(chan struct{})
-	factory.Start(stop)
-	t.Cleanup(func() { close(stop); factory.Shutdown() })
 	syncCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	if !cache.WaitForCacheSync(syncCtx.Done(), inf.HasSynced) {
+	if !startInformers(t, syncCtx, factory, inf) {
 		t.Fatalf("no sync; requests %q", ctl.requests())
 	}
 	// A relist replaces the informer's store from a list (watch-list: a

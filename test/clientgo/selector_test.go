@@ -41,10 +41,7 @@ func TestInformerWithLabelSelectorSeesObjectsLeaveAndEnter(t *testing.T) {
 			events <- "delete " + o.(*corev1.ConfigMap).Name
 		},
 	})
-	stop := make(chan struct{})
-	factory.Start(stop)
-	t.Cleanup(func() { close(stop); factory.Shutdown() })
-	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+	if !startInformers(t, ctx, factory, inf) {
 		t.Fatal("no sync")
 	}
 	next := func(want string) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rvplay/rvplay/internal/rvplaytest"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
 )
 
 func TestMain(m *testing.M) { os.Exit(rvplaytest.RunTests(m)) }
@@ -60,6 +61,23 @@ func (l *requestLog) all() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]string(nil), l.urls...)
+}
+
+// informerFactory is what the typed and the dynamic shared informer
+// factories have in common.
+type informerFactory interface {
+	Start(stopCh <-chan struct{})
+	Shutdown()
+}
+
+// startInformers runs factory's informers until the test ends and waits
+// until inf has synced or ctx ends; it says whether inf synced.
+func startInformers(t *testing.T, ctx context.Context, factory informerFactory, inf cache.SharedInformer) bool {
+	t.Helper()
+	stop := make(chan struct{})
+	factory.Start(stop)
+	t.Cleanup(func() { close(stop); factory.Shutdown() })
+	return cache.WaitForCacheSync(ctx.Done(), inf.HasSynced)
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
