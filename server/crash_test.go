@@ -6,27 +6,16 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rvplay/rvplay/internal/classload"
 	"github.com/rvplay/rvplay/internal/rvplaytest"
 )
-
-// serverProcess is the server binary running on a SQLite file.
-type serverProcess struct {
-	cmd  *exec.Cmd
-	url  string
-	done chan struct{}
-}
 
 // buildServer is the server binary, built once for the package's tests
 // (rvplaytest.ServerBinary; TestMain runs them through rvplaytest.RunTests).
@@ -35,47 +24,24 @@ func buildServer(t *testing.T) string {
 	return rvplaytest.ServerBinary(t)
 }
 
-func startProcess(t *testing.T, bin, db string, sessions ...string) *serverProcess {
+// startProcess starts the server binary on the SQLite file db, serving
+// session (none if empty), with flags added to its command line: a server
+// a test restarts on the same file, stops with a signal of its own
+// choosing or kills. It is killed when the test ends, and its output is
+// shown if the test failed.
+func startProcess(t *testing.T, bin, db, session string, flags ...string) *rvplaytest.Server {
 	t.Helper()
-	args := []string{"--addr", "127.0.0.1:0", "--db", db}
-	for _, s := range sessions {
-		args = append(args, "--session", s)
-	}
-	return startProcessArgs(t, bin, args...)
-}
-
-// startProcessArgs starts the server binary with args and reads its
-// address from its first line.
-func startProcessArgs(t *testing.T, bin string, args ...string) *serverProcess {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	stdout, err := cmd.StdoutPipe()
+	p, err := rvplaytest.StartBinary(bin, db, session, flags...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &serverProcess{cmd: cmd, done: make(chan struct{})}
-	go func() { cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() { p.kill() })
-	lines := bufio.NewScanner(stdout)
-	if !lines.Scan() {
-		t.Fatal("server printed nothing")
-	}
-	addr, ok := strings.CutPrefix(lines.Text(), "rvplay listening on ")
-	if !ok {
-		t.Fatalf("unexpected first line %q", lines.Text())
-	}
-	p.url = addr
-	go io.Copy(io.Discard, stdout)
+	t.Cleanup(func() {
+		p.Kill()
+		if t.Failed() {
+			t.Logf("rvplay output:\n%s", p.Log())
+		}
+	})
 	return p
-}
-
-func (p *serverProcess) kill() {
-	p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.done
 }
 
 type ack struct {
@@ -147,7 +113,7 @@ func TestAcknowledgedWritesSurviveSIGKILL(t *testing.T) {
 	bin := buildServer(t)
 	db := tempDB(t)
 	p := startProcess(t, bin, db, "crash")
-	base := p.url + "/s/crash"
+	base := p.URL + "/s/crash"
 
 	events, stopWatch := collectWatch(t, base, 1)
 	defer stopWatch()
@@ -211,7 +177,7 @@ func TestAcknowledgedWritesSurviveSIGKILL(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		t.Fatal("writers made too little progress")
 	}
-	p.kill() // SIGKILL while the writers are still writing
+	p.Kill() // SIGKILL while the writers are still writing
 	wg.Wait()
 
 	// What the watch saw before the crash.
@@ -223,8 +189,8 @@ func TestAcknowledgedWritesSurviveSIGKILL(t *testing.T) {
 	t.Logf("%d writes acknowledged, %d events watched before SIGKILL", len(acked), len(before))
 	mu.Unlock()
 
-	p2 := startProcess(t, bin, db)
-	base = p2.url + "/s/crash"
+	p2 := startProcess(t, bin, db, "")
+	base = p2.URL + "/s/crash"
 
 	// The whole history after the restart, from a fresh watch.
 	cur := currentRevision(t, base)

@@ -169,31 +169,31 @@ func TestServerShutsDownGracefullyAndKeepsSessions(t *testing.T) {
 	bin := buildServer(t)
 	db := tempDB(t)
 	p := startProcess(t, bin, db, "demo")
-	a := post(t, p.url+"/sessions", `{"name":"later"}`)
+	a := post(t, p.URL+"/sessions", `{"name":"later"}`)
 	var later classroom.Created
 	if err := json.Unmarshal([]byte(a.body), &later); err != nil || a.status != 201 {
 		t.Fatalf("create: %d %s", a.status, a.body)
 	}
-	do(t, "POST", p.url+"/s/later/v3/kv/put", later.TeacherToken, `{"key":"YQ==","value":"MQ=="}`)
-	w := openWatch(t, p.url+"/s/demo/v3/watch", `{"create_request":{"key":"YQ=="}}`)
+	do(t, "POST", p.URL+"/s/later/v3/kv/put", later.TeacherToken, `{"key":"YQ==","value":"MQ=="}`)
+	w := openWatch(t, p.URL+"/s/demo/v3/watch", `{"create_request":{"key":"YQ=="}}`)
 	w.next()
-	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.Signal(syscall.SIGTERM)
 	select {
-	case <-p.done:
+	case <-p.Exited():
 	case <-time.After(15 * time.Second):
 		t.Fatal("no exit within 15s of SIGTERM")
 	}
-	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
-		t.Fatalf("exit code %d", code)
+	if err := p.ExitErr(); err != nil {
+		t.Fatalf("exit: %v, want exit code 0", err)
 	}
 	if l := w.next(); l != `{"error":{"grpc_code":14,"http_code":503,"message":"transport is closing","http_status":"Service Unavailable"}}` {
 		t.Fatalf("last watch line: %s", l)
 	}
-	p2 := startProcess(t, bin, db)
-	if a := do(t, "GET", p2.url+"/sessions", later.TeacherToken, ""); !strings.Contains(a.body, `"later"`) || !strings.Contains(a.body, `"demo"`) {
+	p2 := startProcess(t, bin, db, "")
+	if a := do(t, "GET", p2.URL+"/sessions", later.TeacherToken, ""); !strings.Contains(a.body, `"later"`) || !strings.Contains(a.body, `"demo"`) {
 		t.Fatalf("sessions after restart: %s", a.body)
 	}
-	if a := do(t, "POST", p2.url+"/s/later/v3/kv/range", later.TeacherToken, `{"key":"YQ=="}`); !strings.Contains(a.body, `"value":"MQ=="`) {
+	if a := do(t, "POST", p2.URL+"/s/later/v3/kv/range", later.TeacherToken, `{"key":"YQ=="}`); !strings.Contains(a.body, `"value":"MQ=="`) {
 		t.Fatalf("data after restart: %s", a.body)
 	}
 }

@@ -28,8 +28,8 @@ func TestSIGTERMUnderWriteLoadLosesNothing(t *testing.T) {
 	}
 	bin := buildServer(t)
 	db := tempDB(t)
-	p := startProcessArgs(t, bin, "--addr", "127.0.0.1:0", "--db", db, "--session", "demo", "--shutdown-delay-duration", "3s")
-	base := p.url + "/s/demo"
+	p := startProcess(t, bin, db, "demo", "--shutdown-delay-duration", "3s")
+	base := p.URL + "/s/demo"
 
 	etcdWatch := openWatch(t, base+"/v3/watch", `{"create_request":{"key":"AA==","range_end":"AA=="}}`)
 	etcdWatch.next() // created
@@ -121,11 +121,11 @@ func TestSIGTERMUnderWriteLoadLosesNothing(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		t.Fatal("writers made too little progress")
 	}
-	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.Signal(syscall.SIGTERM)
 
 	// Not ready any more, while still serving for the delay.
 	for {
-		a, err := http.Get(p.url + "/readyz")
+		a, err := http.Get(p.URL + "/readyz")
 		if err != nil {
 			t.Fatalf("/readyz refused before it failed: %v", err)
 		}
@@ -139,12 +139,12 @@ func TestSIGTERMUnderWriteLoadLosesNothing(t *testing.T) {
 		}
 	}
 	select {
-	case <-p.done:
+	case <-p.Exited():
 	case <-time.After(30 * time.Second):
 		t.Fatal("no exit within 30s of SIGTERM")
 	}
-	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
-		t.Fatalf("exit code %d", code)
+	if err := p.ExitErr(); err != nil {
+		t.Fatalf("exit: %v, want exit code 0", err)
 	}
 	wg.Wait()
 
@@ -161,8 +161,8 @@ func TestSIGTERMUnderWriteLoadLosesNothing(t *testing.T) {
 	}
 
 	// Every acknowledged write survived.
-	p2 := startProcess(t, bin, db)
-	base = p2.url + "/s/demo"
+	p2 := startProcess(t, bin, db, "")
+	base = p2.URL + "/s/demo"
 	kvs := rangeAll(t, base)
 	names := configMapNames(t, base)
 	mu.Lock()

@@ -36,9 +36,9 @@ func TestASelfSignedServerHandsOutItsCA(t *testing.T) {
 	}
 	bin := buildServer(t)
 	pki := filepath.Join(t.TempDir(), "pki")
-	p := startProcessArgs(t, bin, "--addr", "127.0.0.1:0", "--db", tempDB(t), "--cert-dir", pki)
-	if !strings.HasPrefix(p.url, "https://") {
-		t.Fatalf("listening on %s", p.url)
+	p := startProcess(t, bin, tempDB(t), "", "--cert-dir", pki)
+	if !strings.HasPrefix(p.URL, "https://") {
+		t.Fatalf("listening on %s", p.URL)
 	}
 	ca, err := os.ReadFile(filepath.Join(pki, "ca.crt"))
 	if err != nil {
@@ -47,7 +47,7 @@ func TestASelfSignedServerHandsOutItsCA(t *testing.T) {
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca)
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	resp, err := client.Post(p.url+"/sessions", "application/json", strings.NewReader(`{"name":"class"}`))
+	resp, err := client.Post(p.URL+"/sessions", "application/json", strings.NewReader(`{"name":"class"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestASelfSignedServerHandsOutItsCA(t *testing.T) {
 	if resp.StatusCode != 201 || !strings.Contains(resp.Header.Get("Set-Cookie"), "; Secure") {
 		t.Fatalf("create over HTTPS: %d %v", resp.StatusCode, resp.Header)
 	}
-	req, _ := http.NewRequest("GET", p.url+"/s/class/kubeconfig", nil)
+	req, _ := http.NewRequest("GET", p.URL+"/s/class/kubeconfig", nil)
 	req.Header.Set("Authorization", "Bearer "+c.TeacherToken)
 	resp, err = client.Do(req)
 	if err != nil {
@@ -65,7 +65,7 @@ func TestASelfSignedServerHandsOutItsCA(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(body), `server: "`+p.url+`/s/class"`) || !strings.Contains(string(body), "certificate-authority-data: ") {
+	if !strings.Contains(string(body), `server: "`+p.URL+`/s/class"`) || !strings.Contains(string(body), "certificate-authority-data: ") {
 		t.Fatalf("kubeconfig:\n%s", body)
 	}
 }

@@ -385,6 +385,10 @@ func (s *Server) ExitErr() error { return s.exitErr }
 // Log returns what the server wrote.
 func (s *Server) Log() string { return s.log.String() }
 
+// Signal sends the server sig without waiting for it to end: for a test
+// of what it does while it shuts down (Exited tells when it has).
+func (s *Server) Signal(sig os.Signal) error { return s.cmd.Process.Signal(sig) }
+
 // Kill ends the server at once (SIGKILL) and waits for it.
 func (s *Server) Kill() {
 	_ = s.cmd.Process.Kill()
