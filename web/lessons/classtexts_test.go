@@ -201,18 +201,18 @@ func TestARevisionATextQuotesIsTheOneItsStepsAnswersShow(t *testing.T) {
 						t.Fatalf("step %d, action %s: %v\n%s", n, a.ID, err, out)
 					}
 				}
+				// As the lab reads the record once the step passed, and as
+				// the learner goes on to the next step: a watch's frames
+				// arrive after its action returned, and the next step's
+				// resume from where the watch got to (lesson 5 step 3's
+				// {{sent:9}}) reads them from the record.
+				if l.Steps[n-1].Verify != nil {
+					if res, err := r.WaitVerified(l, n, since, verifyWait); err != nil || !res.Passed {
+						t.Fatalf("step %d: %+v %v", n, res, err)
+					}
+				}
 				if len(quoted[n]) == 0 {
 					continue
-				}
-				// As the lab reads the record once the step passed: a
-				// watch's frames arrive after its action returned.
-				for p := range quoted[n] {
-					if m := storePlaceholder.FindStringSubmatch(p); m[1] == "last" || m[1] == "bookmark" || m[1] == "initial-events-end" {
-						if res, err := r.WaitVerified(l, n, since, verifyWait); err != nil || !res.Passed {
-							t.Fatalf("step %d: %+v %v", n, res, err)
-						}
-						break
-					}
 				}
 				// The runner's requests carry no principal: the teacher's.
 				mine, _ := r.Session.Record.Since(uint64(since), session.Filter{Principal: api.PrincipalFrom(context.Background()).ID}, 0)
