@@ -252,7 +252,29 @@ func TestLesson07Bookmarks(t *testing.T) { replay(t, "bookmarks") }
 
 func TestLesson08WatchList(t *testing.T) { replay(t, "watch-list") }
 
-func TestLesson09StatusAndGeneration(t *testing.T) { replay(t, "status-and-generation") }
+func TestLesson09StatusAndGeneration(t *testing.T) {
+	r := replay(t, "status-and-generation")
+	// The texts: starting the controllers sets off a chain of writes, a
+	// ReplicaSet and its 4 pods beside the Deployment's status, so the
+	// Deployment's resourceVersion lands well past the 8, 9 and 10 a store
+	// with the Deployment alone would give (what they said).
+	count := func(prefix string) int64 {
+		end := []byte(prefix)
+		end[len(end)-1]++
+		resp, err := r.Session.Store.Range(context.Background(), &mvcc.RangeRequest{Key: []byte(prefix), RangeEnd: end, CountOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Count
+	}
+	if rs, pods := count("/registry/replicasets/default/"), count("/registry/pods/default/"); rs != 1 || pods != 4 {
+		t.Errorf("the texts name a ReplicaSet and its 4 pods; the store holds %d and %d", rs, pods)
+	}
+	kv, err := r.Session.Store.Range(context.Background(), &mvcc.RangeRequest{Key: []byte("/registry/deployments/default/nginx")})
+	if err != nil || len(kv.Kvs) != 1 || kv.Kvs[0].ModRevision <= 10 {
+		t.Fatalf("the texts say the resourceVersion moved far past 10: %+v %v", kv, err)
+	}
+}
 
 func TestLesson10PatchesAndApply(t *testing.T) { replay(t, "patches-and-apply") }
 
