@@ -62,6 +62,20 @@ test('a wrong action does not pass a lesson step: writing without reading back',
   await expect(panel.getByTestId('lesson-verdict')).toHaveAttribute('data-passed', 'true', { timeout: 10_000 });
 });
 
+// A step that passes shows it: its verdict and Next come into the lesson
+// panel's view, where lesson 11's first step (a long manifest above its
+// Run) left them below the fold at 1440x900.
+test('a step that passes brings its verdict and Next into view', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openLab(page, '/lab#lesson=inside-update/1');
+  const panel = page.getByTestId('lesson-panel');
+  await expect(panel).toHaveAttribute('data-step', '1');
+  await runStep(page, lessons.find((l) => l.slug === 'inside-update')!.steps[0]);
+  await expect(panel.getByTestId('lesson-verdict')).toHaveAttribute('data-passed', 'true', { timeout: 20_000 });
+  await expect(panel.getByTestId('lesson-verdict')).toBeInViewport({ ratio: 1 });
+  await expect(panel.getByTestId('lesson-next')).toBeInViewport({ ratio: 1 });
+});
+
 test('lesson progress survives a reload, and a deep link opens a step', async ({ page }) => {
   await openLab(page);
   const panel = page.getByTestId('lesson-panel');
