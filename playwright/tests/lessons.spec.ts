@@ -76,6 +76,27 @@ test('a step that passes brings its verdict and Next into view', async ({ page }
   await expect(panel.getByTestId('lesson-next')).toBeInViewport({ ratio: 1 });
 });
 
+// A lesson's update without a resourceVersion shows it on the client's
+// card: B's "send its resourceVersion" is unticked beside "sent no
+// resourceVersion" (lesson 3 step 3), and ticked again for step 4's
+// conditional PUT.
+test('a lesson\'s PUT without a resourceVersion unticks the card\'s box', async ({ page }) => {
+  await openLab(page);
+  const panel = page.getByTestId('lesson-panel');
+  await panel.locator('[data-testid="lesson-link"][data-lesson="lost-update"]').click();
+  await panel.getByTestId('lesson-start').click();
+  const steps = lessons.find((l) => l.slug === 'lost-update')!.steps;
+  const box = page.getByTestId('client-b-send-rv');
+  for (const [i, step] of steps.entries()) {
+    await expect(panel).toHaveAttribute('data-step', String(i + 1));
+    await runStep(page, step);
+    await expect(panel.getByTestId('lesson-verdict')).toHaveAttribute('data-passed', 'true', { timeout: 20_000 });
+    if (step.id === 'b-overwrites') await expect(box).not.toBeChecked();
+    if (step.id === 'b-conflicts') await expect(box).toBeChecked();
+    await panel.getByTestId('lesson-next').click();
+  }
+});
+
 test('lesson progress survives a reload, and a deep link opens a step', async ({ page }) => {
   await openLab(page);
   const panel = page.getByTestId('lesson-panel');

@@ -366,6 +366,11 @@ export async function mountClients(lab) {
         for (const [p, v] of Object.entries(act.set || {})) setPath(obj, p, v);
         const drop = act.resourceVersion === 'drop';
         if (drop) delete obj.metadata.resourceVersion;
+        // The card's "send its resourceVersion" says what this PUT sent
+        // (it stayed ticked beside "sent no resourceVersion"), and the
+        // card's own PUT then does the same.
+        const sendRV = c.card && $(`client-${c.id}-send-rv`);
+        if (sendRV) sendRV.checked = !drop;
         method = 'PUT';
         sent = JSON.stringify(obj);
         a = await answer(c.client.update(ref, obj, { withoutResourceVersion: drop, fieldManager: act.fieldManager }));
