@@ -225,3 +225,29 @@ func TestALessonWithoutTheWatchCacheSaysSoInARealClusterNote(t *testing.T) {
 		}
 	}
 }
+
+// A step's text opens with what the step does, in words or as the command
+// to run, never with a manifest: at 1440x900 a manifest first (lesson 11
+// step 1's 36 lines of JSON) filled the panel, and what the step teaches
+// was below the fold.
+func TestAStepTextDoesNotOpenWithAManifest(t *testing.T) {
+	files := lessons.Files()
+	texts, err := fs.Glob(files, "*/*/[0-9]*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range texts {
+		if path.Base(name) == "00.md" {
+			continue
+		}
+		b, err := fs.ReadFile(files, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, body, _ := strings.Cut(string(b), "\n")
+		first, _, _ := strings.Cut(strings.TrimLeft(body, " \n"), "\n")
+		if strings.HasPrefix(first, "```") && first != "```console" {
+			t.Errorf("%s opens with a %s block: say first what the step does", name, first)
+		}
+	}
+}
