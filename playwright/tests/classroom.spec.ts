@@ -16,6 +16,36 @@ async function shot(page: Page, testInfo: TestInfo, name: string) {
 // row is a student's row on the dashboard.
 const row = (dashboard: Page, id: string) => dashboard.locator(`[data-testid="student"][data-student="${id}"]`);
 
+// Names long enough to squeeze the other columns if nothing cut them.
+const longNames = ['Maximiliane Alexandra Wolkenstein-Rodenegg', '欧阳慕容·司马长风·诸葛明月·上官婉儿·令狐冲', '김서연박지민이하늘최바다정다은강민준윤서준'];
+
+// rowsFit checks the students table at the page's size, for a class read
+// at a glance on a projector: no row is taller than two lines, a long name
+// is cut with its full text in the title, and the table stays inside its
+// panel.
+async function rowsFit(dash: Page) {
+  await expect(async () => {
+    const m = await dash.evaluate(() => {
+      const td = document.querySelector('[data-testid="student"] td')!;
+      const cs = getComputedStyle(td);
+      const lh = parseFloat(cs.lineHeight);
+      const pad = parseFloat(cs.paddingTop) + parseFloat(cs.paddingBottom);
+      const panel = document.querySelector('.panel.students')!.getBoundingClientRect();
+      const table = document.querySelector('[data-testid="students"]')!.getBoundingClientRect();
+      return {
+        rows: [...document.querySelectorAll('[data-testid="student"]')].map((r) => r.getBoundingClientRect().height),
+        twoLines: 2.5 * lh + pad,
+        tableRight: table.right, panelRight: panel.right,
+      };
+    });
+    expect(Math.max(...m.rows)).toBeLessThanOrEqual(m.twoLines);
+    expect(m.tableRight).toBeLessThanOrEqual(m.panelRight);
+  }).toPass({ timeout: 10_000 });
+  for (const name of longNames) {
+    await expect(dash.getByTestId('student-name').filter({ hasText: name })).toHaveAttribute('title', new RegExp(`^${name}`));
+  }
+}
+
 test('classroom: a teacher and three students: join by code, presence and progress on the dashboard, the teacher\'s compaction makes the reflectors relist, a student\'s compaction is refused', async ({ browser }, testInfo) => {
   test.setTimeout(300_000);
   const contexts: BrowserContext[] = [];
@@ -212,11 +242,11 @@ test('classroom: a teacher and three students: join by code, presence and progre
   for (const c of contexts.slice(0, 3)) await c.close();
 });
 
-// The dashboard in the class's language: Chinese and Korean, read at
-// 1440x900 and 1920x1080 like the English one. The students here join over
-// HTTP only (no lab open): the dashboard lists them, not connected, with
-// what they did (a blind write, a passed step).
-for (const [lang, locale, connected, where] of [['zh', 'zh-CN', '已连接的学生', '未连接'], ['ko', 'ko-KR', '연결된 학생', '연결 안 됨']] as const) {
+// The dashboard in the class's language: English, Chinese and Korean, read
+// at 1440x900 and 1920x1080. The students here join over HTTP only (no lab
+// open): the dashboard lists them, not connected, with what they did (a
+// blind write, a passed step); two more with long names only join.
+for (const [lang, locale, connected, where] of [['en', 'en-US', 'students connected', 'not connected'], ['zh', 'zh-CN', '已连接的学生', '未连接'], ['ko', 'ko-KR', '연결된 학생', '연결 안 됨']] as const) {
   test(`classroom: the dashboard in ${lang}`, async ({ browser }, testInfo) => {
     const ctx = await browser.newContext({ locale, viewport: { width: 1440, height: 900 } });
     const r = await ctx.request.post('/sessions', { data: {} });
@@ -233,6 +263,11 @@ for (const [lang, locale, connected, where] of [['zh', 'zh-CN', '已连接的学
       expect((await other.request.put(`${cms}/cm-${i}`, { headers: token, data: { metadata: { name: `cm-${i}` }, data: { a: '1' } } })).status()).toBe(200);
       await other.close();
     }
+    for (const name of longNames) {
+      const other = await browser.newContext();
+      expect((await other.request.post(`/s/${id}/join`, { data: { code: joinCode, name } })).status()).toBe(201);
+      await other.close();
+    }
     expect((await ctx.request.post(`/s/${id}/rvplay/v1/push`, { data: { lesson: 'lost-update', step: 1 } })).status()).toBe(200);
     const dash = await ctx.newPage();
     await dash.goto(`/s/${id}/dashboard`);
@@ -244,8 +279,10 @@ for (const [lang, locale, connected, where] of [['zh', 'zh-CN', '已连接的学
     // The push form shows where the class is.
     await expect(dash.getByTestId('push-lesson')).toHaveValue('lost-update');
     await expect(dash.getByTestId('push-step')).toHaveValue('1');
+    await rowsFit(dash);
     await shot(dash, testInfo, `dashboard in ${lang} at 1440x900`);
     await dash.setViewportSize({ width: 1920, height: 1080 });
+    await rowsFit(dash);
     await shot(dash, testInfo, `dashboard in ${lang} at 1920x1080`);
     await ctx.close();
   });

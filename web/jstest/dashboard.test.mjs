@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import './setup.mjs';
-import { watchState, findingsList, misconceptionCount, connected, activeLessons, where, mergeRoster, exchangeRow } from '../static/js/dashboardview.js';
+import { watchState, findingsList, misconceptionCount, connected, activeLessons, where, whereParts, mergeRoster, exchangeRow } from '../static/js/dashboardview.js';
 
 const detectors = [
   { name: 'retry-409-without-reread', kind: 'misconception' },
@@ -40,6 +40,10 @@ test('where a student is, and who is connected', () => {
   assert.equal(where({ connections: 1, lesson: '' }, '', 0), 'lesson list');
   assert.equal(where({ connections: 1, lesson: 'x', step: 0 }, 'Lost update', 5), 'Lost update · introduction');
   assert.equal(where({ connections: 2, lesson: 'x', step: 2 }, 'Lost update', 5), 'Lost update · step 2 of 5');
+  // The lesson and its step apart: the dashboard gives each a line, so a
+  // long title is cut and the step still shows.
+  assert.deepEqual(whereParts({ connections: 2, lesson: 'x', step: 2 }, 'Lost update', 5), ['Lost update', 'step 2 of 5']);
+  assert.deepEqual(whereParts({ connections: 0, lesson: 'x', step: 2 }, 'Lost update', 5), ['not connected']);
   const people = [{ role: 'student', connections: 1 }, { role: 'student', connections: 0 }, { role: 'teacher', connections: 1 }];
   assert.deepEqual(connected(people), { n: 1, total: 2 });
 });

@@ -11,7 +11,7 @@ import { setLanguage, chosenLanguage, t, lang, onLanguageChange } from './i18n.j
 import { Backoff } from './connection.js';
 import { channelURL } from './channel.js';
 import { KNOWN, isDuration, changed, settingsLine } from './settings.js';
-import { watchState, findingsList, misconceptionCount, students, connected, activeLessons, where, mergeRoster, exchangeRow } from './dashboardview.js';
+import { watchState, findingsList, misconceptionCount, students, connected, activeLessons, where, whereParts, mergeRoster, exchangeRow } from './dashboardview.js';
 
 const cfg = JSON.parse($('dashboard-config').textContent);
 const frame = new Frame();
@@ -81,20 +81,22 @@ function renderStudents() {
     return el('tr', { 'data-testid': 'student', 'data-student': p.id, 'data-connected': String(p.connections > 0), 'data-lesson': p.lesson || '', 'data-step': String(p.step || 0) },
       el('td', { class: 'who' },
         el('span', { class: `dot${p.connections > 0 ? ' on' : ''}`, 'aria-hidden': 'true' }),
-        el('button', { type: 'button', class: 'link', 'data-testid': 'student-name', title: t('dash.ex.open'), onclick: guard(() => showExchanges(p)), text: p.name || p.id })),
-      el('td', { 'data-testid': 'student-where', text: where(p, titleOf(p.lesson), steps) }),
+        el('button', { type: 'button', class: 'link', 'data-testid': 'student-name', title: `${p.name || p.id} · ${t('dash.ex.open')}`, onclick: guard(() => showExchanges(p)), text: p.name || p.id })),
+      el('td', { class: 'where', 'data-testid': 'student-where', title: where(p, titleOf(p.lesson), steps) },
+        // A line each; the hidden separator keeps the cell's text where's.
+        ...whereParts(p, titleOf(p.lesson), steps).flatMap((text, i) => [i ? el('span', { class: 'visually-hidden', text: ' · ' }) : null, el('span', { class: 'part', text })])),
       el('td', { 'data-testid': 'student-progress' },
         p.lesson && steps ? el('b', { text: t('dash.progress', { n: passedHere, total: steps }) }) : null,
         el('small', { class: 'muted', text: t('dash.progress.all', { n: passedAll }) })),
       el('td', { 'data-testid': 'student-watches' }, p.watches?.length
         ? el('ul', { class: 'watch-list' }, ...p.watches.map((w) => {
           const s = watchState(w);
-          return el('li', { class: `watch ${s.kind}`, 'data-testid': 'student-watch', 'data-kind': s.kind, title: `${w.client || ''} ${w.path}` },
+          return el('li', { class: `watch ${s.kind}`, 'data-testid': 'student-watch', 'data-kind': s.kind, title: `${s.text} · ${w.client || ''} ${w.path}` },
             el('span', { class: 'client', text: w.client || '?' }), ' ', s.text);
         }))
         : el('span', { class: 'muted', text: t('dash.nowatches') })),
       el('td', { 'data-testid': 'student-findings', 'data-count': String(misconceptionCount(p.findings, cls.detectors)) }, found.length
-        ? el('ul', { class: 'finding-list' }, ...found.map((f) => el('li', { class: f.kind }, `${f.kind === 'practice' ? '✓ ' : ''}${f.text} ×${f.n}`)))
+        ? el('ul', { class: 'finding-list' }, ...found.map((f) => el('li', { class: f.kind, title: f.text }, `${f.kind === 'practice' ? '✓ ' : ''}${f.text} ×${f.n}`)))
         : el('span', { class: 'muted', text: t('dash.none') })));
   });
   $('students-body').replaceChildren(...rows);

@@ -55,14 +55,18 @@ export function activeLessons(lessons, push) {
     || l.steps.some((s) => s.passed > 0) || Object.values(l.findings || {}).some((n) => n > 0));
 }
 
-// where says where a person is: their lesson and step, the lesson list,
-// or not connected.
-export function where(p, title, steps) {
-  if (!p.connections) return t('dash.offline');
-  if (!p.lesson) return t('dash.lessonlist');
-  if (!p.step) return `${title} · ${t('dash.intro')}`;
-  return `${title} · ${t('dash.stepof', { n: p.step, total: steps || '?' })}`;
+// whereParts says where a person is: their lesson and step, the lesson
+// list, or not connected; the lesson's title and its step apart, so that
+// the dashboard can cut a long title and still show the step.
+export function whereParts(p, title, steps) {
+  if (!p.connections) return [t('dash.offline')];
+  if (!p.lesson) return [t('dash.lessonlist')];
+  if (!p.step) return [title, t('dash.intro')];
+  return [title, t('dash.stepof', { n: p.step, total: steps || '?' })];
 }
+
+// where is whereParts in one line.
+export const where = (p, title, steps) => whereParts(p, title, steps).join(' · ');
 
 // mergeRoster takes the channel's newest roster into the class's people:
 // presence from the roster, everything else from the last GET.
