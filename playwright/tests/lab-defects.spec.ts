@@ -239,6 +239,13 @@ for (const [width, height] of [[1280, 720], [1920, 1080]]) {
       return Math.max(...tops) - Math.min(...tops);
     });
     expect(rows).toBeLessThan(12);
+    // At 1920 wide the connection status is whole: it gives way with "…"
+    // only on smaller screens.
+    if (width >= 1920) {
+      const conn = page.getByTestId('conn-status');
+      await expect(conn).toHaveText('ready · the engine runs in this page');
+      expect(await conn.evaluate((c) => c.scrollWidth <= c.clientWidth)).toBe(true);
+    }
 
     // The client cards keep their logs.
     for (const id of ['a', 'b']) {
