@@ -239,12 +239,20 @@ for (const [width, height] of [[1280, 720], [1920, 1080]]) {
       return Math.max(...tops) - Math.min(...tops);
     });
     expect(rows).toBeLessThan(12);
-    // At 1920 wide the connection status is whole: it gives way with "…"
-    // only on smaller screens.
+    // At 1920 wide the connection status is whole, offline and beside a
+    // guarded session's random id: it gives way with "…" only on smaller
+    // screens.
     if (width >= 1920) {
       const conn = page.getByTestId('conn-status');
       await expect(conn).toHaveText('ready · the engine runs in this page');
       expect(await conn.evaluate((c) => c.scrollWidth <= c.clientWidth)).toBe(true);
+      const session = await page.context().newPage();
+      await session.setViewportSize({ width, height });
+      await openLab(session, `/s/${await newSession(page.request)}/`);
+      await expect(session.locator('html')).toHaveClass(/present/);
+      await expect(session.getByTestId('conn-status')).toHaveText('live · the server answers');
+      expect(await session.getByTestId('conn-status').evaluate((c) => c.scrollWidth <= c.clientWidth)).toBe(true);
+      await session.close();
     }
 
     // The client cards keep their logs.
