@@ -8,6 +8,7 @@
 
 import { $ } from './dom.js';
 import { t, lang } from './i18n.js';
+import { said } from './notice.js';
 import { Backoff } from './connection.js';
 
 // ---- the pure parts ---------------------------------------------------------
@@ -82,13 +83,13 @@ export function mountChannel(lab) {
         lab.settings?.refresh();
         break;
       case 'reset':
-        lab.notice(t('channel.reset'));
+        lab.notice(said('channel.reset'));
         lab.etcd_view?.readKeys().catch(() => {});
         lab.settings?.refresh();
         break;
       case 'ended':
         ended = true;
-        lab.notice(t('channel.ended'), 'error');
+        lab.notice(said('channel.ended'), 'error');
         break;
       case 'error':
         console.warn('session channel:', m.message);

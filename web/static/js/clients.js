@@ -21,6 +21,7 @@
 
 import { $ } from './dom.js';
 import { t } from './i18n.js';
+import { said } from './notice.js';
 import { lookupResource, itemPath, collectionPath } from './kube.js';
 import { ExchangeLog, outcomeOf, renderOutcome, statusLine, shortPath } from './exchanges.js';
 import { toYAML } from './console/yaml.js';
@@ -254,7 +255,7 @@ export async function mountClients(lab) {
     const c = await lab.transport.request('POST', collectionPath(subject.resource, namespace), { headers: JSONH, body });
     if (c.status !== 201) return false;
     lab.afterWrite();
-    lab.notice(t('clients.created', { ref: `${subject.resource.kind.toLowerCase()}/${subject.name}` }));
+    lab.notice(said('clients.created', { ref: `${subject.resource.kind.toLowerCase()}/${subject.name}` }));
     return true;
   }
 

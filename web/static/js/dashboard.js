@@ -8,6 +8,7 @@
 
 import { $, el, Frame } from './dom.js';
 import { setLanguage, chosenLanguage, t, lang, onLanguageChange } from './i18n.js';
+import { createNotice, said } from './notice.js';
 import { Backoff } from './connection.js';
 import { channelURL } from './channel.js';
 import { KNOWN, isDuration, changed, settingsLine } from './settings.js';
@@ -22,9 +23,7 @@ let ended = false;
 const refOf = (slug) => (cfg.lessons || []).find((l) => l.slug === slug);
 const titleOf = (slug) => { const r = refOf(slug); return r ? (r.titles?.[lang()] || r.titles?.en || slug) : slug; };
 
-function notice(text, kind = 'info') {
-  frame.schedule('notice', () => { $('notice').textContent = text; $('notice').dataset.kind = kind; });
-}
+const { show: notice } = createNotice(frame);
 
 // api sends a request to the session with the page's cookie and answers
 // the decoded body; a refusal throws with the server's message.
@@ -44,7 +43,7 @@ async function api(method, path, body, contentType = 'application/json') {
 }
 
 const guard = (fn) => async (...args) => {
-  try { return await fn(...args); } catch (e) { console.error(e); notice(t('notice.error', { message: e.message }), 'error'); return undefined; }
+  try { return await fn(...args); } catch (e) { console.error(e); notice(said('notice.error', { message: e.message }), 'error'); return undefined; }
 };
 
 // ---- the class, rendered -------------------------------------------------------
@@ -131,8 +130,8 @@ async function poll() {
     cls = await api('GET', '/rvplay/v1/class');
     render();
   } catch (e) {
-    if (e.status === 401 || e.status === 403 || e.status === 404) { ended = true; notice(t('dash.ended'), 'error'); return; }
-    notice(t('notice.error', { message: e.message }), 'error');
+    if (e.status === 401 || e.status === 403 || e.status === 404) { ended = true; notice(said('dash.ended'), 'error'); return; }
+    notice(said('notice.error', { message: e.message }), 'error');
   }
 }
 
@@ -151,7 +150,7 @@ function connectChannel() {
         cls = { ...cls, people: mergeRoster(cls.people, m.people) };
         render();
       }
-      if (m.type === 'ended') { ended = true; notice(t('dash.ended'), 'error'); }
+      if (m.type === 'ended') { ended = true; notice(said('dash.ended'), 'error'); }
     });
     ws.addEventListener('close', () => {
       if (ended) { state('lost', 'dash.ended'); return; }
@@ -233,7 +232,7 @@ function wireControls() {
     const lesson = $('push-lesson').value;
     const step = Number($('push-step').value);
     const r = await api('POST', '/rvplay/v1/push', { lesson, step });
-    notice(t('dash.push.done', { n: r.delivered, lesson: titleOf(lesson), where: step ? t('dash.push.stepn', { n: step }) : t('dash.intro') }));
+    notice(() => t('dash.push.done', { n: r.delivered, lesson: titleOf(lesson), where: step ? t('dash.push.stepn', { n: step }) : t('dash.intro') }));
     await poll();
   }));
   $('dash-compact').addEventListener('click', guard(async () => {
@@ -241,13 +240,13 @@ function wireControls() {
     const rev = cls?.revision;
     if (!rev || !(await confirmDialog(t('dash.compact.confirm', { rev })))) return;
     await api('POST', '/v3/kv/compaction', { revision: String(rev) });
-    notice(t('dash.compact.done', { rev }));
+    notice(said('dash.compact.done', { rev }));
     await poll();
   }));
   $('dash-reset').addEventListener('click', guard(async () => {
     if (!(await confirmDialog(t('dash.reset.confirm')))) return;
     await api('POST', '/rvplay/v1/reset');
-    notice(t('dash.reset.done'));
+    notice(said('dash.reset.done'));
     await poll();
   }));
   $('dash-end').addEventListener('click', guard(async () => {

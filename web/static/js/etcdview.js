@@ -15,6 +15,7 @@
 
 import { $, el, keyPath } from './dom.js';
 import { t, onLanguageChange } from './i18n.js';
+import { said } from './notice.js';
 import { GatewayError } from './etcd.js';
 import { tickOp } from './ticks.js';
 
@@ -62,7 +63,7 @@ export function mountEtcd(lab) {
       await refreshRunning;
       refreshQueued = false;
       lastRefresh = performance.now();
-      refreshRunning = readKeys().catch((e) => lab.notice(t('notice.error', { message: `etcd: ${e.message}` }), 'error'));
+      refreshRunning = readKeys().catch((e) => lab.notice(said('notice.error', { message: `etcd: ${e.message}` }), 'error'));
     }, wait);
   }
 
@@ -218,7 +219,7 @@ export function mountEtcd(lab) {
     try {
       if (await readable(revs.lowest())) return;
       const rev = await learnCompaction();
-      if (rev) { lab.notice(t('notice.compactedby', { rev })); refresh(); }
+      if (rev) { lab.notice(said('notice.compactedby', { rev })); refresh(); }
     } catch { /* the connection monitor reports network failures */ }
   }
 
@@ -236,9 +237,9 @@ export function mountEtcd(lab) {
     try {
       await lab.etcd.compact(rev);
       revs.seeCompaction(rev);
-      lab.notice(t('notice.compacted', { rev }));
+      lab.notice(said('notice.compacted', { rev }));
     } catch (e) {
-      lab.notice(t('notice.compactfailed', { message: e.message }), 'error');
+      lab.notice(said('notice.compactfailed', { message: e.message }), 'error');
     }
     refresh();
   }

@@ -12,7 +12,7 @@ import { pausedOp, COMPACT_REV_KEY } from './ticks.js';
 import { History } from './history.js';
 import { $, Frame } from './dom.js';
 import { setLanguage, chosenLanguage, t } from './i18n.js';
-import { createNotice, errorText } from './notice.js';
+import { createNotice, errorText, said } from './notice.js';
 import { Revisions } from './revisions.js';
 import { Connection } from './connection.js';
 import { mountHeader } from './header.js';
@@ -126,7 +126,7 @@ lab.replay = async (ops) => {
 // starts from the same revision whatever its first operation is.
 async function bootSession() {
   const r = await lab.transport.request('GET', '/api/v1/namespaces/default');
-  if (r.status >= 500) notice(t('notice.error', { message: `the Kubernetes API answered ${r.status}` }), 'error');
+  if (r.status >= 500) notice(said('notice.error', { message: `the Kubernetes API answered ${r.status}` }), 'error');
 }
 
 // resetLab starts over: offline a fresh store in the page; on a server
@@ -212,7 +212,7 @@ async function start() {
     await lab.restored; // a restore still replaying would write into the fresh store
     await lab.resetLab();
     lab.history.replace([]);
-    notice(t('notice.reset', { rev: lab.revisions.head }));
+    notice(said('notice.reset', { rev: lab.revisions.head }));
   }));
 
   try {

@@ -5,6 +5,7 @@
 
 import { $, el } from './dom.js';
 import { t } from './i18n.js';
+import { said } from './notice.js';
 import { History, encodeShare, decodeShare } from './history.js';
 
 // offlineURL is where a shared history replays: the offline lab's address
@@ -33,9 +34,9 @@ export function mountLabFile(lab) {
   async function importOps(ops, label) {
     await lab.resetLab();
     lab.history.replace(ops);
-    lab.notice(t('notice.replaying', { n: ops.length, label }));
+    lab.notice(said('notice.replaying', { n: ops.length, label }));
     await lab.replay(ops);
-    lab.notice(t('notice.replayed', { n: ops.length, label, rev: lab.revisions.head }));
+    lab.notice(said('notice.replayed', { n: ops.length, label, rev: lab.revisions.head }));
     $('lab').dataset.replayed = String(ops.length);
   }
 
@@ -48,7 +49,7 @@ export function mountLabFile(lab) {
       await lab.restored;
       await importOps(ops, t('label.file', { name: file.name }));
     } catch (e) {
-      lab.notice(t('notice.importfailed', { message: e.message }), 'error');
+      lab.notice(said('notice.importfailed', { message: e.message }), 'error');
     }
   }
 
@@ -60,9 +61,9 @@ export function mountLabFile(lab) {
     input.select();
     try {
       await navigator.clipboard.writeText(url);
-      lab.notice(t('share.copied'));
+      lab.notice(said('share.copied'));
     } catch {
-      lab.notice(t('share.ready'));
+      lab.notice(said('share.ready'));
     }
   }
 
@@ -84,16 +85,16 @@ export function mountLabFile(lab) {
         await importOps(ops, t('label.sharelink'));
         lab.history.replaceState(location.pathname + location.search, ops);
       } catch (e) {
-        lab.notice(t('notice.sharefailed', { message: e.message }), 'error');
+        lab.notice(said('notice.sharefailed', { message: e.message }), 'error');
       }
       return;
     }
     if (server) return;
     const ops = lab.history.load();
     if (!ops.length) return;
-    lab.notice(t('notice.restoring', { n: ops.length }));
+    lab.notice(said('notice.restoring', { n: ops.length }));
     await lab.replay(ops);
-    lab.notice(t('notice.restored', { n: ops.length, rev: lab.revisions.head }));
+    lab.notice(said('notice.restored', { n: ops.length, rev: lab.revisions.head }));
     $('lab').dataset.replayed = String(ops.length);
   }
 

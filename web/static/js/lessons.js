@@ -12,6 +12,7 @@
 
 import { $, el } from './dom.js';
 import { t, lang, onLanguageChange } from './i18n.js';
+import { said } from './notice.js';
 import { renderMarkdown, splitText } from './markdown.js';
 import { resourceForKind } from './kube.js';
 
@@ -486,7 +487,7 @@ export function mountLessons(lab) {
       // On a shared session someone (the teacher) may have set it up and
       // may alone change its settings: go on with what is there.
       if (!server) throw e;
-      lab.notice(t('lessons.setupfailed', { message: e.message }), 'error');
+      lab.notice(said('lessons.setupfailed', { message: e.message }), 'error');
       r = { seq: await newestSeq(lesson, 1) };
     }
     lab.afterWrite();

@@ -3,7 +3,7 @@
 // uncaught error ("Failed to fetch", "[object Object]").
 
 import { $ } from './dom.js';
-import { t } from './i18n.js';
+import { t, onLanguageChange } from './i18n.js';
 
 export function errorText(e) {
   if (e?.name === 'NetworkError') return t('notice.network');
@@ -12,14 +12,29 @@ export function errorText(e) {
   try { return JSON.stringify(e); } catch { return String(e); }
 }
 
+// said is a notice's text that is said again in each language the reader
+// picks while it is shown: t(key, params), with params as they are when
+// the notice is shown (a revision the lab has since moved past stays).
+export const said = (key, params) => () => t(key, params);
+
+// createNotice's show takes the notice's text, or a function that says it
+// (said): that one is said again in the language the reader picks while
+// it is shown, where a text stays as it was written.
 export function createNotice(frame) {
-  const show = (text, kind = 'info') => {
+  let shown = null; // { text, kind }: the notice on the line
+  const render = () => {
+    const { text, kind } = shown;
     frame.schedule('notice', () => {
       const n = $('notice');
-      n.textContent = text;
+      n.textContent = typeof text === 'function' ? text() : text;
       n.dataset.kind = kind;
     });
   };
+  const show = (text, kind = 'info') => {
+    shown = { text, kind };
+    render();
+  };
+  onLanguageChange(() => { if (typeof shown?.text === 'function') render(); });
   // guard(fn) returns a handler that runs fn and shows what it threw.
   const guard = (fn) => async (...args) => {
     try {
