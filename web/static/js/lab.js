@@ -11,7 +11,7 @@ import { Etcd, b64 } from './etcd.js';
 import { pausedOp, COMPACT_REV_KEY } from './ticks.js';
 import { History } from './history.js';
 import { $, Frame } from './dom.js';
-import { setLanguage, chosenLanguage, t } from './i18n.js';
+import { setLanguage, chosenLanguage } from './i18n.js';
 import { createNotice, errorText, said } from './notice.js';
 import { Revisions } from './revisions.js';
 import { Connection } from './connection.js';
