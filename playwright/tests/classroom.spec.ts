@@ -20,9 +20,9 @@ const row = (dashboard: Page, id: string) => dashboard.locator(`[data-testid="st
 const longNames = ['Maximiliane Alexandra Wolkenstein-Rodenegg', '欧阳慕容·司马长风·诸葛明月·上官婉儿·令狐冲', '김서연박지민이하늘최바다정다은강민준윤서준'];
 
 // rowsFit checks the students table at the page's size, for a class read
-// at a glance on a projector: no row is taller than two lines, a long name
-// is cut with its full text in the title, and the table stays inside its
-// panel.
+// at a glance on a projector: no row is taller than two lines, no text in
+// it is smaller than 15 px (dashboard.css's promise), a long name is cut
+// with its full text in the title, and the table stays inside its panel.
 async function rowsFit(dash: Page) {
   await expect(async () => {
     const m = await dash.evaluate(() => {
@@ -36,9 +36,13 @@ async function rowsFit(dash: Page) {
         rows: [...document.querySelectorAll('[data-testid="student"]')].map((r) => r.getBoundingClientRect().height),
         twoLines: 2.5 * lh + pad,
         tableRight: table.right, panelRight: panel.right,
+        smallest: Math.min(...[...document.querySelectorAll('[data-testid="students"] :is(th, td, td *)')]
+          .filter((e) => [...e.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim()))
+          .map((e) => parseFloat(getComputedStyle(e).fontSize))),
       };
     });
     expect(Math.max(...m.rows)).toBeLessThanOrEqual(m.twoLines);
+    expect(m.smallest).toBeGreaterThanOrEqual(15);
     expect(m.tableRight).toBeLessThanOrEqual(m.panelRight);
   }).toPass({ timeout: 10_000 });
   for (const name of longNames) {
