@@ -34,6 +34,11 @@ type Response struct {
 	Header Header
 	Body   []byte
 	Stream Stream
+	// Revision is the store revision an etcd answer's header carries (0:
+	// none), said by the API that made the answer for the session's record
+	// of exchanges, which would otherwise read it back out of Body's JSON
+	// on every request.
+	Revision int64
 }
 
 // Stream yields the frames of a long-lived response, each a complete

@@ -227,7 +227,7 @@ func BenchmarkRecordEtcdExchange(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			req := &api.Request{Method: "POST", Path: c.path, Header: hdr, Body: []byte(c.body)}
-			resp := &api.Response{Status: 200, Body: []byte(c.answer)}
+			resp := &api.Response{Status: 200, Body: []byte(c.answer), Revision: 123456}
 			start := s.clock.Now()
 			b.ReportAllocs()
 			for b.Loop() {

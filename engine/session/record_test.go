@@ -83,8 +83,19 @@ func TestAConflictIsRecordedWithTheStaleAndTheCurrentResourceVersion(t *testing.
 func TestTheEtcdGatewayIsRecordedToo(t *testing.T) {
 	s := open(t, "t", Options{})
 	serve(s, "POST", "/v3/kv/put", `{"key":"YQ==","value":"Yg=="}`)
-	if e := last(t, s); e.Protocol != ProtocolEtcd || e.Verb() != "put" || e.Status != 200 || e.Revision != 2 {
+	if e := last(t, s); e.Protocol != ProtocolEtcd || e.Verb() != "put" || e.Status != 200 || e.Revision != 2 || e.RV != "2" {
 		t.Fatalf("put: %+v", e)
+	}
+	// An answer's revision is its header's, as the gateway said it: a
+	// lease's keep-alive carries its header inside "result".
+	serve(s, "POST", "/v3/kv/range", `{"key":"YQ=="}`)
+	if e := last(t, s); e.Verb() != "range" || e.RV != "2" {
+		t.Fatalf("range: %+v", e)
+	}
+	serve(s, "POST", "/v3/lease/grant", `{"TTL":"60","ID":"7"}`)
+	serve(s, "POST", "/v3/lease/keepalive", `{"ID":"7"}`)
+	if e := last(t, s); e.Status != 200 || e.RV != "2" {
+		t.Fatalf("keep-alive: %+v", e)
 	}
 	serve(s, "POST", "/v3/kv/compaction", `{"revision":"2"}`)
 	serve(s, "POST", "/v3/kv/range", `{"key":"YQ==","revision":"1"}`)

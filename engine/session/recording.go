@@ -49,8 +49,8 @@ func (s *Session) record(ctx context.Context, req *api.Request, resp *api.Respon
 	}
 	if proto == ProtocolEtcd {
 		etcdRequest(&e, req.Path, req.Body)
-		if e.Status == 200 && resp.Stream == nil {
-			e.RV = memberPath(resp.Body, "header", "revision")
+		if e.Status == 200 && resp.Revision > 0 {
+			e.RV = strconv.FormatInt(resp.Revision, 10)
 		}
 	}
 	if proto == ProtocolKubernetes {

@@ -173,7 +173,7 @@ func (g *Gateway) serveRange(ctx context.Context, body []byte) *api.Response {
 	if err != nil {
 		return grpcError(err)
 	}
-	return ok(appendRange(answerBuffer(out.Kvs...), g.Header(out.Header.Revision), out))
+	return ok(appendRange(answerBuffer(out.Kvs...), g.Header(out.Header.Revision), out), out.Header.Revision)
 }
 
 func (g *Gateway) servePut(ctx context.Context, body []byte) *api.Response {
@@ -185,7 +185,7 @@ func (g *Gateway) servePut(ctx context.Context, body []byte) *api.Response {
 	if err != nil {
 		return grpcError(err)
 	}
-	return ok(appendPut(answerBuffer(out.PrevKv), g.Header(out.Header.Revision), out))
+	return ok(appendPut(answerBuffer(out.PrevKv), g.Header(out.Header.Revision), out), out.Header.Revision)
 }
 
 func (g *Gateway) serveDeleteRange(ctx context.Context, body []byte) *api.Response {
@@ -197,7 +197,7 @@ func (g *Gateway) serveDeleteRange(ctx context.Context, body []byte) *api.Respon
 	if err != nil {
 		return grpcError(err)
 	}
-	return ok(appendDeleteRange(answerBuffer(out.PrevKvs...), g.Header(out.Header.Revision), out))
+	return ok(appendDeleteRange(answerBuffer(out.PrevKvs...), g.Header(out.Header.Revision), out), out.Header.Revision)
 }
 
 func (g *Gateway) serveTxn(ctx context.Context, body []byte) *api.Response {
@@ -209,7 +209,7 @@ func (g *Gateway) serveTxn(ctx context.Context, body []byte) *api.Response {
 	if err != nil {
 		return grpcError(err)
 	}
-	return ok(appendTxn(answerBuffer(), g.Header(out.Header.Revision), out))
+	return ok(appendTxn(answerBuffer(), g.Header(out.Header.Revision), out), out.Header.Revision)
 }
 
 func (g *Gateway) serveCompaction(ctx context.Context, body []byte) *api.Response {
@@ -221,7 +221,7 @@ func (g *Gateway) serveCompaction(ctx context.Context, body []byte) *api.Respons
 	if err != nil {
 		return grpcError(err)
 	}
-	return ok(appendCompaction(nil, g.Header(out.Header.Revision)))
+	return ok(appendCompaction(nil, g.Header(out.Header.Revision)), out.Header.Revision)
 }
 
 // checkSend is the gRPC server's send limit on an answer of size bytes.
@@ -262,8 +262,10 @@ func jsonHeader() api.Header {
 // a map and five slices per request on the hot path.
 var okHeader = jsonHeader()
 
-func ok(body []byte) *api.Response {
-	return &api.Response{Status: 200, Header: okHeader, Body: body}
+// ok is a success: body, whose header carries the store revision rev (0:
+// an answer without one), which the answer says for the session's record.
+func ok(body []byte, rev int64) *api.Response {
+	return &api.Response{Status: 200, Header: okHeader, Body: body, Revision: rev}
 }
 
 // plainError is grpc-gateway's answer for unknown paths and methods

@@ -61,7 +61,7 @@ func (g *Gateway) serveLeaseGrant(ctx context.Context, body []byte) *api.Respons
 	o.header(g.Header(out.Header.Revision))
 	o.int("ID", out.ID)
 	o.int("TTL", out.TTL)
-	return ok(append(o.b, '}'))
+	return ok(append(o.b, '}'), out.Header.Revision)
 }
 
 func (g *Gateway) serveLeaseRevoke(ctx context.Context, body []byte) *api.Response {
@@ -75,7 +75,7 @@ func (g *Gateway) serveLeaseRevoke(ctx context.Context, body []byte) *api.Respon
 	}
 	o := obj{b: []byte{'{'}}
 	o.header(g.Header(h.Revision))
-	return ok(append(o.b, '}'))
+	return ok(append(o.b, '}'), h.Revision)
 }
 
 // serveLeaseKeepAlive renews the lease and answers its TTL: 0 for a
@@ -92,11 +92,12 @@ func (g *Gateway) serveLeaseKeepAlive(ctx context.Context, body []byte) *api.Res
 	if err != nil {
 		return grpcError(err)
 	}
+	rev := g.store.Rev()
 	o := obj{b: []byte(`{"result":{`)}
-	o.header(g.Header(g.store.Rev()))
+	o.header(g.Header(rev))
 	o.int("ID", id)
 	o.int("TTL", ttl)
-	return ok(append(o.b, "}}\n"...))
+	return ok(append(o.b, "}}\n"...), rev)
 }
 
 // serveLeaseTimeToLive answers an unknown lease with TTL -1, not an
@@ -132,7 +133,7 @@ func (g *Gateway) serveLeaseTimeToLive(ctx context.Context, body []byte) *api.Re
 		}
 		o.b = append(o.b, ']')
 	}
-	return ok(append(o.b, '}'))
+	return ok(append(o.b, '}'), out.Header.Revision)
 }
 
 func (g *Gateway) serveLeaseLeases(ctx context.Context, body []byte) *api.Response {
@@ -155,5 +156,5 @@ func (g *Gateway) serveLeaseLeases(ctx context.Context, body []byte) *api.Respon
 		}
 		o.b = append(o.b, ']')
 	}
-	return ok(append(o.b, '}'))
+	return ok(append(o.b, '}'), h.Revision)
 }

@@ -75,7 +75,7 @@ func (g *Gateway) serveAlarm(ctx context.Context, body []byte) *api.Response {
 		}
 		o.b = append(o.b, ']')
 	}
-	return ok(append(o.b, '}'))
+	return ok(append(o.b, '}'), 0)
 }
 
 func (g *Gateway) serveDefragment(ctx context.Context, body []byte) *api.Response {
@@ -85,7 +85,7 @@ func (g *Gateway) serveDefragment(ctx context.Context, body []byte) *api.Respons
 	if err := g.Defragment(ctx); err != nil {
 		return grpcError(err)
 	}
-	return ok([]byte("{}"))
+	return ok([]byte("{}"), 0)
 }
 
 // serveStatus answers /v3/maintenance/status with Status: the 3.4
@@ -104,7 +104,7 @@ func (g *Gateway) serveStatus(body []byte) *api.Response {
 		raftAppliedIndex: st.RaftAppliedIndex,
 		errors:           st.Errors,
 		dbSizeInUse:      st.DBSizeInUse,
-	}))
+	}), st.Header.Revision)
 }
 
 // alarmText is an AlarmMember in protobuf's text format, which is how etcd
