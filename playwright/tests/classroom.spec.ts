@@ -21,7 +21,8 @@ const longNames = ['Maximiliane Alexandra Wolkenstein-Rodenegg', '欧阳慕容·
 
 // rowsFit checks the students table at the page's size, for a class read
 // at a glance on a projector: no row is taller than two lines, no text in
-// it is smaller than 15 px (dashboard.css's promise), a long name is cut
+// it is smaller than 15 px (dashboard.css's promise), the findings'
+// heading is not broken inside its word, a long name is cut
 // with its full text in the title, and the table stays inside its panel.
 async function rowsFit(dash: Page) {
   await expect(async () => {
@@ -36,6 +37,13 @@ async function rowsFit(dash: Page) {
         rows: [...document.querySelectorAll('[data-testid="student"]')].map((r) => r.getBoundingClientRect().height),
         twoLines: 2.5 * lh + pad,
         tableRight: table.right, panelRight: panel.right,
+        // The findings column's heading, one word in every language: the
+        // lines its text takes.
+        findingsHeadLines: (() => {
+          const range = document.createRange();
+          range.selectNodeContents(document.querySelector('[data-testid="students"] th:nth-child(5)')!);
+          return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+        })(),
         smallest: Math.min(...[...document.querySelectorAll('[data-testid="students"] :is(th, td, td *)')]
           .filter((e) => [...e.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim()))
           .map((e) => parseFloat(getComputedStyle(e).fontSize))),
@@ -43,6 +51,7 @@ async function rowsFit(dash: Page) {
     });
     expect(Math.max(...m.rows)).toBeLessThanOrEqual(m.twoLines);
     expect(m.smallest).toBeGreaterThanOrEqual(15);
+    expect(m.findingsHeadLines).toBe(1);
     expect(m.tableRight).toBeLessThanOrEqual(m.panelRight);
   }).toPass({ timeout: 10_000 });
   for (const name of longNames) {
