@@ -30,6 +30,16 @@ for (const lesson of lessons) {
       await runStep(page, step);
       await expect(panel.getByTestId('lesson-verdict'), `step ${n} (${step.id})`).toHaveAttribute('data-passed', 'true', { timeout: 20_000 });
       if (keyStep[lesson.slug] === step.id) await attachShots(page, testInfo, `lesson ${lesson.number} ${lesson.slug}: ${step.id}`);
+      if (lesson.slug === 'retry-on-conflict' && step.id === 'fresh-read') {
+        // B's log parts its retry runs: the cached reads' run gave up,
+        // and the fresh read's run begins after that, under its backoff.
+        const notes = page.getByTestId('client-b-log').getByTestId('log-note');
+        const texts = await notes.allInnerTexts();
+        const gaveUp = texts.findLastIndex((x) => x === messages['clients.gaveUp'].replace('{n}', '5'));
+        const lastRun = texts.findLastIndex((x) => x === messages['clients.retryRun'].replace('{backoff}', 'DefaultBackoff'));
+        expect(gaveUp, texts.join('\n')).toBeGreaterThan(-1);
+        expect(lastRun, texts.join('\n')).toBeGreaterThan(gaveUp);
+      }
       await panel.getByTestId('lesson-next').click();
     }
     await expect(panel.getByTestId('lesson-done')).toBeVisible();

@@ -311,10 +311,21 @@ export async function mountClients(lab) {
     const c = cards.controller;
     await ensureSubject();
     const ref = subject.ref;
-    const a = await answer(c.client.retryOnConflict(ref, { set: { [subject.spec.field]: valueOf('controller') } }, { backoff: 'DefaultRetry' }));
+    const a = await retry(c, ref, { set: { [subject.spec.field]: valueOf('controller') } }, { backoff: 'DefaultRetry' });
     keep(c, a);
     if (a.status === 200) bumpValue('controller', value);
     await report(c, 'PUT', a, { ref, extra: a.attempts > 1 ? t('clients.attempts', { n: a.attempts }) : '' });
+    return a;
+  }
+
+  // retry runs client-go's retry.RetryOnConflict and marks in the card's
+  // log where the run begins and, when every attempt got a 409, that it
+  // gave up: one run's last failed attempt and the next run's first read
+  // otherwise read as one story in the log.
+  async function retry(c, ref, change, opts) {
+    c.log?.note(t('clients.retryRun', { backoff: opts.backoff }), 'run');
+    const a = await answer(c.client.retryOnConflict(ref, change, opts));
+    if (a.status === 409 && a.attempts > 0) c.log?.note(t('clients.gaveUp', { n: a.attempts }));
     return a;
   }
 
@@ -400,7 +411,7 @@ export async function mountClients(lab) {
         break;
       case 'retryOnConflict':
         method = 'PUT';
-        a = await answer(c.client.retryOnConflict(ref, { set: act.set || {} }, { backoff: act.backoff || 'DefaultRetry', read: act.read }));
+        a = await retry(c, ref, { set: act.set || {} }, { backoff: act.backoff || 'DefaultRetry', read: act.read });
         keep(c, a);
         break;
       default:

@@ -62,9 +62,10 @@ export class ExchangeLog {
 
   clear() { this.list.replaceChildren(); }
 
-  // note logs a step that is not a request (a retry's wait, a failed attempt).
-  note(text) {
-    this.rows.push(el('li', { class: 'note', 'data-testid': 'log-note', text }));
+  // note logs a step that is not a request (a retry's wait, a failed
+  // attempt); a "run" note begins a run of requests (a retry loop's call).
+  note(text, kind = '') {
+    this.rows.push(el('li', { class: kind ? `note ${kind}` : 'note', 'data-testid': 'log-note', text }));
   }
 
   // add logs one exchange: status first, so that a narrow card never cuts
