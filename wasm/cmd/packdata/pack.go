@@ -99,7 +99,10 @@ func readSegments(payload []byte) ([]segment, error) {
 // join merges each segment into the one before it when it starts within
 // maxGap bytes of that one's end, in the order the module lists them (later
 // segments overwrite earlier ones, so overlapping or backward segments are
-// left apart).
+// left apart). A joined segment grows by append, not by a copy per join:
+// Go's linker cuts the lab's data into 100,000 segments that join into 33,
+// and copying each joined segment whole at every join made packdata take
+// 17 s of processor time on it.
 func join(segs []segment, maxGap int) []segment {
 	var out []segment
 	for _, s := range segs {
@@ -107,13 +110,14 @@ func join(segs []segment, maxGap int) []segment {
 			last := &out[n-1]
 			end := uint64(last.off) + uint64(len(last.data))
 			if uint64(s.off) >= end && uint64(s.off)-end <= uint64(maxGap) {
-				joined := make([]byte, 0, int(uint64(s.off)-uint64(last.off))+len(s.data))
-				joined = append(joined, last.data...)
-				joined = append(joined, make([]byte, uint64(s.off)-end)...)
-				last.data = append(joined, s.data...)
+				last.data = append(last.data, make([]byte, uint64(s.off)-end)...)
+				last.data = append(last.data, s.data...)
 				continue
 			}
 		}
+		// Capped at its length: the first append copies it out of the
+		// module, whose next bytes it would otherwise overwrite.
+		s.data = s.data[:len(s.data):len(s.data)]
 		out = append(out, s)
 	}
 	return out

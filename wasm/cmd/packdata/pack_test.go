@@ -75,9 +75,13 @@ func TestPackingKeepsTheMemoryItInitialises(t *testing.T) {
 		off += uint32(len(data))
 	}
 	in := module(segs, false)
+	given := bytes.Clone(in)
 	out, err := Pack(in, MaxGap)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !bytes.Equal(in, given) {
+		t.Fatal("Pack wrote into the module it was given") // a joined segment grew over the next one's bytes
 	}
 	before, n := image(t, in)
 	after, m := image(t, out)
