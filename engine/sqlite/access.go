@@ -212,6 +212,31 @@ func (db *DB) AddStudent(name string, st Student) error {
 	return nil
 }
 
+// SetJoinCode replaces the join code hash of guarded session name: the
+// old code admits nobody from then on, and who joined keeps their token.
+// ErrNoSession if there is no guarded session of that name.
+func (db *DB) SetJoinCode(name string, hash []byte) error {
+	err := db.write(func(w *writer) error {
+		res, err := w.conn.ExecContext(context.Background(),
+			`UPDATE session_access SET join_code_hash = ?
+				WHERE session = (SELECT id FROM sessions WHERE name = ?) AND guarded = 1 AND ending = 0`,
+			hash, name)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return ErrNoSession
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: set the join code of %q: %w", name, err)
+	}
+	return nil
+}
+
 // Touch records when each named session was last used, in one
 // transaction. Open sessions (without access) and unknown names are skipped.
 func (db *DB) Touch(lastUsed map[string]time.Time) error {

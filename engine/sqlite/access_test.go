@@ -60,6 +60,40 @@ func TestGuardedSessionAccessAndStudentsSurviveAReopen(t *testing.T) {
 	}
 }
 
+func TestANewJoinCodeReplacesTheOldOneAndSurvivesAReopen(t *testing.T) {
+	db, path := openTemp(t)
+	if err := db.CreateSession(guarded("class")); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateSession(SessionInfo{Name: "open", CreatedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetJoinCode("class", []byte("new-code-hash")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"open", "nope"} {
+		if err := db.SetJoinCode(name, []byte("x")); !errors.Is(err, ErrNoSession) {
+			t.Fatalf("a join code for %s: %v, want ErrNoSession (only a guarded session has one)", name, err)
+		}
+	}
+	db.Close()
+	db2, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	infos, err := db2.SessionInfos()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(infos[0].JoinCodeHash); infos[0].Name != "class" || got != "new-code-hash" || string(infos[0].TeacherTokenHash) != "teacher-hash-class" {
+		t.Fatalf("after a reopen: %+v, want the new join code's hash and the teacher's as it was", infos[0])
+	}
+	if infos[1].JoinCodeHash != nil {
+		t.Fatalf("the open session got a join code: %+v", infos[1])
+	}
+}
+
 func TestResetSessionStartsAFreshStoreAndKeepsAccess(t *testing.T) {
 	db, _ := openTemp(t)
 	if err := db.CreateSession(guarded("class")); err != nil {

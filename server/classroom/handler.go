@@ -26,6 +26,7 @@ import (
 //	POST   /s/<id>/join                {"code", "name"}: 201 {"token", ...} and the token as a cookie
 //	GET    /s/<id>/kubeconfig          a kubeconfig for the caller's token
 //	POST   /s/<id>/rvplay/v1/reset     a fresh store at revision 1 (teacher)
+//	POST   /s/<id>/rvplay/v1/join-code a new join code, the old one refused from now on (teacher): 201 {"id", "joinCode", "url"}
 //	GET    /s/<id>/rvplay/v1/channel   the session channel, a WebSocket: presence, pushes, the roster (channel.go)
 //	POST   /s/<id>/rvplay/v1/push      move the class to a lesson step (teacher; push.go)
 //	GET    /s/<id>/dashboard           the teacher's dashboard page (Web; teacher)
@@ -208,6 +209,9 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 	case ResultsJSONPath, ResultsCSVPath:
 		h.serveResults(w, r, info, sub)
 		return
+	case JoinCodePath:
+		h.renewJoinCode(w, r, info)
+		return
 	case resetPath:
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", "POST")
@@ -332,6 +336,9 @@ func bearer(r *http.Request, etcd bool) (token string, presented bool) {
 // resetPath is the teacher's reset of a session's store.
 const resetPath = "/rvplay/v1/reset"
 
+// JoinCodePath is the teacher's renewal of a guarded session's join code.
+const JoinCodePath = "/rvplay/v1/join-code"
+
 // teacherOnlyPrefixes are the session's control paths whose changes are
 // the teacher's: settings, fault injection and pushing the class to a
 // lesson step (package session serves them; reading them is free).
@@ -355,7 +362,7 @@ func teacherOnly(method, path string) bool {
 		// (every etcd and Kubernetes request) need no look at the lists.
 		return false
 	}
-	if path == resetPath || slices.Contains(teacherReadOnly, path) {
+	if path == resetPath || path == JoinCodePath || slices.Contains(teacherReadOnly, path) {
 		return true
 	}
 	switch method {
@@ -428,6 +435,38 @@ func (h *Handler) join(w http.ResponseWriter, r *http.Request, info Session) {
 	}
 	setCookie(w, r, info.Name, joined.Token)
 	writeJSON(w, http.StatusCreated, joined)
+}
+
+// NewJoinCode is the answer to a renewal of the join code: the code is
+// shown once, as at the session's creation.
+type NewJoinCode struct {
+	ID       string `json:"id"`
+	JoinCode string `json:"joinCode"`
+	URL      string `json:"url"`
+}
+
+// renewJoinCode gives the session a new join code, for a class whose
+// teacher no longer has the code (it was shown once, to whoever created
+// the session) or whose code went where it should not: the old code
+// admits nobody from then on, and the students who joined keep their
+// tokens. Like a ServiceAccount's TokenRequest, a POST answered 201.
+func (h *Handler) renewJoinCode(w http.ResponseWriter, r *http.Request, info Session) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		writeStatus(w, kube.NewMethodNotSupported("", "sessions", strings.ToLower(r.Method)))
+		return
+	}
+	code, err := h.Registry.NewJoinCode(r.Context(), info.Name)
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrOpenSession):
+		writeStatus(w, kube.NewBadRequest(`session "`+info.Name+`" is open: everyone may use it without a join code`))
+		return
+	default:
+		writeResponse(w, registryError(JoinCodePath, info.Name, err))
+		return
+	}
+	writeJSON(w, http.StatusCreated, NewJoinCode{ID: info.Name, JoinCode: code, URL: URL(info.Name)})
 }
 
 // readBody reads the body of a classroom request, at most maxRequestBody

@@ -77,6 +77,7 @@ func TestEveryGuardedActionWithEveryCredential(t *testing.T) {
 		{"PATCH", "/rvplay/v1/settings", fixed(`{}`), 403, passesAuth, `cannot patch path`},
 		{"POST", "/rvplay/v1/push", fixed(`{}`), 403, passesAuth, `cannot post path \"/rvplay/v1/push\"`},
 		{"GET", "/kubeconfig", fixed(""), 200, 200, ""},
+		{"POST", "/rvplay/v1/join-code", fixed(""), 403, 201, `cannot post path \"/rvplay/v1/join-code\"`},
 	}
 	check := func(what string, a answer, want int, refusal string) {
 		t.Helper()
@@ -183,6 +184,61 @@ func TestJoiningNeedsTheRightCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	must(t, "join open", e.do("POST", "/s/demo/join", cred{}, `{"code":"x","name":"Eve"}`), 400, "is open")
+}
+
+// A teacher who no longer has the join code (it is shown once, to whoever
+// created the session) asks for a new one: it admits students from then
+// on, the old one nobody, and the students who joined stay, also after a
+// restart. Only the teacher may ask.
+func TestANewJoinCodeAdmitsTheClassAndTheOldOneNobody(t *testing.T) {
+	e := newEnv(t, Options{})
+	class := e.create("class")
+	other := e.create("other")
+	alice := e.join(class, "Alice")
+	teacher := cred{bearer: class.TeacherToken}
+	const path = "/s/class/rvplay/v1/join-code"
+
+	must(t, "nobody", e.do("POST", path, cred{}, ""), 401, kube401)
+	must(t, "another session's teacher", e.do("POST", path, cred{bearer: other.TeacherToken}, ""), 401, kube401)
+	for _, c := range []cred{{bearer: alice.Token}, {cookie: alice.Token}} {
+		must(t, "a student", e.do("POST", path, c, ""), 403,
+			`"message":"forbidden: User \"`+alice.ID+`\" cannot post path \"/rvplay/v1/join-code\"","reason":"Forbidden"`)
+	}
+	must(t, "GET", e.do("GET", path, teacher, ""), 405, `"reason":"MethodNotAllowed"`)
+	must(t, "another session's code, unchanged", e.do("POST", "/s/other/join", cred{}, `{"code":"`+other.JoinCode+`","name":"Olga"}`), 201)
+
+	a := e.do("POST", path, cred{cookie: class.TeacherToken}, "")
+	must(t, "the teacher", a, 201, `"id":"class"`, `"url":"/s/class/"`)
+	var renewed NewJoinCode
+	if err := json.Unmarshal([]byte(a.body), &renewed); err != nil || len(renewed.JoinCode) != 9 || renewed.JoinCode == class.JoinCode {
+		t.Fatalf("renewed: %+v %v, want a new code like %s", renewed, err, class.JoinCode)
+	}
+	if cc := a.header.Get("Cache-Control"); cc != "no-store" {
+		t.Fatalf("Cache-Control %q: the answer carries a credential", cc)
+	}
+	if infos, _ := e.db.SessionInfos(); !sameHash(infos[0].JoinCodeHash, hashJoinCode("class", renewed.JoinCode)) {
+		t.Fatalf("stored: %x, want the new code's hash", infos[0].JoinCodeHash)
+	}
+
+	check := func(when string) {
+		t.Helper()
+		must(t, "the old code "+when, e.do("POST", "/s/class/join", cred{}, `{"code":"`+class.JoinCode+`","name":"Eve"}`), 403,
+			`sessions \"class\" is forbidden: invalid join code`)
+		// Read off the projector: any case, with or without its dash.
+		code := strings.ToLower(strings.ReplaceAll(renewed.JoinCode, "-", ""))
+		must(t, "the new code "+when, e.do("POST", "/s/class/join", cred{}, `{"code":"`+code+`","name":"Bob"}`), 201, `"token":"`)
+		must(t, "Alice "+when, e.do("GET", "/s/class/api/v1/namespaces/"+alice.ID, cred{cookie: alice.Token}, ""), 200)
+		must(t, "the teacher "+when, e.do("GET", "/s/class/rvplay/v1/class", teacher, ""), 200)
+	}
+	check("at once")
+	e.restart(Options{})
+	check("after a restart")
+
+	if _, err := e.reg.CreateOpen("demo"); err != nil {
+		t.Fatal(err)
+	}
+	must(t, "an open session", e.do("POST", "/s/demo/rvplay/v1/join-code", cred{}, ""), 400, "is open")
+	must(t, "no session", e.do("POST", "/s/nope/rvplay/v1/join-code", teacher, ""), 404, `sessions \"nope\" not found`)
 }
 
 func TestCreatingSessions(t *testing.T) {
@@ -395,7 +451,7 @@ func (w *watchClient) ends() {
 // teacherOnly looks at its lists only for the session's own API: every
 // path on them must be one of its paths.
 func TestEveryTeacherOnlyPathIsTheSessionsOwnAPI(t *testing.T) {
-	paths := append(append([]string{resetPath}, teacherReadOnly...), teacherOnlyPrefixes...)
+	paths := append(append([]string{resetPath, JoinCodePath}, teacherReadOnly...), teacherOnlyPrefixes...)
 	for _, p := range paths {
 		if !strings.HasPrefix(p, controlPrefix) {
 			t.Errorf("%s is not under %s: teacherOnly would let anyone use it", p, controlPrefix)

@@ -29,6 +29,8 @@ type Storage interface {
 	SessionInfos() ([]sqlite.SessionInfo, error)
 	CreateSession(info sqlite.SessionInfo) error
 	AddStudent(session string, st sqlite.Student) error
+	// SetJoinCode replaces the join code hash of guarded session name.
+	SetJoinCode(name string, hash []byte) error
 	Touch(lastUsed map[string]time.Time) error
 	DeleteSession(name string) error
 	ResetSession(name string) error
@@ -171,6 +173,10 @@ type Registry struct {
 	loaded   map[*entry]bool // loading, loaded or unloading: each holds a slot of MaxLoaded
 	creating map[string]bool // names being created, counted against MaxSessions
 	closed   bool
+
+	// renewing serializes NewJoinCode, so that the code storage keeps last
+	// is the one kept in memory last.
+	renewing sync.Mutex
 }
 
 // loadState is where an entry is in its life.
@@ -455,7 +461,9 @@ type Joined struct {
 // Join admits a student with the session's join code: a token of their own
 // and a namespace named after their id for private experiments.
 func (r *Registry) Join(ctx context.Context, name, code, displayName string) (Joined, error) {
-	r.discover(name, "")
+	// On shared storage another server may have renewed the code: the old
+	// one admits nobody here either.
+	r.relearn(name)
 	r.mu.Lock()
 	e := r.sessions[name]
 	switch {
@@ -499,6 +507,40 @@ func (r *Registry) Join(ctx context.Context, name, code, displayName string) (Jo
 	r.mu.Unlock()
 	r.opts.Logger.Info("student joined", "session", name, "principal", id)
 	return Joined{Token: token, ID: id, Name: displayName, Namespace: id}, nil
+}
+
+// NewJoinCode gives guarded session name a new join code and returns it:
+// the old code admits nobody from then on, and the students who joined
+// keep their tokens. Only its hash is kept, as at the session's creation.
+func (r *Registry) NewJoinCode(ctx context.Context, name string) (string, error) {
+	r.discover(name, "")
+	r.renewing.Lock()
+	defer r.renewing.Unlock()
+	r.mu.Lock()
+	e := r.sessions[name]
+	closed := r.closed
+	r.mu.Unlock()
+	switch {
+	case closed:
+		return "", ErrClosed
+	case e == nil:
+		return "", ErrNotFound
+	case !e.guarded:
+		return "", ErrOpenSession
+	}
+	code := newJoinCode()
+	hash := hashJoinCode(name, code)
+	if err := r.store.SetJoinCode(name, hash); err != nil {
+		if errors.Is(err, sqlite.ErrNoSession) {
+			return "", ErrNotFound
+		}
+		return "", err
+	}
+	r.mu.Lock()
+	e.joinCode = hash
+	r.mu.Unlock()
+	r.opts.Logger.Info("join code renewed", "session", name, "principal", principalOf(ctx))
+	return code, nil
 }
 
 // Loaded is a session ready to serve: its engine and its net/http adapter.

@@ -30,9 +30,22 @@ func (r *Registry) discover(name, token string) {
 	}
 	known = known || r.closed
 	r.mu.Unlock()
-	if known {
-		return
+	if !known {
+		r.learn(st, name)
 	}
+}
+
+// relearn reads session name from shared storage (if the registry's is),
+// known or not: a join is rare, and the client rate limit bounds the
+// reads a guesser of codes causes.
+func (r *Registry) relearn(name string) {
+	if st, ok := r.store.(Stores); ok && CheckName(name) == nil {
+		r.learn(st, name)
+	}
+}
+
+// learn adds what st says of session name to what this server knows.
+func (r *Registry) learn(st Stores, name string) {
 	info, ok, err := st.SessionInfo(name)
 	if err != nil {
 		r.opts.Logger.Error("reading a session from storage failed", "session", name, "err", err)
@@ -47,7 +60,7 @@ func (r *Registry) discover(name, token string) {
 }
 
 // learnLocked adds what info says of a session to what this server knows:
-// the session, its students, when it was last used.
+// the session, its students, its join code, when it was last used.
 func (r *Registry) learnLocked(info sqlite.SessionInfo) {
 	e := r.sessions[info.Name]
 	if e == nil {
@@ -55,6 +68,9 @@ func (r *Registry) learnLocked(info sqlite.SessionInfo) {
 			r.sessions[info.Name] = newEntry(info)
 		}
 		return
+	}
+	if e.guarded && info.Guarded && len(info.JoinCodeHash) > 0 {
+		e.joinCode = info.JoinCodeHash // another server may have renewed it
 	}
 	for _, st := range info.Students {
 		if _, ok := e.joined[st.ID]; !ok {

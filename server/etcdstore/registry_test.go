@@ -1,11 +1,13 @@
 package etcdstore_test
 
 import (
+	"errors"
 	"io"
 	"log/slog"
 	"testing"
 
 	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/sqlite"
 	"github.com/rvplay/rvplay/internal/etcdtest"
 	"github.com/rvplay/rvplay/server/classroom"
 	"github.com/rvplay/rvplay/server/etcdstore"
@@ -68,5 +70,61 @@ func TestRegistriesOnOneClusterLearnWhatTheOtherDid(t *testing.T) {
 	}
 	if _, _, err := b.Acquire(ctx, "class"); err != classroom.ErrNotFound {
 		t.Fatalf("acquiring the ended session on b: %v", err)
+	}
+}
+
+// A join code renewed on one replica is the class's on every replica at
+// once: the old code admits nobody on the other, the new one does, and
+// the students who joined stay.
+func TestANewJoinCodeIsEveryReplicasAtOnce(t *testing.T) {
+	cli := client(t, etcdtest.Start(t, etcdtest.Options{}).URL)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	sessions := etcdstore.NewSessions(cli, "", etcdstore.Options{})
+	registry := func() *classroom.Registry {
+		r, err := classroom.New(sessions, classroom.Options{Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(r.Close)
+		return r
+	}
+	a, b := registry(), registry()
+	created, err := a.CreateGuarded("class")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ada, err := b.Join(ctx, "class", created.JoinCode, "Ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := a.NewJoinCode(ctx, "class")
+	if err != nil || code == created.JoinCode {
+		t.Fatalf("a's new join code: %q, %v", code, err)
+	}
+	for _, r := range []*classroom.Registry{b, a} {
+		if _, err := r.Join(ctx, "class", created.JoinCode, "Eve"); err != classroom.ErrWrongCode {
+			t.Fatalf("joining with the old code: %v, want ErrWrongCode", err)
+		}
+		if _, err := r.Join(ctx, "class", code, "Bo"); err != nil {
+			t.Fatalf("joining with the new code: %v", err)
+		}
+		if p, ok := r.Authenticate("class", ada.Token); !ok || p.ID != ada.ID {
+			t.Fatalf("Ada, who joined before: %+v, %v", p, ok)
+		}
+	}
+	if info, ok, err := sessions.SessionInfo("class"); err != nil || !ok || len(info.Students) != 3 || len(info.TeacherTokenHash) == 0 {
+		t.Fatalf("on the cluster: %+v, %v, %v (the record keeps the teacher's hash)", info, ok, err)
+	}
+	if _, err := b.NewJoinCode(ctx, "nope"); err != classroom.ErrNotFound {
+		t.Fatalf("a join code for no session: %v", err)
+	}
+	if _, err := b.CreateOpen("open"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.NewJoinCode(ctx, "open"); err != classroom.ErrOpenSession {
+		t.Fatalf("a join code for an open session: %v", err)
+	}
+	if err := sessions.SetJoinCode("open", []byte("x")); !errors.Is(err, sqlite.ErrNoSession) {
+		t.Fatalf("storing a join code for an open session: %v", err)
 	}
 }

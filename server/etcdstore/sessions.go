@@ -121,6 +121,40 @@ func (s *Sessions) CreateSession(info sqlite.SessionInfo) error {
 	return nil
 }
 
+// SetJoinCode replaces the join code hash in guarded session name's
+// access record, unless another writer changed the record since it was
+// read (then it reads it again): sqlite.ErrNoSession if there is no
+// guarded session of that name.
+func (s *Sessions) SetJoinCode(name string, hash []byte) error {
+	key := s.key("sessions", name)
+	ctx, cancel := s.ctx()
+	defer cancel()
+	for {
+		resp, err := s.cli.Get(ctx, key)
+		if err != nil {
+			return fmt.Errorf("etcd: set the join code of %q: %w", name, err)
+		}
+		var rec record
+		if len(resp.Kvs) == 1 {
+			if err := json.Unmarshal(resp.Kvs[0].Value, &rec); err != nil {
+				return fmt.Errorf("etcd: session %s: %w", key, err)
+			}
+		}
+		if !rec.Guarded {
+			return fmt.Errorf("etcd: set the join code of %q: %w", name, sqlite.ErrNoSession)
+		}
+		rec.JoinCodeHash = hash
+		put, err := s.cli.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(key), "=", resp.Kvs[0].ModRevision)).
+			Then(clientv3.OpPut(key, jsonOf(rec))).Commit()
+		if err != nil {
+			return fmt.Errorf("etcd: set the join code of %q: %w", name, err)
+		}
+		if put.Succeeded {
+			return nil
+		}
+	}
+}
+
 // putIn writes key=value if session name exists (sqlite.ErrNoSession
 // otherwise); with onlyNew, a key that exists is kept as it is.
 func (s *Sessions) putIn(name, what string, onlyNew bool, kvs ...[2]string) error {
