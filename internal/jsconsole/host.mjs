@@ -16,7 +16,13 @@
 //           {"id":1,"type":"edit","text":"..."} {"id":1,"type":"exit","code":0}
 //           {"type":"request","rid":1,"method":"GET","path":"/api","query":"","headers":{},"body":""}
 //           {"type":"watch","wid":1,...} {"type":"unwatch","wid":1}
+import { readFileSync } from 'node:fs';
 import { Console } from '../../web/static/js/console.js';
+import { Catalog, useCatalog } from '../../web/static/js/i18n.js';
+
+// The console's notes are the lab's strings: in English here, as a page in
+// English says them.
+useCatalog(new Catalog('en', JSON.parse(readFileSync(new URL('../../web/static/i18n/en.json', import.meta.url), 'utf8'))));
 
 function queryString(q) {
   if (!q) return '';

@@ -1,12 +1,16 @@
 // The console panel as a learner types into it: heredocs and etcdctl txn
 // typed line by line, ↑/↓ through the history, a watch that streams while
 // other commands run and stops on Ctrl+C or the stop button, kubectl edit
-// in the lab's editor, and the editor's object given to `-f -`. Offline
-// and on a server session (fetch streams instead of the page's engine).
+// in the lab's editor, and the editor's object given to `-f -` (the lab's
+// note on it said again in the language picked). Offline and on a server
+// session (fetch streams instead of the page's engine).
 import { expect, test, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { newClass, openLab, run } from './labhelpers';
 
 const output = (page: Page) => page.getByTestId('console-output');
+const messages = (lang: string): Record<string, string> => JSON.parse(readFileSync(join(__dirname, '..', '..', 'web', 'static', 'i18n', `${lang}.json`), 'utf8'));
 
 // type enters lines one by one, as typed.
 async function type(page: Page, ...lines: string[]) {
@@ -172,7 +176,18 @@ test('kubectl edit opens the editor; replace -f - takes the editor\'s object', a
   await run(page, 'kubectl get cm paint -o yaml');
   await editor.fill('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: paint\n  resourceVersion: "1"\ndata:\n  colour: red\n');
   await run(page, 'kubectl replace -f -');
-  await expect(output(page)).toContainText('Error from server (Conflict): error when replacing "STDIN": Operation cannot be fulfilled on configmaps "paint": the object has been modified; please apply your changes to the latest version and try again');
+  const conflict = 'Error from server (Conflict): error when replacing "STDIN": Operation cannot be fulfilled on configmaps "paint": the object has been modified; please apply your changes to the latest version and try again';
+  await expect(output(page)).toContainText(conflict);
+
+  // The lab's note on -f - is said again in the language the reader picks;
+  // kubectl's error stays as kubectl prints it.
+  const note = page.getByTestId('console-line').filter({ hasText: /^# -f -/ }).last();
+  await expect(note).toHaveText(`# ${messages('en')['console.note.kubectlEditorRead']}\n`);
+  for (const lang of ['zh', 'ko']) {
+    await page.locator('#lang').selectOption(lang);
+    await expect(note).toHaveText(`# ${messages(lang)['console.note.kubectlEditorRead']}\n`);
+    await expect(output(page)).toContainText(conflict);
+  }
 });
 
 test('on a server session the console streams a watch over fetch and stops it', async ({ page }) => {

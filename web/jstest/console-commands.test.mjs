@@ -5,6 +5,7 @@
 // test/consolediff.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import './setup.mjs';
 import { Console } from '../static/js/console.js';
 import { History } from '../static/js/consolehistory.js';
 

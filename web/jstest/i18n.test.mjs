@@ -59,7 +59,8 @@ test('every language file has every English key, with the same placeholders, and
 
 test('every English string is used by the page or its modules', () => {
   const js = new URL('../static/js/', import.meta.url);
-  const src = readdirSync(js).filter((f) => f.endsWith('.js')).map((f) => readFileSync(new URL(f, js), 'utf8')).join('\n')
+  const modules = (dir) => readdirSync(dir).filter((f) => f.endsWith('.js')).map((f) => readFileSync(new URL(f, dir), 'utf8')).join('\n');
+  const src = modules(js) + modules(new URL('console/', js))
     + readFileSync(new URL('../lab.templ', import.meta.url), 'utf8')
     + readFileSync(new URL('../dashboard.templ', import.meta.url), 'utf8');
   // Keys built at run time from a prefix.

@@ -15,8 +15,11 @@
 // onOutput(text, stream) gets whole lines of stdout or stderr; once a
 // command streams (a watch, kubectl edit) onStreaming() is called and later
 // lines go to onStreamLine(line, stream) if given. onNote(text) is the
-// console's own remark (why a flag has no effect here, what to use instead),
-// onExit(code) the exit status. cancel() is Ctrl+C. No callback comes
+// console's own remark (why a flag has no effect here, what to use instead)
+// in the reader's language, with say() that says it again in the language
+// current when called (i18n.js; the panel re-says its notes on a language
+// switch), onExit(code) the exit status. What a command prints stays as
+// the real tool prints it, in English, whatever the language. cancel() is Ctrl+C. No callback comes
 // before run returns.
 //
 // editor: { text() -> Promise<string>, edit(text, signal) -> Promise<string|null> }
@@ -29,6 +32,8 @@ import { etcdctl, txnStage, txnPrompts, txnSectionsDone } from './console/etcdct
 import { kubectl } from './console/kubectl.js';
 import { jq } from './console/jqcmd.js';
 import { lab } from './console/lab.js';
+import { t } from './i18n.js';
+import { said } from './notice.js';
 
 const BUILTINS = ['kubectl (k)', 'etcdctl', 'jq', 'grep', 'base64', 'cat', 'echo', 'alias', 'unalias', 'export', 'ls', 'rm', 'clear', 'help', 'lab load'];
 
@@ -100,7 +105,8 @@ export class Console {
     const stderr = writer('stderr');
     const out = {
       stdout, stderr,
-      note: (t) => cb.onNote?.(t),
+      // A command notes with a key of the lab's strings and its params.
+      note: (key, params) => cb.onNote?.(t(key, params), said(key, params)),
       clear: () => cb.onClear?.(),
       streaming: () => { if (!streaming) { stdout.flush(); stderr.flush(); streaming = true; cb.onStreaming?.(); } },
       signal: ac.signal,
@@ -136,7 +142,7 @@ export class Console {
         return 2;
       }
       out.stderr.write(`rvplay: ${e.message}\n`);
-      if (e instanceof Unsupported) out.note('the console understands quotes, |, ;, &&, <<EOF heredocs, < and > files, 2> and 2>&1, NAME=value prefixes and aliases; no variables, globs, || or subshells');
+      if (e instanceof Unsupported) out.note('console.note.shellSyntax');
       return 2;
     }
     let status = 0;
@@ -205,7 +211,7 @@ export class Console {
       const value = v.join('=');
       if (!p.args.length) { p.stderr.write(`rvplay: ${name}: shell variables are not supported\n`); return 1; }
       if (!(name === 'ETCDCTL_API' && value === '3') && name !== 'KUBE_EDITOR' && name !== 'EDITOR') {
-        p.note(`${name}=${value} has no effect in the lab: etcdctl always speaks the v3 API here, and kubectl edit opens the lab's editor`);
+        p.note('console.note.envPrefix', { assignment: a });
       }
     }
     if (!p.args.length) return 0;
@@ -220,15 +226,15 @@ export class Console {
       case 'unalias': return this.unalias(p);
       case 'export': return this.export(p);
       case 'clear': p.out.clear(); return 0;
-      case 'help': p.stdout.write(HELP); return 0;
+      case 'help': p.stdout.write(help()); return 0;
       case 'sudo':
-        p.note('sudo has no meaning in the lab; running the command as is');
+        p.note('console.note.sudo');
         if (!args.length) return 0;
         return this.execOne({ ...p, args, assigns: [] });
     }
     if (tools[name]) return tools[name](p);
     p.stderr.write(`rvplay: ${name}: command not found\n`);
-    p.note(`the console runs ${BUILTINS.join(', ')}; type help`);
+    p.note('console.note.commandNotFound', { commands: BUILTINS.join(', ') });
     return 127;
   }
 
@@ -276,7 +282,7 @@ export class Console {
   export(p) {
     for (const a of p.args) {
       if (a === 'ETCDCTL_API=3') continue;
-      p.note(`export ${a} has no effect in the lab: the console keeps no environment (etcdctl speaks the v3 API, kubectl talks to this session)`);
+      p.note('console.note.export', { assignment: a });
     }
     return 0;
   }
@@ -300,21 +306,27 @@ export class Console {
 
 const cleanName = (n) => n.replace(/^(\.\/)+/, '');
 
-const HELP = `The console runs kubectl and etcdctl against this lab's session, as the articles write them.
+// help is the console's own text, so its prose is the reader's language
+// when it is printed (the command lines it shows are the tools'). It goes
+// to stdout like any command's output, to a pipe or a file as well, so it
+// stays as printed.
+const help = () => `${t('console.help.intro')}
 
 etcdctl get KEY [RANGE_END] [--prefix|--from-key] [--rev=N] [--limit=N] [--keys-only] [--count-only]
         [--print-value-only] [--sort-by=KEY|CREATE|MODIFY|VALUE|VERSION] [--order=ASCEND|DESCEND]
 etcdctl put KEY VALUE [--prev-kv] [--ignore-value]       etcdctl del KEY [RANGE_END] [--prefix|--from-key] [--prev-kv]
-etcdctl txn [-i]   (then the compares, the success and the failure requests, each ended by an empty line)
-etcdctl watch KEY [RANGE_END] [--prefix] [--rev=N] [--prev-kv]   (Ctrl+C or Stop ends it)
+etcdctl txn [-i]   ${t('console.help.txn')}
+etcdctl watch KEY [RANGE_END] [--prefix] [--rev=N] [--prev-kv]   ${t('console.help.watch', { stop: t('console.stop') })}
 etcdctl compaction REV [--physical]      etcdctl endpoint status
-  -w simple|json|fields (|table for endpoint status); --endpoints, --cert, --key, --cacert are accepted:
-  the console always talks to this session.
+  -w simple|json|fields; -w table: ${t('console.help.table')}
+  --endpoints, --cert, --key, --cacert: ${t('console.help.connection')}
 kubectl get|describe|create|apply|replace|patch|scale|edit|label|annotate|delete|rollout status ...
   -o json|yaml|wide|name|jsonpath=...|custom-columns=..., -w, --watch-only, --output-watch-events,
   -n NS, -A, -l SELECTOR, --show-managed-fields, --server-side, --force-conflicts, --field-manager=NAME,
-  -f FILE|URL|- (- reads a heredoc or the lab's editor), --type merge|json|strategic -p PATCH,
+  -f FILE|URL|-   ${t('console.help.filename')}
+  --type merge|json|strategic -p PATCH
   scale --replicas=N [--resource-version=RV] [--current-replicas=N]; get --raw '/api/v1/...?resourceVersion=N'
 ... | jq FILTER       ... | grep PATTERN       base64 -d      cat FILE      ... > FILE
-alias e="etcdctl --endpoints ..."     lab load RATE SECONDS (update a ConfigMap RATE times a second)
+alias e="etcdctl --endpoints ..."
+lab load RATE SECONDS   ${t('console.help.load')}
 `;

@@ -5,6 +5,7 @@
 
 import { $, el, RowList } from './dom.js';
 import { History } from './consolehistory.js';
+import { onLanguageChange } from './i18n.js';
 
 export function mountConsole(lab) {
   const out = $('console-output');
@@ -14,7 +15,26 @@ export function mountConsole(lab) {
   const rows = new RowList(out, lab.frame, 1000);
   // Each line keeps its newline, so that the output's text (a copy, a
   // search) reads as the terminal's.
-  const print = (text, cls = '') => rows.push(el('div', { class: 'line ' + cls, 'data-testid': 'console-line', text: text.endsWith('\n') ? text : text + '\n' }));
+  const line = (text, cls) => el('div', { class: 'line ' + cls, 'data-testid': 'console-line', text: text.endsWith('\n') ? text : text + '\n' });
+  const print = (text, cls = '') => rows.push(line(text, cls));
+  // A note ("# ...") is the lab's remark beside the commands' output, not
+  // part of it: it is said again in the language the reader picks, as the
+  // notice line and the panels are, where a terminal would leave its
+  // scrollback alone. A learner who switches language to understand a hint
+  // needs it in that language, and the note has no reader other than them
+  // (no pipe, no file). What commands printed stays as printed: the tools'
+  // output is English as the real tools print it, and help's text went to
+  // stdout, as any output, in the language of the moment.
+  const says = new WeakMap(); // a note's row -> its say()
+  const note = (text, say) => {
+    const row = line('# ' + text, 'muted');
+    row.dataset.note = '';
+    says.set(row, say);
+    rows.push(row);
+  };
+  onLanguageChange(() => lab.frame.schedule('console-notes', () => {
+    for (const row of out.querySelectorAll('[data-note]')) row.textContent = `# ${says.get(row)()}\n`;
+  }));
   const printLines = (text, cls) => {
     for (const line of text.replace(/\n$/, '').split('\n')) print(line, cls);
   };
@@ -56,7 +76,7 @@ export function mountConsole(lab) {
           if (/^compacted revision \d+$/m.test(t)) compacted = true;
           printLines(t, stream === 'stderr' ? 'err' : '');
         },
-        onNote: (t) => print('# ' + t, 'muted'),
+        onNote: note,
         onClear: () => out.replaceChildren(),
         onStreaming: () => {
           streaming = true;

@@ -16,7 +16,7 @@ import { leaseHex } from '../etcd.js';
 const exitError = 1, exitBadConnection = 2, exitInvalidInput = 3, exitBadFeature = 4, exitInterrupted = 5, exitBadArgs = 128;
 const VERSION = '3.4.23';
 const USER_AGENT = 'etcdctl/v3.4.23 (rvplay console)';
-const connectionNote = 'the console always talks to this lab\'s session: --endpoints, --cert, --key, --cacert and the other connection flags are accepted and have no effect';
+const connectionNote = 'console.note.etcdctlConnection';
 
 export const txnPrompts = ['compares:', 'success requests (get, put, del):', 'failure requests (get, put, del):'];
 
@@ -133,11 +133,11 @@ export async function etcdctl(p) {
     const name = pos[0];
     if (['member', 'snapshot', 'auth', 'user', 'role', 'alarm', 'defrag', 'move-leader', 'lock', 'elect', 'make-mirror', 'check', 'migrate'].includes(name)) {
       p.stderr.write(`Error: "etcdctl ${name}" is not available in the lab\n`);
-      p.note(`the lab's etcd has no ${name}; the console runs etcdctl ${COMMANDS.map(cmdName).join(', ')}`);
+      p.note('console.note.etcdctlMissing', { name, commands: COMMANDS.map(cmdName).join(', ') });
       return exitBadFeature;
     }
     p.stderr.write(`Error: unknown command "${name}" for "etcdctl"\nRun 'etcdctl --help' for usage.\nError: unknown command "${name}" for "etcdctl"\n`);
-    p.note(`the console runs etcdctl ${COMMANDS.map(cmdName).join(', ')}`);
+    p.note('console.note.etcdctlCommands', { commands: COMMANDS.map(cmdName).join(', ') });
     return exitError;
   }
   pos = pos.slice(1);
@@ -145,7 +145,7 @@ export async function etcdctl(p) {
     if (!pos.length) { p.stdout.write(usage(cmd)); return 0; }
     if (pos[0] !== 'status') {
       p.stderr.write(`Error: "etcdctl endpoint ${pos[0]}" is not available in the lab\n`);
-      p.note('the console runs etcdctl endpoint status');
+      p.note('console.note.etcdctlEndpoint');
       return exitBadFeature;
     }
     pos = pos.slice(1);
@@ -159,7 +159,7 @@ export async function etcdctl(p) {
     case 'fields': e.print = fieldsPrinter(p); break;
     case 'table': e.print = tablePrinter(p); break;
     case 'protobuf':
-      p.note("-w protobuf prints etcd's binary messages, which the lab's gateway does not speak; use -w json");
+      p.note('console.note.etcdctlProtobuf');
       return e.fail(exitBadFeature, 'protobuf not supported as output format');
     default: return e.fail(exitBadFeature, 'unsupported output format');
   }
@@ -349,7 +349,7 @@ async function cmdCompaction(e) {
 }
 
 async function cmdEndpoint(e) {
-  if (e.fs.bool('cluster')) e.note("the lab's etcd is one member: --cluster shows the same endpoint");
+  if (e.fs.bool('cluster')) e.note('console.note.etcdctlCluster');
   let resp;
   try { resp = await call(e, '/v3/maintenance/status', {}); } catch (err) {
     if (!(err instanceof EtcdError)) throw err;
@@ -381,7 +381,7 @@ async function cmdLease(e) {
   if (!known.includes(sub)) {
     // cobra runs the parent, which prints its usage, for an unknown subcommand.
     e.stdout.write(leaseUsage());
-    e.note(`etcdctl lease has ${known.join(', ')}`);
+    e.note('console.note.etcdctlLease', { subcommands: known.join(', ') });
     return 0;
   }
   const rpc = async (path, body, code, wrap = (m) => m) => {
@@ -584,7 +584,7 @@ export function txnStage(c, line) {
 async function cmdTxn(e) {
   if (e.pos.length) return e.fail(exitBadArgs, 'txn command does not accept argument');
   const interactive = e.fs.bool('interactive');
-  if (!e.stdin) e.note('etcdctl txn reads its compares and requests from stdin: type them after the command (an empty line ends each section) or use a heredoc');
+  if (!e.stdin) e.note('console.note.etcdctlTxnStdin');
   const it = lines(e.stdin)[Symbol.asyncIterator]();
   // Each section ends with an empty line; the end of input before it is
   // etcdctl's "EOF".
@@ -623,13 +623,13 @@ async function cmdTxn(e) {
 
 async function cmdWatch(e) {
   if (e.fs.bool('interactive')) {
-    e.note('etcdctl watch -i is not available in the lab: run one etcdctl watch per stream');
+    e.note('console.note.etcdctlWatchInteractive');
     return e.fail(exitBadFeature, 'interactive watch is not available in the lab');
   }
   let args = e.pos;
   const dd = args.indexOf('--');
   if (dd >= 0) {
-    e.note('etcdctl watch ... -- COMMAND runs a program per event; the lab runs no programs');
+    e.note('console.note.etcdctlWatchExec');
     args = args.slice(0, dd);
   }
   if (!args.length) return e.fail(exitBadArgs, 'bad number of arguments');
@@ -643,7 +643,7 @@ async function cmdWatch(e) {
   if (e.fs.bool('prefix')) {
     if (args[0] === '') { req.key = b64(Uint8Array.of(0)); req.range_end = b64(Uint8Array.of(0)); } else req.range_end = b64(prefixEnd(args[0]));
   }
-  if (e.fs.bool('progress-notify')) e.note('--progress-notify: the lab\'s gateway sends progress notifications only to watches that ask in their create request; this console does not');
+  if (e.fs.bool('progress-notify')) e.note('console.note.etcdctlProgressNotify');
   const ended = await new Promise((resolve) => {
     // A transport may call back before watch() returns (the engine in the
     // page can): finish then cancels once it has the cancel function.

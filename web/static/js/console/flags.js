@@ -6,8 +6,8 @@
 //
 // A flag definition: {name, short, kind: 'bool'|'string'|'int'|'duration'|
 // 'stringArray'|'stringSlice', def, usage, noOpt, explain}. explain marks a
-// flag accepted for compatibility that has no effect in the lab: the
-// console notes why once.
+// flag accepted for compatibility that has no effect in the lab: the key
+// of the lab's string (i18n) the console notes once, saying why.
 
 export class FlagError extends Error {}
 
@@ -120,8 +120,8 @@ export class FlagSet {
   bool(name) { return parseGoBool(this.str(name)) === true; }
   int(name) { return parseGoInt(this.str(name)) ?? 0; }
 
-  // explanations are the notes for the flags used that have no effect in
-  // the lab, once each.
+  // explanations are the notes (their keys) for the flags used that have
+  // no effect in the lab, once each.
   explanations() {
     const out = [];
     for (const d of this.defs) if (d.explain && this.set.has(d.name) && !out.includes(d.explain)) out.push(d.explain);

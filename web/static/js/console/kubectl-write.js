@@ -104,20 +104,20 @@ async function readFilename(k, f) {
     if (k.stdin) return [await readAll(k.stdin), 'STDIN'];
     if (!k.c.editor) throw new Error(`no objects passed to ${k.verb} (-f - reads a heredoc, and this console has no editor)`);
     const text = await k.c.editor.text();
-    k.note("-f - read the object in the lab's editor (type a heredoc after the command to give another)");
+    k.note('console.note.kubectlEditorRead');
     return [text, 'STDIN'];
   }
   if (/^https?:\/\//.test(f)) {
     try {
       return [k.c.fetch ? await k.c.fetch(f) : await fetchURL(f), f];
     } catch (e) {
-      k.note('the lab could not fetch the URL: paste the manifest in the editor and use -f -, or a heredoc');
+      k.note('console.note.kubectlURL');
       throw new Error(`unable to read URL ${JSON.stringify(f)}, server reported ${e.message}`);
     }
   }
   const text = k.c.readFile(f);
   if (text === null) {
-    k.note("the console's files are the ones written with > (ls lists them); -f - reads a heredoc or the lab's editor");
+    k.note('console.note.kubectlFiles');
     throw new Error(`the path ${JSON.stringify(f)} does not exist`);
   }
   return [text, f];
@@ -230,7 +230,7 @@ export async function kubectlCreate(k) {
     }
     case 'secret': {
       if (args[0] !== 'generic') {
-        k.note('kubectl create secret in the lab makes generic secrets');
+        k.note('console.note.kubectlSecret');
         return k.errorf(`unknown command ${JSON.stringify(args[0] || '')} for "kubectl create secret"`);
       }
       args.shift();
@@ -266,7 +266,7 @@ export async function kubectlCreate(k) {
       if (!one('namespace')) return 1;
       return generated(k, 'namespace', () => create(k, d.lookup('namespaces'), '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: args[0] }, spec: {}, status: {} }, ''));
   }
-  k.note('kubectl create in the lab makes configmap, secret generic, deployment and namespace objects, or anything with -f');
+  k.note('console.note.kubectlCreate');
   return k.errorf(`unknown command ${JSON.stringify(what)} for "kubectl create"`);
 }
 
@@ -283,7 +283,7 @@ export async function kubectlReplace(k) {
     const [r, ns] = target(k, d, m);
     const name = m.obj.metadata?.name;
     if (!name) throw new Error('name is required to replace an object');
-    if (k.fs.bool('force')) k.note('replace --force deletes and recreates the object; the console replaces it in place instead');
+    if (k.fs.bool('force')) k.note('console.note.kubectlReplaceForce');
     if (dryRunClient(k)) return printResult(k, r, m.obj, name, 'replaced');
     let data;
     try {
@@ -666,7 +666,7 @@ export async function kubectlRollout(k) {
   if (!k.pos.length) return k.errorf('you must specify a subcommand: the lab has kubectl rollout status');
   const sub = k.pos.shift();
   if (sub !== 'status') {
-    k.note(`the console runs kubectl rollout status; ${JSON.stringify(sub)} needs ReplicaSets, which the lab does not serve`);
+    k.note('console.note.kubectlRollout', { subcommand: JSON.stringify(sub) });
     return k.errorf(`unknown command ${JSON.stringify(sub)} for "kubectl rollout"`);
   }
   const ts = await targets(k);

@@ -13,7 +13,7 @@ import { kubectlDescribe, describeFlags } from './describe.js';
 
 export const USER_AGENT = 'kubectl/v1.32.4 (rvplay console)';
 const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
-const kubeconfigNote = 'the console always talks to this lab\'s session: --server, --kubeconfig, --context and the other connection flags are accepted and have no effect';
+const kubeconfigNote = 'console.note.kubectlConnection';
 
 function globalFlags() {
   const conn = (name, short) => ({ name, short, kind: 'string', explain: kubeconfigNote });
@@ -318,7 +318,7 @@ export async function kubectl(p) {
       // kubectl's own wording (util.CheckErr): "error:"; gcloud's
       // dispatcher, installed as kubectl, says "Error:" as cobra does.
       p.stderr.write(`error: unknown command ${JSON.stringify(a)} for "kubectl"\n`);
-      p.note(`the console runs kubectl ${COMMANDS.map((c) => c.name).join(', ')}`);
+      p.note('console.note.kubectlCommands', { commands: COMMANDS.map((c) => c.name).join(', ') });
       return 1;
     }
     break;
@@ -333,8 +333,8 @@ export async function kubectl(p) {
   try { pos = fs.parse(p.args); } catch (e) {
     p.stderr.write(`error: ${e.message}\nSee 'kubectl ${cmd.name} --help' for usage.\n`);
     if (cmd.name === 'get' && e.message.includes('resource-version')) {
-      p.note("kubectl get has no --resource-version; to read at a resourceVersion, ask the API itself: kubectl get --raw '/api/v1/namespaces/default/configmaps?resourceVersion=5&resourceVersionMatch=Exact'");
-    } else p.note(`kubectl ${cmd.name} accepts: ${fs.names()}`);
+      p.note('console.note.kubectlGetResourceVersion', { command: "kubectl get --raw '/api/v1/namespaces/default/configmaps?resourceVersion=5&resourceVersionMatch=Exact'" });
+    } else p.note('console.note.kubectlFlags', { command: cmd.name, flags: fs.names() });
     return 1;
   }
   for (const n of fs.explanations()) p.note(n);
