@@ -57,6 +57,12 @@ const session = [
   'helm install x',
   'kubectl get cm $NAME',
   'FOO=1 kubectl get crontab daily -o name',
+  'kubectl get crontab,cm', // an error about what the console lacks comes with a note
+  "kubectl get crontab daily -o go-template='{{.kind}}'",
+  'kubectl rollout',
+  'FOO=1',
+  'kubectl get crontab daily -o yaml > manifests/daily.yaml',
+  "echo 'unterminated",
 ];
 
 async function transcript(code) {

@@ -139,6 +139,7 @@ export class Console {
     } catch (e) {
       if (e instanceof Incomplete) {
         out.stderr.write('rvplay: unexpected end of input (an open quote, a heredoc without its end line, or a trailing | or &&)\n');
+        out.note('console.note.incomplete');
         return 2;
       }
       out.stderr.write(`rvplay: ${e.message}\n`);
@@ -200,7 +201,11 @@ export class Console {
     }));
     for (const f of files) {
       const err = f();
-      if (err) { out.stderr.write(`rvplay: ${err}\n`); return 1; }
+      if (err) {
+        out.stderr.write(`rvplay: ${err}\n`);
+        out.note('console.note.fileNames');
+        return 1;
+      }
     }
     return codes[n - 1];
   }
@@ -209,7 +214,11 @@ export class Console {
     for (const a of p.assigns) {
       const [name, ...v] = a.split('=');
       const value = v.join('=');
-      if (!p.args.length) { p.stderr.write(`rvplay: ${name}: shell variables are not supported\n`); return 1; }
+      if (!p.args.length) {
+        p.stderr.write(`rvplay: ${name}: shell variables are not supported\n`);
+        p.note('console.note.shellSyntax');
+        return 1;
+      }
       if (!(name === 'ETCDCTL_API' && value === '3') && name !== 'KUBE_EDITOR' && name !== 'EDITOR') {
         p.note('console.note.envPrefix', { assignment: a });
       }

@@ -663,7 +663,10 @@ function deploymentStatus(d, revision) {
 // progress on every change until the rollout completes. Without a
 // controller writing the status nothing changes, so it waits (Ctrl+C).
 export async function kubectlRollout(k) {
-  if (!k.pos.length) return k.errorf('you must specify a subcommand: the lab has kubectl rollout status');
+  if (!k.pos.length) {
+    k.note('console.note.kubectlRolloutStatus');
+    return k.errorf('you must specify a subcommand: the lab has kubectl rollout status');
+  }
   const sub = k.pos.shift();
   if (sub !== 'status') {
     k.note('console.note.kubectlRollout', { subcommand: JSON.stringify(sub) });

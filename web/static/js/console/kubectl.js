@@ -91,6 +91,17 @@ export class StatusError extends Error {
 // ToolError is worded as kubectl words it; NoResources is its notice that
 // nothing matched (printed, not an error).
 export class ToolError extends Error {}
+// LabLimit is an error about what the lab's console does not do: its
+// message goes to stderr in English as kubectl's errors do, and its note
+// (a key of the lab's strings) says what to do instead in the learner's
+// language.
+export class LabLimit extends ToolError {
+  constructor(message, note, params) {
+    super(message);
+    this.note = note;
+    this.params = params;
+  }
+}
 export class NoResources extends Error {}
 // Unreachable is kubectl's line when no answer came at all.
 export class Unreachable extends Error {}
@@ -140,6 +151,7 @@ class Run {
     if (err instanceof NoResources) { this.stderr.write(err.message + '\n'); return 0; }
     if (err instanceof Unreachable) { this.stderr.write(err.message + '\n'); return 1; }
     if (!(err instanceof ToolError) && !(err instanceof Error)) throw err;
+    if (err instanceof LabLimit) this.note(err.note, err.params);
     const msg = err.message;
     this.stderr.write((msg.startsWith('error: ') ? msg : 'error: ' + msg) + '\n');
     return 1;
@@ -223,12 +235,12 @@ class Run {
       for (const a of args.slice(1)) {
         if (!a.includes('/')) throw new Error("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'");
         const [t2, n2] = split2(a, '/');
-        if (d.lookup(t2).name !== r.name) throw new Error('the console handles one resource type per command');
+        if (d.lookup(t2).name !== r.name) throw new LabLimit('the console handles one resource type per command', 'console.note.kubectlOneType');
         names.push(n2);
       }
       return [r, names];
     }
-    if (args[0].includes(',')) throw new Error('the console handles one resource type per command (no TYPE1,TYPE2)');
+    if (args[0].includes(',')) throw new LabLimit('the console handles one resource type per command (no TYPE1,TYPE2)', 'console.note.kubectlOneType');
     return [d.lookup(args[0]), args.slice(1)];
   }
 
@@ -473,7 +485,7 @@ export function parseOutput(o) {
     return { kind, arg };
   }
   if (ALLOWED.split(',').includes(kind)) {
-    throw new ToolError(`the console does not print -o ${kind}; it prints -o json, yaml, wide, name, jsonpath=TEMPLATE and custom-columns=SPEC`);
+    throw new LabLimit(`the console does not print -o ${kind}; it prints -o json, yaml, wide, name, jsonpath=TEMPLATE and custom-columns=SPEC`, 'console.note.kubectlOutput', { format: kind });
   }
   throw new Error(`unable to match a printer suitable for the output format ${JSON.stringify(o)}, allowed formats are: ${ALLOWED}`);
 }
@@ -549,7 +561,7 @@ export function withTypeMeta(o, r) {
 async function kubectlGet(k) {
   if (k.fs.changed('raw')) return getRaw(k, k.fs.str('raw'));
   let format;
-  try { format = parseOutput(k.fs.str('output')); } catch (e) { return k.errorf(e.message); }
+  try { format = parseOutput(k.fs.str('output')); } catch (e) { return k.fail(e); }
   if (k.fs.bool('show-labels') && format.kind !== '' && format.kind !== 'wide') return k.errorf(`--show-labels option cannot be used with ${format.kind} printer`);
   const watching = k.fs.bool('watch') || k.fs.bool('watch-only');
   if (k.fs.bool('output-watch-events') && !watching) return k.errorf("--output-watch-events option can only be used with --watch or --watch-only\nSee 'kubectl get -h' for help and examples");
