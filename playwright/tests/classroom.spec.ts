@@ -297,6 +297,45 @@ for (const [lang, locale, connected, where] of [['en', 'en-US', 'students connec
     await dash.setViewportSize({ width: 1920, height: 1080 });
     await rowsFit(dash);
     await shot(dash, testInfo, `dashboard in ${lang} at 1920x1080`);
+
+    // The session was created over HTTP: this browser has no join code to
+    // show until the teacher asks for a new one, shown large; a student
+    // joins with it, and the old code admits nobody.
+    await expect(dash.getByTestId('dash-join')).toBeHidden();
+    await dash.getByTestId('dash-join-code-new').click();
+    await dash.getByTestId('confirm-ok').click();
+    const big = dash.getByTestId('join-code-value');
+    await expect(big).toHaveText(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    const renewed = (await big.textContent())!;
+    expect(renewed).not.toBe(joinCode);
+    await expect(dash.getByTestId('dash-join-code')).toHaveText(renewed);
+    for (const size of [{ width: 1920, height: 1080 }, { width: 1440, height: 900 }]) {
+      await dash.setViewportSize(size);
+      // Large enough for the back of the room, and whole.
+      await expect(async () => {
+        const m = await big.evaluate((e) => ({ px: parseFloat(getComputedStyle(e).fontSize), fits: e.scrollWidth <= e.clientWidth }));
+        expect(m.px).toBeGreaterThanOrEqual(80);
+        expect(m.fits).toBe(true);
+      }).toPass({ timeout: 10_000 });
+      await shot(dash, testInfo, `new join code in ${lang} at ${size.width}x${size.height}`);
+    }
+    const student = await browser.newContext();
+    expect((await student.request.post(`/s/${id}/join`, { data: { code: joinCode, name: 'Eve' } })).status()).toBe(403);
+    expect((await student.request.post(`/s/${id}/join`, { data: { code: renewed, name: 'Dara' } })).status()).toBe(201);
+    await student.close();
+    // Closed, the code stays in the header, whole with the header's end
+    // inside the window, also after a reload.
+    await dash.getByTestId('join-code-dialog').getByRole('button').click();
+    await expect(dash.getByTestId('join-code-dialog')).toBeHidden();
+    for (const size of [{ width: 1440, height: 900 }, { width: 1920, height: 1080 }]) {
+      await dash.setViewportSize(size);
+      await expect(async () => {
+        expect(await dash.getByTestId('lang').evaluate((e) => e.getBoundingClientRect().right <= window.innerWidth)).toBe(true);
+      }).toPass({ timeout: 10_000 });
+      await shot(dash, testInfo, `the join code in the header in ${lang} at ${size.width}x${size.height}`);
+    }
+    await dash.reload();
+    await expect(dash.getByTestId('dash-join-code')).toHaveText(renewed);
     await ctx.close();
   });
 }

@@ -243,6 +243,18 @@ function wireControls() {
     notice(said('dash.compact.done', { rev }));
     await poll();
   }));
+  // A new join code, for a teacher without the code (the session was
+  // created elsewhere) or whose code went where it should not: shown large,
+  // and in the header from then on.
+  $('dash-join-code-new').addEventListener('click', guard(async () => {
+    if (!(await confirmDialog(t('dash.joincode.confirm')))) return;
+    const r = await api('POST', '/rvplay/v1/join-code');
+    keepCode(r.joinCode);
+    showJoin(r.joinCode);
+    $('join-code-where').textContent = joinWhere();
+    $('join-code-value').textContent = r.joinCode;
+    $('join-code-dialog').showModal();
+  }));
   $('dash-reset').addEventListener('click', guard(async () => {
     if (!(await confirmDialog(t('dash.reset.confirm')))) return;
     await api('POST', '/rvplay/v1/reset');
@@ -280,14 +292,38 @@ function wireControls() {
   $('lang').addEventListener('change', guard(async (e) => { await setLanguage(e.target.value, { base: cfg.static, remember: true }); }));
 }
 
-// showJoin puts the join code on the projector, if this browser created
-// the session (the landing page keeps it; the server has only its hash).
-function showJoin() {
-  let mine = null;
-  try { mine = JSON.parse(localStorage.getItem('rvplay.sessions') || '[]').find((s) => s?.id === cfg.session); } catch { /* storage disabled */ }
-  if (!mine?.joinCode) return;
-  $('dash-join-where').textContent = `${location.host}/?join=${cfg.session}`;
-  $('dash-join-code').textContent = mine.joinCode;
+// The join code is on the projector: the one this browser was given (the
+// landing page keeps the code of a session it created; New join code, a
+// code it asked for). The server keeps only its hash.
+const SESSIONS = 'rvplay.sessions';
+const joinWhere = () => `${location.host}/?join=${cfg.session}`;
+
+function keptCode() {
+  try {
+    const mine = JSON.parse(localStorage.getItem(SESSIONS) || '[]').find((s) => s?.id === cfg.session);
+    return mine?.joinCode || sessionStorage.getItem(`rvplay.joinCode.${cfg.session}`);
+  } catch { return null; /* storage disabled */ }
+}
+
+// keepCode keeps a new code where keptCode looks: in the landing page's
+// entry of the session if this browser created it, else for this tab.
+function keepCode(code) {
+  try {
+    const all = JSON.parse(localStorage.getItem(SESSIONS) || '[]');
+    const mine = Array.isArray(all) ? all.find((s) => s?.id === cfg.session) : null;
+    if (mine) {
+      mine.joinCode = code;
+      localStorage.setItem(SESSIONS, JSON.stringify(all));
+    } else {
+      sessionStorage.setItem(`rvplay.joinCode.${cfg.session}`, code);
+    }
+  } catch { /* storage disabled: shown until the page reloads */ }
+}
+
+function showJoin(code = keptCode()) {
+  if (!code) return;
+  $('dash-join-where').textContent = joinWhere();
+  $('dash-join-code').textContent = code;
   $('dash-join').hidden = false;
 }
 
