@@ -188,6 +188,8 @@ test('kubectl edit opens the editor; replace -f - takes the editor\'s object', a
     await expect(note).toHaveText(`# ${messages(lang)['console.note.kubectlEditorRead']}\n`);
     await expect(output(page)).toContainText(conflict);
   }
+  // Korean wraps between words, as Korean is set.
+  expect(await output(page).evaluate((e) => getComputedStyle(e).wordBreak)).toBe('keep-all');
 });
 
 test('on a server session the console streams a watch over fetch and stops it', async ({ page }) => {
