@@ -13,20 +13,21 @@ import (
 	"github.com/rvplay/rvplay/server/etcdstore"
 )
 
+// replica is a registry on sessions, as a server has, closed when t ends.
+func replica(t *testing.T, sessions *etcdstore.Sessions) *classroom.Registry {
+	r, err := classroom.New(sessions, classroom.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	return r
+}
+
 // Two registries on one cluster, as two replicas have: what one does, the
 // other learns from the cluster.
 func TestRegistriesOnOneClusterLearnWhatTheOtherDid(t *testing.T) {
 	cli := client(t, etcdtest.Start(t, etcdtest.Options{}).URL)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	registry := func() *classroom.Registry {
-		r, err := classroom.New(etcdstore.NewSessions(cli, "", etcdstore.Options{}), classroom.Options{Logger: quiet})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(r.Close)
-		return r
-	}
-	a, b := registry(), registry()
+	a, b := replica(t, etcdstore.NewSessions(cli, "", etcdstore.Options{})), replica(t, etcdstore.NewSessions(cli, "", etcdstore.Options{}))
 	created, err := a.CreateGuarded("class")
 	if err != nil {
 		t.Fatal(err)
@@ -77,18 +78,8 @@ func TestRegistriesOnOneClusterLearnWhatTheOtherDid(t *testing.T) {
 // once: the old code admits nobody on the other, the new one does, and
 // the students who joined stay.
 func TestANewJoinCodeIsEveryReplicasAtOnce(t *testing.T) {
-	cli := client(t, etcdtest.Start(t, etcdtest.Options{}).URL)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	sessions := etcdstore.NewSessions(cli, "", etcdstore.Options{})
-	registry := func() *classroom.Registry {
-		r, err := classroom.New(sessions, classroom.Options{Logger: quiet})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(r.Close)
-		return r
-	}
-	a, b := registry(), registry()
+	sessions := etcdstore.NewSessions(client(t, etcdtest.Start(t, etcdtest.Options{}).URL), "", etcdstore.Options{})
+	a, b := replica(t, sessions), replica(t, sessions)
 	created, err := a.CreateGuarded("class")
 	if err != nil {
 		t.Fatal(err)
