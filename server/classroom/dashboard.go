@@ -35,11 +35,14 @@ type Class struct {
 	// ClusterCompaction is set when the session is stored on an etcd
 	// cluster, whose compaction is the whole cluster's, an operator's: the
 	// dashboard's compaction button says so instead of compacting.
-	ClusterCompaction bool             `json:"clusterCompaction,omitempty"`
-	Settings          session.Settings `json:"settings"`
-	Push              *Push            `json:"push"`
-	People            []ClassPerson    `json:"people"`
-	Lessons           []ClassLesson    `json:"lessons"`
+	ClusterCompaction bool `json:"clusterCompaction,omitempty"`
+	// Open is set for an open session (named on the server's command
+	// line), which nobody joins: the dashboard offers no new join code.
+	Open     bool             `json:"open,omitempty"`
+	Settings session.Settings `json:"settings"`
+	Push     *Push            `json:"push"`
+	People   []ClassPerson    `json:"people"`
+	Lessons  []ClassLesson    `json:"lessons"`
 	// Detectors are the lesson engine's, in order: what Findings count.
 	Detectors []*lesson.Detector `json:"detectors"`
 	// Record says which exchanges the session's record still holds (its
@@ -141,7 +144,7 @@ func (h *Handler) serveClass(w http.ResponseWriter, r *http.Request, info Sessio
 		return
 	}
 	out := Class{Kind: "Class", Session: info.Name, Revision: s.Store.Rev(), CompactRevision: max(0, s.Store.CompactRev()),
-		Settings: s.Settings(), Push: c.lastPush(), Detectors: lesson.Detectors}
+		Open: !info.Guarded, Settings: s.Settings(), Push: c.lastPush(), Detectors: lesson.Detectors}
 	out.Record.Oldest, out.Record.Last = s.Record.Oldest(), s.Record.Last()
 	_, out.ClusterCompaction = s.Store.(*etcdstore.Store)
 

@@ -238,6 +238,11 @@ func TestANewJoinCodeAdmitsTheClassAndTheOldOneNobody(t *testing.T) {
 		t.Fatal(err)
 	}
 	must(t, "an open session", e.do("POST", "/s/demo/rvplay/v1/join-code", cred{}, ""), 400, "is open")
+	// Its dashboard learns so, and offers no new code.
+	must(t, "an open session's class", e.do("GET", "/s/demo/rvplay/v1/class", cred{}, ""), 200, `"open":true`)
+	if a := e.do("GET", "/s/class/rvplay/v1/class", teacher, ""); strings.Contains(a.body, `"open"`) {
+		t.Fatalf("a guarded session's class: %s, want no \"open\"", a.body)
+	}
 	must(t, "no session", e.do("POST", "/s/nope/rvplay/v1/join-code", teacher, ""), 404, `sessions \"nope\" not found`)
 }
 

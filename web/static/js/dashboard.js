@@ -64,6 +64,7 @@ function render() {
     compact.title = cls.clusterCompaction ? t('dash.compact.cluster.why') : '';
     $('dash-push').textContent = cls.push ? `${titleOf(cls.push.lesson)} · ${cls.push.step ? t('dash.push.stepn', { n: cls.push.step }) : t('dash.intro')}` : '–';
     $('dash-settings').textContent = settingsLine(cls.settings || {});
+    $('dash-join-code-new').hidden = !!cls.open; // nobody joins an open session
     renderStudents();
     renderLessons();
     followPush();
