@@ -111,9 +111,9 @@ type Options struct {
 	// over HTTPS when it is not in the system's roots; every kubeconfig
 	// carries it.
 	CA []byte
-	// Logger takes the sessions' lifecycle events (created, joined,
-	// loaded, unloaded, reset, ended, expired) and the errors of the
-	// registry's own work. Nil: slog.Default().
+	// Logger takes the sessions' lifecycle events (created, joined, join
+	// code renewed, loaded, unloaded, reset, ended, expired) and the errors
+	// of the registry's own work. Nil: slog.Default().
 	Logger *slog.Logger
 }
 

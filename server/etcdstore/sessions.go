@@ -122,8 +122,9 @@ func (s *Sessions) CreateSession(info sqlite.SessionInfo) error {
 }
 
 // SetJoinCode replaces the join code hash in guarded session name's
-// access record, unless another writer changed the record since it was
-// read (then it reads it again): sqlite.ErrNoSession if there is no
+// access record, if the record is still as it was read (else it reads it
+// again): a session another replica ended meanwhile is not brought back
+// as a record without its keys. sqlite.ErrNoSession if there is no
 // guarded session of that name.
 func (s *Sessions) SetJoinCode(name string, hash []byte) error {
 	key := s.key("sessions", name)
