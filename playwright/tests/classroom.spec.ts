@@ -7,7 +7,7 @@
 // compaction is refused. Screenshots of the dashboard at 1440x900 and
 // 1920x1080 go into the report.
 import { expect, test, type BrowserContext, type Page, type TestInfo } from '@playwright/test';
-import { exchange, run } from './labhelpers';
+import { exchange, openLab, run } from './labhelpers';
 
 async function shot(page: Page, testInfo: TestInfo, name: string) {
   await testInfo.attach(name, { body: await page.screenshot({ fullPage: false }), contentType: 'image/png' });
@@ -15,6 +15,15 @@ async function shot(page: Page, testInfo: TestInfo, name: string) {
 
 // row is a student's row on the dashboard.
 const row = (dashboard: Page, id: string) => dashboard.locator(`[data-testid="student"][data-student="${id}"]`);
+
+// openWatches opens a student's list of watches from the keyboard: their
+// row shows the one that matters most and "+N"; Enter on it shows the
+// others.
+async function openWatches(dash: Page, id: string) {
+  await row(dash, id).getByTestId('watch-summary').focus();
+  await dash.keyboard.press('Enter');
+  await expect(row(dash, id).getByTestId('watch-summary')).toHaveAttribute('aria-expanded', 'true');
+}
 
 // Names long enough to squeeze the other columns if nothing cut them.
 const longNames = ['Maximiliane Alexandra Wolkenstein-Rodenegg', '欧阳慕容·司马长风·诸葛明月·上官婉儿·令狐冲', '김서연박지민이하늘최바다정다은강민준윤서준'];
@@ -144,6 +153,9 @@ test('classroom: a teacher and three students: join by code, presence and progre
     await expect(s.page.getByTestId('reflector-state')).toHaveText('watching');
   }
   for (const s of students) {
+    // The lab's own watch and the informer's: one shown, "+1".
+    await expect(row(dash, s.id).getByTestId('watch-more')).toHaveText(/^\+\d+$/);
+    await openWatches(dash, s.id);
     await expect(row(dash, s.id).locator('[data-testid="student-watch"][data-kind="current"]').first()).toBeVisible();
   }
   // Bashir overwrites a ConfigMap without its resourceVersion: the
@@ -188,6 +200,8 @@ test('classroom: a teacher and three students: join by code, presence and progre
   for (const s of students) {
     const r = row(dash, s.id);
     await expect(r.locator('[data-testid="student-watch"][data-kind="gone"]')).toHaveCount(1);
+    // The 410 first, in the row's one line; the list stays open.
+    await expect(r.getByTestId('watch-summary').getByTestId('student-watch')).toHaveAttribute('data-kind', 'gone');
     await expect(r.locator('[data-testid="student-watch"][data-kind="current"]').first()).toBeVisible();
     await expect(r.getByTestId('student-findings')).toContainText('relisted after a 410');
   }
@@ -282,9 +296,34 @@ for (const [lang, locale, connected, where] of [['en', 'en-US', 'students connec
       await other.close();
     }
     expect((await ctx.request.post(`/s/${id}/rvplay/v1/push`, { data: { lesson: 'lost-update', step: 1 } })).status()).toBe(200);
+    // Two students with their lab open: the lab's own watch and three
+    // more, each one more on the dashboard's row.
+    const labs: BrowserContext[] = [];
+    const labIds: string[] = [];
+    for (const name of ['Lab Lena', 'Lab Luis']) {
+      const lab = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+      labs.push(lab);
+      const j = await lab.request.post(`/s/${id}/join`, { data: { code: joinCode, name } });
+      expect(j.status()).toBe(201);
+      labIds.push((await j.json()).id);
+      const page = await lab.newPage();
+      await openLab(page, `/s/${id}/`);
+      // Three watches from its watch panel, beside the lab's own.
+      for (let n = 1; n <= 3; n++) {
+        await page.getByTestId('watch-start').click();
+        await expect(page.getByTestId('stream')).toHaveCount(n);
+      }
+    }
     const dash = await ctx.newPage();
     await dash.goto(`/s/${id}/dashboard`);
     await expect(dash.getByTestId('dashboard')).toHaveAttribute('data-ready', 'true');
+    // Each lab's row: four watches, one shown and "+3", all four in its
+    // title.
+    for (const s of labIds) {
+      await expect(row(dash, s).getByTestId('student-watch')).toHaveCount(4);
+      await expect(row(dash, s).getByTestId('watch-more')).toHaveText('+3');
+      await expect(row(dash, s).getByTestId('watch-summary')).toHaveAttribute('title', /^[^\n]+(\n[^\n]+){3}$/);
+    }
     await expect(dash.locator('html')).toHaveAttribute('lang', lang);
     await expect(dash.locator('.stat-box').first()).toContainText(connected);
     await expect(dash.getByTestId('student-where').first()).toHaveText(where);
@@ -297,6 +336,7 @@ for (const [lang, locale, connected, where] of [['en', 'en-US', 'students connec
     await dash.setViewportSize({ width: 1920, height: 1080 });
     await rowsFit(dash);
     await shot(dash, testInfo, `dashboard in ${lang} at 1920x1080`);
+    for (const lab of labs) await lab.close();
 
     // The session was created over HTTP: this browser has no join code to
     // show until the teacher asks for a new one, shown large; a student

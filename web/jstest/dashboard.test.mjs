@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import './setup.mjs';
-import { watchState, findingsList, misconceptionCount, connected, activeLessons, where, whereParts, mergeRoster, exchangeRow } from '../static/js/dashboardview.js';
+import { watchState, rankWatches, watchLine, findingsList, misconceptionCount, connected, activeLessons, where, whereParts, mergeRoster, exchangeRow } from '../static/js/dashboardview.js';
 
 const detectors = [
   { name: 'retry-409-without-reread', kind: 'misconception' },
@@ -18,6 +18,24 @@ test('a watch is up to date, behind the store, waiting, gone, closed by the serv
   assert.deepEqual(watchState({ ended: true, errorCode: 410, from: '3', lastResourceVersion: 0 }), { kind: 'gone', text: '410 Gone (from 3)' });
   assert.equal(watchState({ ended: true, endedBy: 'server', lastResourceVersion: 9 }).kind, 'closed');
   assert.equal(watchState({ ended: true, endedBy: 'client', lastResourceVersion: 9 }).text, 'ended at rv 9');
+});
+
+test("the watch that matters most comes first: a failed one (410, closed by the server), then the furthest behind, then the others", () => {
+  const watches = [
+    { seq: 1, client: 'browser', path: '/v3/watch', lastResourceVersion: 30, behind: 0 },
+    { seq: 2, client: 'I', path: '/api/v1/configmaps', lastResourceVersion: 28, behind: 2 },
+    { seq: 3, client: 'I', path: '/api/v1/configmaps', ended: true, endedBy: 'client', lastResourceVersion: 20 },
+    { seq: 4, client: 'I', path: '/api/v1/configmaps', lastResourceVersion: 21, behind: 9 },
+    { seq: 5, client: 'kubectl', path: '/api/v1/pods', from: '' },
+    { seq: 6, client: 'I', path: '/api/v1/configmaps', ended: true, errorCode: 410, from: '12' },
+    { seq: 7, client: 'W', path: '/api/v1/configmaps', ended: true, endedBy: 'server', lastResourceVersion: 25 },
+  ];
+  assert.deepEqual(rankWatches(watches).map((x) => x.w.seq), [6, 7, 4, 2, 5, 1, 3]);
+  assert.deepEqual(rankWatches(watches).map((x) => x.s.kind), ['gone', 'closed', 'behind', 'behind', 'waiting', 'current', 'ended']);
+  // Watches alike keep the class's order (newest first).
+  assert.deepEqual(rankWatches([{ seq: 9, lastResourceVersion: 5 }, { seq: 8, lastResourceVersion: 5 }]).map((x) => x.w.seq), [9, 8]);
+  assert.deepEqual(rankWatches(undefined), []);
+  assert.equal(watchLine(rankWatches(watches)[0]), 'I · 410 Gone (from 12) · /api/v1/configmaps');
 });
 
 test('findings are named, misconceptions first and the most frequent first; practices are not misconceptions', () => {

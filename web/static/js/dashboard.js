@@ -12,7 +12,7 @@ import { createNotice, said } from './notice.js';
 import { Backoff } from './connection.js';
 import { channelURL } from './channel.js';
 import { KNOWN, isDuration, changed, settingsLine } from './settings.js';
-import { watchState, findingsList, misconceptionCount, students, connected, activeLessons, where, whereParts, mergeRoster, exchangeRow } from './dashboardview.js';
+import { rankWatches, watchLine, findingsList, misconceptionCount, students, connected, activeLessons, where, whereParts, mergeRoster, exchangeRow } from './dashboardview.js';
 
 const cfg = JSON.parse($('dashboard-config').textContent);
 const frame = new Frame();
@@ -88,19 +88,53 @@ function renderStudents() {
       el('td', { 'data-testid': 'student-progress' },
         p.lesson && steps ? el('b', { text: t('dash.progress', { n: passedHere, total: steps }) }) : null,
         el('small', { class: 'muted', text: t('dash.progress.all', { n: passedAll }) })),
-      el('td', { 'data-testid': 'student-watches' }, p.watches?.length
-        ? el('ul', { class: 'watch-list' }, ...p.watches.map((w) => {
-          const s = watchState(w);
-          return el('li', { class: `watch ${s.kind}`, 'data-testid': 'student-watch', 'data-kind': s.kind, title: `${s.text} · ${w.client || ''} ${w.path}` },
-            el('span', { class: 'client', text: w.client || '?' }), ' ', s.text);
-        }))
-        : el('span', { class: 'muted', text: t('dash.nowatches') })),
+      el('td', { 'data-testid': 'student-watches' }, watchesOf(p)),
       el('td', { 'data-testid': 'student-findings', 'data-count': String(misconceptionCount(p.findings, cls.detectors)) }, found.length
         ? el('ul', { class: 'finding-list' }, ...found.map((f) => el('li', { class: f.kind, title: f.text }, `${f.kind === 'practice' ? '✓ ' : ''}${f.text} ×${f.n}`)))
         : el('span', { class: 'muted', text: t('dash.none') })));
   });
+  // A poll redraws every row: the focus stays on the control it was on.
+  const focused = document.activeElement?.closest('#students-body [data-testid]');
+  const again = focused && `[data-student="${CSS.escape(focused.closest('tr').dataset.student)}"] [data-testid="${focused.dataset.testid}"]`;
   $('students-body').replaceChildren(...rows);
   $('students-empty').hidden = rows.length > 0;
+  if (again) document.querySelector(again)?.focus();
+}
+
+// The students whose list of watches the teacher opened, kept open
+// across polls.
+const watchesOpen = new Set();
+
+// watchesOf is a student's watches in two lines whatever their number (a
+// lab open in a browser has four or more): the one that matters most,
+// then its client and "+N", a button that shows the others below it (the
+// whole list is its title too).
+function watchesOf(p) {
+  const ranked = rankWatches(p.watches);
+  if (!ranked.length) return el('span', { class: 'muted', text: t('dash.nowatches') });
+  const item = (tag, x) => el(tag, { class: `watch ${x.s.kind}`, 'data-testid': 'student-watch', 'data-kind': x.s.kind, title: watchLine(x) },
+    el('span', { class: 'client', text: x.w.client || '?' }), ' ', x.s.text);
+  const [top, ...rest] = ranked;
+  if (!rest.length) return item('div', top);
+  const open = watchesOpen.has(p.id);
+  const list = el('ul', { class: 'watch-list', id: `watches-${p.id}`, hidden: !open }, ...rest.map((x) => item('li', x)));
+  const toggle = el('button', {
+    type: 'button', class: 'watch-summary', 'data-testid': 'watch-summary', 'aria-expanded': String(open), 'aria-controls': list.id,
+    title: ranked.map(watchLine).join('\n'),
+    onclick: () => {
+      const now = !watchesOpen.has(p.id);
+      if (now) watchesOpen.add(p.id); else watchesOpen.delete(p.id);
+      toggle.setAttribute('aria-expanded', String(now));
+      list.hidden = !now;
+    },
+  },
+  // Its state on a line of its own, so that a narrow column still shows
+  // how far behind it is; its client beside "+N".
+  el('span', { class: `watch ${top.s.kind}`, 'data-testid': 'student-watch', 'data-kind': top.s.kind, text: top.s.text }),
+  el('span', { class: 'watch-of' }, el('span', { class: 'client', text: top.w.client || '?' }), ' ',
+    el('span', { class: 'more', 'data-testid': 'watch-more', 'aria-hidden': 'true', text: `+${rest.length}` }),
+    el('span', { class: 'visually-hidden', text: t('dash.watch.more', { n: rest.length }) })));
+  return el('div', { class: 'student-watches', 'data-testid': 'watch-group' }, toggle, list);
 }
 
 function renderLessons() {

@@ -21,6 +21,22 @@ export function watchState(w) {
   return { kind: 'current', text: t('dash.watch.current', { rv }) };
 }
 
+// watchRank orders the kinds by how much they need the teacher's eye:
+// a watch that failed (410, closed by the server) first, then one behind
+// the store, one with nothing yet, one up to date, one its client ended.
+const watchRank = { gone: 0, closed: 1, behind: 2, waiting: 3, current: 4, ended: 5 };
+
+// rankWatches says each watch's state, the one that matters most first:
+// by kind (watchRank), then the furthest behind; otherwise in the class's
+// order (newest first).
+export function rankWatches(watches) {
+  return (watches || []).map((w) => ({ w, s: watchState(w) }))
+    .sort((a, b) => watchRank[a.s.kind] - watchRank[b.s.kind] || (b.w.behind || 0) - (a.w.behind || 0));
+}
+
+// watchLine is a watch in one line of text: its client, state and path.
+export const watchLine = ({ w, s }) => `${w.client || '?'} · ${s.text} · ${w.path}`;
+
 // findingsList names what was found, misconceptions first (most frequent
 // first), then good practices; detectors that found nothing are left out.
 export function findingsList(counts, detectors) {
