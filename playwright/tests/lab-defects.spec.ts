@@ -213,6 +213,15 @@ test('on a busy server session the lab watches the recent keyspace, not from rev
   await expect(page.locator('[data-testid="timeline-tick"]').first()).toBeVisible();
 });
 
+// headerSpread is how far apart the middles of the header's items are: a
+// header on one row keeps them within a few pixels.
+async function headerSpread(page: Page) {
+  return page.evaluate(() => {
+    const middles = [...document.querySelectorAll('header.bar > *')].filter((e) => (e as HTMLElement).offsetParent).map((e) => Math.round(e.getBoundingClientRect().top + e.getBoundingClientRect().height / 2));
+    return Math.max(...middles) - Math.min(...middles);
+  });
+}
+
 for (const [width, height] of [[1280, 720], [1920, 1080]]) {
   test(`presentation mode fits a projector at ${width}x${height}`, async ({ page }, testInfo) => {
     await page.setViewportSize({ width, height });
@@ -234,11 +243,7 @@ for (const [width, height] of [[1280, 720], [1920, 1080]]) {
     for (const [sel, px] of Object.entries(sizes)) expect(px, `${sel}: ${px}px`).toBeGreaterThanOrEqual(16);
 
     // The header stays one row.
-    const rows = await page.evaluate(() => {
-      const tops = [...document.querySelectorAll('header.bar > *')].filter((e) => (e as HTMLElement).offsetParent).map((e) => Math.round(e.getBoundingClientRect().top + e.getBoundingClientRect().height / 2));
-      return Math.max(...tops) - Math.min(...tops);
-    });
-    expect(rows).toBeLessThan(12);
+    expect(await headerSpread(page)).toBeLessThan(12);
     // At 1920 wide the connection status is whole, offline and beside a
     // guarded session's random id: it gives way with "…" only on smaller
     // screens.
@@ -248,10 +253,22 @@ for (const [width, height] of [[1280, 720], [1920, 1080]]) {
       expect(await conn.evaluate((c) => c.scrollWidth <= c.clientWidth)).toBe(true);
       const session = await page.context().newPage();
       await session.setViewportSize({ width, height });
-      await openLab(session, `/s/${await newSession(page.request)}/`);
+      const name = await newSession(page.request);
+      await openLab(session, `/s/${name}/`);
       await expect(session.locator('html')).toHaveClass(/present/);
       await expect(session.getByTestId('conn-status')).toHaveText('live · the server answers');
       expect(await session.getByTestId('conn-status').evaluate((c) => c.scrollWidth <= c.clientWidth)).toBe(true);
+      // Its server unreachable, the status is whole too (on two lines: one
+      // cut it to "server unreachable · ret…"), the header still one row.
+      const down = (route: { abort: (code: string) => Promise<void> }) => route.abort('connectionrefused');
+      await session.route(`**/s/${name}/**`, down);
+      await session.route('**/healthz', down);
+      await session.getByTestId('client-a-get').click();
+      await expect(session.getByTestId('conn-status')).toHaveAttribute('data-state', 'lost');
+      await expect(session.getByTestId('conn-status')).toContainText(/^server unreachable\s·\sretrying/);
+      expect(await session.getByTestId('conn-status').evaluate((c) => c.scrollWidth <= c.clientWidth && c.scrollHeight <= c.clientHeight)).toBe(true);
+      expect(await headerSpread(session)).toBeLessThan(12);
+      await shot(session, testInfo, `presentation mode at ${width}x${height}, the server unreachable`);
       await session.close();
     }
 

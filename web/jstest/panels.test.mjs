@@ -90,7 +90,8 @@ test('the compaction revision is found by bisection: the lowest readable revisio
 
 test('the connection status is plain words', () => {
   assert.equal(connectionText('live', { mode: 'server', session: 'demo' }), 'live · the server answers');
-  assert.equal(connectionText('lost', { mode: 'server', retryIn: 3200 }), 'server unreachable · retrying in 3 s');
+  // Its second line, where the header is narrow, starts at "retrying".
+  assert.equal(connectionText('lost', { mode: 'server', retryIn: 3200 }), 'server unreachable\u00a0· retrying in 3 s');
   assert.equal(connectionText('live', { mode: 'offline' }), 'ready · the engine runs in this page');
 });
 
