@@ -379,3 +379,30 @@ for (const [lang, locale, connected, where] of [['en', 'en-US', 'students connec
     await ctx.close();
   });
 }
+
+// A teacher who created a session with curl (or in another browser) has
+// only its token: the landing page's sign-in hands it to this browser as
+// the session's cookie and opens the dashboard; a wrong token gets the
+// server's refusal, and the page lists the session as the teacher's after.
+test('classroom: a session created with curl: the teacher signs a browser in with its token and opens the dashboard', async ({ browser, request }, testInfo) => {
+  const created = await request.post('/sessions', { data: {} });
+  expect(created.status()).toBe(201);
+  const { id, teacherToken } = await created.json();
+  const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await ctx.newPage();
+  await page.goto('/');
+  await page.getByTestId('sign-in').locator('summary').click();
+  await page.getByTestId('sign-in-session').fill(id);
+  await page.getByTestId('sign-in-token').fill(`x${teacherToken}`);
+  await page.getByTestId('sign-in-submit').click();
+  await expect(page.getByTestId('sign-in-error')).toContainText('Unauthorized');
+  await page.getByTestId('sign-in-error').scrollIntoViewIfNeeded();
+  await shot(page, testInfo, 'sign in with a token: a wrong one (1440x900)');
+  await page.getByTestId('sign-in-token').fill(teacherToken);
+  await page.getByTestId('sign-in-submit').click();
+  await page.waitForURL(`**/s/${id}/dashboard`);
+  await expect(page.getByTestId('dashboard')).toHaveAttribute('data-ready', 'true');
+  await page.goto('/');
+  await expect(page.locator(`[data-testid="session-item"][data-session="${id}"]`)).toContainText('teacher');
+  await ctx.close();
+});

@@ -24,6 +24,7 @@ import (
 //	DELETE /s/<id>                     end a guarded session and delete its data (teacher)
 //	GET    /s/<id>/                    the lab page (Web); without credentials, the landing page's join form
 //	POST   /s/<id>/join                {"code", "name"}: 201 {"token", ...} and the token as a cookie
+//	POST   /s/<id>/sign-in             with a token of the session: 200 {"id", "url", "principal", "name", "role"} and the token as a cookie
 //	GET    /s/<id>/kubeconfig          a kubeconfig for the caller's token
 //	POST   /s/<id>/rvplay/v1/reset     a fresh store at revision 1 (teacher)
 //	POST   /s/<id>/rvplay/v1/join-code a new join code, the old one refused from now on (teacher): 201 {"id", "joinCode", "url"}
@@ -169,6 +170,10 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 	}
 	p, token, authed := h.authenticate(r, info, sub)
 	if !h.admit(w, r, sub) {
+		return
+	}
+	if sub == SignInPath {
+		h.signIn(w, r, info, p, token, authed)
 		return
 	}
 	if (sub == "/" || sub == DashboardPath) && (r.Method == http.MethodGet || r.Method == http.MethodHead) && h.Web != nil {
@@ -467,6 +472,37 @@ func (h *Handler) renewJoinCode(w http.ResponseWriter, r *http.Request, info Ses
 		return
 	}
 	writeJSON(w, http.StatusCreated, NewJoinCode{ID: info.Name, JoinCode: code, URL: URL(info.Name)})
+}
+
+// SignInPath takes a token of a guarded session and hands it to the
+// browser as the session's cookie: a teacher who created the session with
+// curl, or on another computer, opens the dashboard with it, and a student
+// moves to another computer with the token of their kubeconfig. The token
+// is presented as on every other path (Authorization: Bearer).
+const SignInPath = "/sign-in"
+
+// SignedIn is the answer to a sign-in: who the token names in the session.
+type SignedIn struct {
+	ID        string `json:"id"`
+	URL       string `json:"url"`
+	Principal string `json:"principal"`
+	Name      string `json:"name,omitempty"`
+	Role      string `json:"role"`
+}
+
+func (h *Handler) signIn(w http.ResponseWriter, r *http.Request, info Session, p api.Principal, token string, authed bool) {
+	switch {
+	case r.Method != http.MethodPost:
+		w.Header().Set("Allow", "POST")
+		writeStatus(w, kube.NewMethodNotSupported("", "sessions", strings.ToLower(r.Method)))
+	case !info.Guarded:
+		writeStatus(w, kube.NewBadRequest(`session "`+info.Name+`" is open: everyone may use it without signing in`))
+	case !authed:
+		writeResponse(w, unauthorized(SignInPath))
+	default:
+		setCookie(w, r, info.Name, token)
+		writeJSON(w, http.StatusOK, SignedIn{ID: info.Name, URL: URL(info.Name), Principal: p.ID, Name: p.Name, Role: p.Role.String()})
+	}
 }
 
 // readBody reads the body of a classroom request, at most maxRequestBody

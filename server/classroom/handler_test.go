@@ -78,6 +78,7 @@ func TestEveryGuardedActionWithEveryCredential(t *testing.T) {
 		{"POST", "/rvplay/v1/push", fixed(`{}`), 403, passesAuth, `cannot post path \"/rvplay/v1/push\"`},
 		{"GET", "/kubeconfig", fixed(""), 200, 200, ""},
 		{"POST", "/rvplay/v1/join-code", fixed(""), 403, 201, `cannot post path \"/rvplay/v1/join-code\"`},
+		{"POST", "/sign-in", fixed(""), 200, 200, ""},
 	}
 	check := func(what string, a answer, want int, refusal string) {
 		t.Helper()
@@ -244,6 +245,55 @@ func TestANewJoinCodeAdmitsTheClassAndTheOldOneNobody(t *testing.T) {
 		t.Fatalf("a guarded session's class: %s, want no \"open\"", a.body)
 	}
 	must(t, "no session", e.do("POST", "/s/nope/rvplay/v1/join-code", teacher, ""), 404, `sessions \"nope\" not found`)
+}
+
+// A token of the session signs a browser in: the answer says whom it
+// names and hands it over as the session's cookie, with which the browser
+// then opens what that person may open. A teacher who created the session
+// with curl reaches the dashboard this way; nobody gets in without a
+// token of the session.
+func TestATokenSignsABrowserIn(t *testing.T) {
+	e := newEnv(t, Options{})
+	class := e.create("class")
+	other := e.create("other")
+	alice := e.join(class, "Alice")
+	const path = "/s/class/sign-in"
+
+	must(t, "nobody", e.do("POST", path, cred{}, ""), 401, kube401)
+	must(t, "another session's teacher", e.do("POST", path, cred{bearer: other.TeacherToken}, ""), 401, kube401)
+	must(t, "a made-up token", e.do("POST", path, cred{bearer: "x" + class.TeacherToken}, ""), 401, kube401)
+	must(t, "GET", e.do("GET", path, cred{bearer: class.TeacherToken}, ""), 405, `"reason":"MethodNotAllowed"`)
+
+	cookieOf := func(a answer) string {
+		t.Helper()
+		c := a.header.Get("Set-Cookie")
+		for _, want := range []string{CookieName + "=", "Path=/s/class;", "HttpOnly", "SameSite=Strict"} {
+			if !strings.Contains(c, want) {
+				t.Fatalf("Set-Cookie %q, want %s in it", c, want)
+			}
+		}
+		v, _, _ := strings.Cut(strings.TrimPrefix(c, CookieName+"="), ";")
+		return v
+	}
+	a := e.do("POST", path, cred{bearer: class.TeacherToken}, "")
+	must(t, "the teacher", a, 200, `"id":"class"`, `"url":"/s/class/"`, `"principal":"teacher"`, `"role":"teacher"`)
+	if cc := a.header.Get("Cache-Control"); cc != "no-store" {
+		t.Fatalf("Cache-Control %q", cc)
+	}
+	teacher := cred{cookie: cookieOf(a)}
+	must(t, "the teacher's browser, the dashboard's data", e.do("GET", "/s/class/rvplay/v1/class", teacher, ""), 200)
+
+	a = e.do("POST", path, cred{bearer: alice.Token}, "")
+	must(t, "a student", a, 200, `"principal":"`+alice.ID+`"`, `"name":"Alice"`, `"role":"student"`)
+	student := cred{cookie: cookieOf(a)}
+	must(t, "the student's browser, her namespace", e.do("GET", "/s/class/api/v1/namespaces/"+alice.ID, student, ""), 200)
+	must(t, "the student's browser, the dashboard's data", e.do("GET", "/s/class/rvplay/v1/class", student, ""), 403)
+
+	if _, err := e.reg.CreateOpen("demo"); err != nil {
+		t.Fatal(err)
+	}
+	must(t, "an open session", e.do("POST", "/s/demo/sign-in", cred{}, ""), 400, "is open")
+	must(t, "no session", e.do("POST", "/s/nope/sign-in", cred{bearer: class.TeacherToken}, ""), 404, `sessions \"nope\" not found`)
 }
 
 func TestCreatingSessions(t *testing.T) {

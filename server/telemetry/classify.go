@@ -49,7 +49,7 @@ func Classify(r *http.Request) (protocol, verb string) {
 		sub = p[len("/s/")+len(name):]
 	}
 	switch {
-	case !ok || sub == "/join" || sub == "/kubeconfig" || sub == "/rvplay/v1/reset":
+	case !ok || sub == "/join" || sub == "/sign-in" || sub == "/kubeconfig" || sub == "/rvplay/v1/reset":
 		return ProtocolClassroom, cleanMethod(method)
 	case sub == "/" || sub == "/dashboard":
 		return ProtocolWeb, cleanMethod(method)

@@ -26,6 +26,7 @@ func TestRequestsAreNamedByProtocolAndVerb(t *testing.T) {
 		{"GET", "/metrics", "", "metrics", "GET"},
 		{"POST", "/sessions", "", "classroom", "POST"},
 		{"POST", "/s/c1/join", "", "classroom", "POST"},
+		{"POST", "/s/c1/sign-in", "", "classroom", "POST"},
 		{"GET", "/s/c1/kubeconfig", "", "classroom", "GET"},
 		{"DELETE", "/s/c1", "", "classroom", "DELETE"},
 		{"POST", "/s/c1/rvplay/v1/reset", "", "classroom", "POST"},

@@ -152,6 +152,31 @@ $('join-form').addEventListener('submit', async (e) => {
   }
 });
 
+// Signing in hands a token of the session to this browser as its cookie
+// (POST /s/<id>/sign-in): a teacher's token is kept like a created
+// session's, so the list finds the session again, and opens the dashboard;
+// a student's opens the lab.
+$('sign-in-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  $('sign-in-error').textContent = '';
+  const f = e.target.elements;
+  const id = f.session.value.trim();
+  const token = f.token.value.trim();
+  try {
+    const s = await api('POST', `/s/${encodeURIComponent(id)}/sign-in`, undefined, token);
+    if (s.role === 'teacher') {
+      const known = remembered().find((x) => x.id === s.id);
+      remember({ ...known, id: s.id, url: s.url, teacherToken: token });
+      location.href = `${s.url}dashboard`;
+    } else {
+      remember({ id: s.id, url: s.url, student: s.principal });
+      location.href = s.url;
+    }
+  } catch (err) {
+    $('sign-in-error').textContent = `could not sign in: ${err.message}`;
+  }
+});
+
 // A guarded session's page sends a visitor without its token here, with
 // ?join=<session>.
 const joining = new URLSearchParams(location.search).get('join');
