@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the playground engine for the browser into web/static/wasm/:
 # rvplay.wasm (+ .gz and .br, served precompressed) and the wasm_exec.js of
-# the same Go toolchain. The server embeds that directory, so run this before
+# the same Go toolchain. The .gz and .br of a module built before (brotli's
+# quality 11 takes about 30 s of one core) come from wasm/cmd/precompress's
+# cache in ~/.cache/rvplay/precompress, by the module's content. The server embeds that directory, so run this before
 # `go build ./server`. The flags and the size budget are those of
 # scripts/wasm-flags.sh; a module over the budget is built anyway (so the lab
 # can be tried while it is trimmed) with a warning, and fails the lint step

@@ -26,7 +26,7 @@ func TestPrecompressedFilesDecodeToTheOriginal(t *testing.T) {
 			if err := os.WriteFile(file, raw, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if err := precompress(file, gzipPath); err != nil {
+			if _, err := precompress(file, gzipPath, ""); err != nil {
 				t.Fatal(err)
 			}
 			gz, err := os.Open(file + ".gz")
