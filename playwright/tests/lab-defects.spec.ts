@@ -130,6 +130,9 @@ test('a server session that cannot reach its server says so, retries, and never 
   await page.getByTestId('client-a-get').click();
   await expect(page.getByTestId('conn-status')).toHaveAttribute('data-state', 'lost');
   await expect(page.getByTestId('conn-status')).toContainText('server unreachable');
+  // The wait it shows is the current one: it grows as probes fail (it
+  // said the first, 1 s, however long the lab then waited).
+  await expect(page.getByTestId('conn-status')).toContainText(/retrying in ([2-9]|\d\d) s/);
   await expect(page.getByTestId('client-a-outcome').getByTestId('outcome-status')).toHaveText('0 no answer');
   await page.getByTestId('compact').click();
   await expect(page.getByTestId('notice')).toContainText('could not be reached');

@@ -29,7 +29,9 @@ test('a failed request marks the session lost; the probe retries with back-off u
   let up = false;
   const c = new Connection({ probe: async () => up, backoff: new Backoff({ jitter: 0 }), timers });
   const states = [];
+  const retries = [];
   c.addEventListener('change', (e) => states.push(e.detail.state));
+  c.addEventListener('retry', (e) => retries.push(e.detail.inMs));
   c.ok();
   c.failed('Failed to fetch');
   assert.equal(c.state, 'lost');
@@ -38,6 +40,10 @@ test('a failed request marks the session lost; the probe retries with back-off u
   assert.equal(timers.due[0].ms, 1600);
   c.failed('again'); // more failures while probing schedule nothing more
   assert.equal(timers.due.length, 1);
+  // Each wait is said when it starts, so that "retrying in N s" tells
+  // the current one (it said the first, 1 s, while the lab waited 30).
+  assert.deepEqual(retries, [800, 1600]);
+  assert.equal(c.nextProbeIn, 1600);
   up = true;
   await timers.fire();
   assert.equal(c.state, 'live');

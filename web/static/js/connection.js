@@ -60,8 +60,11 @@ export class Connection extends EventTarget {
     if (!this.timer && this.probe) this.schedule();
   }
 
+  // schedule probes again after the back-off's next wait, and says how
+  // long ('retry'): the header shows it, and each failed probe waits longer.
   schedule() {
     this.nextProbeIn = this.backoff.next();
+    this.dispatchEvent(new CustomEvent('retry', { detail: { inMs: this.nextProbeIn } }));
     this.timer = this.timers.setTimeout(async () => {
       this.timer = null;
       let up = false;

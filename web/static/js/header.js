@@ -61,6 +61,7 @@ export function mountHeader(lab) {
   }
 
   lab.connection.addEventListener('change', showConnection);
+  lab.connection.addEventListener('retry', showConnection);
   revs.addEventListener('change', () => frame.schedule('header-rev', showRevision));
   onLanguageChange(() => { showConnection(); showRevision(); });
 
