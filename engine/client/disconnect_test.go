@@ -130,3 +130,56 @@ func TestMapperResolvesWhatKubectlAccepts(t *testing.T) {
 		t.Error("a group the server does not serve")
 	}
 }
+
+// A delete the informer's watch delivers reaches OnDelete as the object
+// as deleted (at the delete's revision). One it missed while disconnected,
+// past a compaction, only the relist can infer: the object is not in the
+// new list, so OnDelete gets a DeletedFinalStateUnknown whose Obj is the
+// last state the informer knew, at its old resourceVersion.
+func TestAMissedDeleteArrivesAsDeletedFinalStateUnknownWithTheLastKnownState(t *testing.T) {
+	ts, c := newTestSession(t, kube.Options{})
+	cms := c.Resource(ConfigMaps).Namespace("default")
+	createCM(t, c, "default", "a")
+	b := createCM(t, c, "default", "b")
+	store := NewStore()
+	deletes := make(chan any, 10)
+	store.AddHandler(Handler{OnDelete: func(obj any) { deletes <- obj }})
+	r := NewReflector(cms, store)
+	clock := clock.NewFake(time.Unix(1_800_000_000, 0))
+	r.Clock = clock
+	rec := record(t, r)
+	runReflector(t, r)
+	rec.kind(StepWatch)
+
+	if err := cms.Delete(testCtx(t), "a", DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ev := rec.until("DELETED a", func(s Step) bool { return s.Kind == StepEvent && s.Type == Deleted })
+	if o, ok := (<-deletes).(Object); !ok || o.Key() != "default/a" || o.ResourceVersion() != ev.RV {
+		t.Fatalf("a watched delete: OnDelete(%v), want the object at the delete's revision %s", o, ev.RV)
+	}
+
+	r.Disconnect()
+	rec.kind(StepDisconnected)
+	if err := cms.Delete(testCtx(t), "b", DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	createCM(t, c, "default", "c") // compacting past b's delete needs a later revision
+	compactNow(t, ts)
+	r.Resume()
+	rec.kind(StepExpired)
+	backoff := rec.kind(StepBackoff)
+	clock.WaitForSleepers(context.Background(), 1)
+	clock.Step(backoff.Wait)
+	if rep := rec.kind(StepReplace); rep.Items != 1 {
+		t.Fatalf("relist: %v, want c alone", rep)
+	}
+	st := rec.kind(StepDeletedFinalStateUnknown)
+	if st.Key != "default/b" || st.RV != b.ResourceVersion() {
+		t.Fatalf("step %v, want default/b at its last known rv %s", st, b.ResourceVersion())
+	}
+	d, ok := (<-deletes).(DeletedFinalStateUnknown)
+	if !ok || d.Key != "default/b" || d.Obj.ResourceVersion() != b.ResourceVersion() {
+		t.Fatalf("a missed delete: OnDelete(%#v), want a DeletedFinalStateUnknown of default/b at rv %s", d, b.ResourceVersion())
+	}
+}

@@ -41,7 +41,12 @@
 // expires), resuming on a clean close, relisting after Expired/Gone and
 // "too large resource version", the "very short watch" rule, watch-list
 // with its initial-events-end bookmark and fallback to LIST, the backoff
-// between rounds (800ms doubling to 30s, jitter 1.0, reset after 2m), the
-// error predicates and the retry timings. What it leaves out: DeltaFIFO,
-// resync periods and indexers.
+// between rounds (800ms doubling to 30s, jitter 1.0, reset after 2m), what
+// a relist tells the handlers (DeltaFIFO.Replace and the shared informer:
+// an object gone from the new state is a DeletedFinalStateUnknown holding
+// the last state known, one whose resourceVersion changed an update), the
+// error predicates and the retry timings. What it leaves out: DeltaFIFO's
+// queue, resync periods (a resync re-delivers the informer's own cache and
+// asks the server nothing, so it could not find a missed delete anyway)
+// and indexers.
 package client

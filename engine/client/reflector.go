@@ -15,21 +15,25 @@ import (
 // Step kinds: what a Reflector just did. Together they are the
 // list-then-watch algorithm as a UI can show it.
 const (
-	StepList             = "list"               // a LIST page request (RV, limit, continue)
-	StepListed           = "listed"             // a LIST page answered (items, list RV, continue)
-	StepReplace          = "replace"            // the store was replaced with a complete state at RV
-	StepWatch            = "watch"              // a WATCH was opened from RV
-	StepEvent            = "event"              // ADDED/MODIFIED/DELETED applied; RV is the object's
-	StepBookmark         = "bookmark"           // a BOOKMARK advanced RV without an object change
-	StepInitialEventsEnd = "initial-events-end" // the watch-list's initial state is complete
-	StepWatchClosed      = "watch-closed"       // the server ended the stream cleanly; resume from RV
-	StepExpired          = "expired"            // 410: RV no longer served; relist
-	StepTooLarge         = "too-large"          // 504: RV not reached yet; relist from ""
-	StepFallback         = "fallback"           // watch-list failed; use LIST then WATCH
-	StepError            = "error"              // something else failed; relist after backoff
-	StepBackoff          = "backoff"            // waiting before the next list-and-watch round
-	StepDisconnected     = "disconnected"       // Disconnect closed the watch; waiting for Resume at RV
-	StepResumed          = "resumed"            // Resume: the next watch starts from RV
+	StepList    = "list"    // a LIST page request (RV, limit, continue)
+	StepListed  = "listed"  // a LIST page answered (items, list RV, continue)
+	StepReplace = "replace" // the store was replaced with a complete state at RV
+	// A relist found an object gone whose delete no watch delivered: its
+	// handlers got a DeletedFinalStateUnknown; Key is the object's, RV the
+	// last one the store knew it at.
+	StepDeletedFinalStateUnknown = "deleted-final-state-unknown"
+	StepWatch                    = "watch"              // a WATCH was opened from RV
+	StepEvent                    = "event"              // ADDED/MODIFIED/DELETED applied; RV is the object's
+	StepBookmark                 = "bookmark"           // a BOOKMARK advanced RV without an object change
+	StepInitialEventsEnd         = "initial-events-end" // the watch-list's initial state is complete
+	StepWatchClosed              = "watch-closed"       // the server ended the stream cleanly; resume from RV
+	StepExpired                  = "expired"            // 410: RV no longer served; relist
+	StepTooLarge                 = "too-large"          // 504: RV not reached yet; relist from ""
+	StepFallback                 = "fallback"           // watch-list failed; use LIST then WATCH
+	StepError                    = "error"              // something else failed; relist after backoff
+	StepBackoff                  = "backoff"            // waiting before the next list-and-watch round
+	StepDisconnected             = "disconnected"       // Disconnect closed the watch; waiting for Resume at RV
+	StepResumed                  = "resumed"            // Resume: the next watch starts from RV
 )
 
 // Step is one observable step of a Reflector.
@@ -476,11 +480,20 @@ func (r *Reflector) list(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("list %s: %w", r.Name, err)
 	}
-	r.setRVUnavailable(false)
-	r.Store.Replace(items, rv)
-	r.setLastSyncRV(rv)
-	r.step(Step{Kind: StepReplace, RV: rv, Items: len(items)})
+	r.replace(items, rv)
 	return nil
+}
+
+// replace fills the store with a complete state at rv and reports it,
+// then each delete it could only infer (DeletedFinalStateUnknown).
+func (r *Reflector) replace(objs []Object, rv string) {
+	r.setRVUnavailable(false)
+	gone := r.Store.Replace(objs, rv)
+	r.setLastSyncRV(rv)
+	r.step(Step{Kind: StepReplace, RV: rv, Items: len(objs)})
+	for _, d := range gone {
+		r.step(Step{Kind: StepDeletedFinalStateUnknown, Key: d.Key, RV: d.Obj.ResourceVersion()})
+	}
 }
 
 // pagedList is client-go's pager: limit=PageSize unless the RV is a
@@ -773,10 +786,7 @@ func (r *Reflector) watchList(ctx context.Context) (*Watcher, context.CancelFunc
 		for _, k := range sortedKeys(initial) {
 			objs = append(objs, initial[k])
 		}
-		r.setRVUnavailable(false)
-		r.Store.Replace(objs, rv)
-		r.setLastSyncRV(rv)
-		r.step(Step{Kind: StepReplace, RV: rv, Items: len(objs)})
+		r.replace(objs, rv)
 		return w, cancel, nil
 	}
 	return nil, nil, nil

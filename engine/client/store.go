@@ -12,7 +12,21 @@ import (
 type Handler struct {
 	OnAdd    func(obj Object)
 	OnUpdate func(oldObj, newObj Object)
-	OnDelete func(obj Object)
+	// OnDelete gets an Object when a watch delivered the delete (the
+	// object as deleted, at the delete's resourceVersion) and a
+	// DeletedFinalStateUnknown when a relist found the object gone, so a
+	// handler type-asserts, as client-go's must.
+	OnDelete func(obj any)
+}
+
+// DeletedFinalStateUnknown is what OnDelete gets for a delete the store
+// learned from a relist (client-go's tools/cache type of that name): the
+// watch that would have carried the DELETED event was lost (disconnected,
+// then 410), so the object's final state is unknown. Obj is the last state
+// the store knew, with its older resourceVersion, not the deleted object.
+type DeletedFinalStateUnknown struct {
+	Key string
+	Obj Object
 }
 
 // Store is an informer's local cache: a thread-safe map from
@@ -53,6 +67,8 @@ func (s *Store) AddHandler(h Handler) {
 type change struct {
 	kind     string // Added, Modified, Deleted
 	old, obj Object
+	// unknown is set on a delete found by Replace: OnDelete gets it.
+	unknown *DeletedFinalStateUnknown
 }
 
 func (s *Store) notify(changes []change) {
@@ -66,6 +82,8 @@ func (s *Store) notify(changes []change) {
 				h.OnAdd(c.obj)
 			case c.kind == Modified && h.OnUpdate != nil:
 				h.OnUpdate(c.old, c.obj)
+			case c.kind == Deleted && h.OnDelete != nil && c.unknown != nil:
+				h.OnDelete(*c.unknown)
 			case c.kind == Deleted && h.OnDelete != nil:
 				h.OnDelete(c.obj)
 			}
@@ -111,11 +129,13 @@ func (s *Store) Delete(obj Object) {
 }
 
 // Replace swaps in a complete state read at resourceVersion rv (a list, or
-// a watch-list's initial events). Objects that disappeared are announced as
-// deleted, new ones as added, and ones whose resourceVersion changed as
-// updated; unchanged objects are not announced. The first Replace marks
-// the store synced.
-func (s *Store) Replace(objs []Object, rv string) {
+// a watch-list's initial events), announcing the difference as client-go's
+// DeltaFIFO.Replace and shared informer do: new objects as added, ones
+// whose resourceVersion changed as updated (unchanged ones are not
+// announced), then, in key order, the ones that disappeared as deletes
+// whose final state is unknown, which it also returns. The first Replace
+// marks the store synced.
+func (s *Store) Replace(objs []Object, rv string) []DeletedFinalStateUnknown {
 	s.deliver.Lock()
 	defer s.deliver.Unlock()
 	s.mu.Lock()
@@ -124,11 +144,6 @@ func (s *Store) Replace(objs []Object, rv string) {
 		next[o.Key()] = o
 	}
 	var changes []change
-	for _, k := range sortedKeys(s.items) {
-		if _, ok := next[k]; !ok {
-			changes = append(changes, change{kind: Deleted, obj: s.items[k]})
-		}
-	}
 	for _, k := range sortedKeys(next) {
 		o := next[k]
 		old, ok := s.items[k]
@@ -139,6 +154,15 @@ func (s *Store) Replace(objs []Object, rv string) {
 			changes = append(changes, change{kind: Modified, old: old, obj: o})
 		}
 	}
+	var gone []DeletedFinalStateUnknown
+	for _, k := range sortedKeys(s.items) {
+		if _, ok := next[k]; !ok {
+			gone = append(gone, DeletedFinalStateUnknown{Key: k, Obj: s.items[k]})
+		}
+	}
+	for i := range gone {
+		changes = append(changes, change{kind: Deleted, obj: gone[i].Obj, unknown: &gone[i]})
+	}
 	s.items = next
 	s.rv = rv
 	first := !s.synced
@@ -148,6 +172,7 @@ func (s *Store) Replace(objs []Object, rv string) {
 	if first {
 		close(s.syncedCh)
 	}
+	return gone
 }
 
 // SetResourceVersion records the revision the store is synced to.

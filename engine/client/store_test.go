@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strconv"
 	"testing"
@@ -20,10 +21,26 @@ func (l *handlerLog) handler() Handler {
 		OnUpdate: func(old, o Object) {
 			*l = append(*l, "update "+o.Key()+"@"+old.ResourceVersion()+"->"+o.ResourceVersion())
 		},
-		OnDelete: func(o Object) { *l = append(*l, "delete "+o.Key()+"@"+o.ResourceVersion()) },
+		OnDelete: func(obj any) {
+			switch o := obj.(type) {
+			case Object:
+				*l = append(*l, "delete "+o.Key()+"@"+o.ResourceVersion())
+			case DeletedFinalStateUnknown:
+				*l = append(*l, "DeletedFinalStateUnknown "+o.Key+"@"+o.Obj.ResourceVersion())
+			default:
+				*l = append(*l, fmt.Sprintf("OnDelete(%T)", obj))
+			}
+		},
 	}
 }
 
+// A relist is not a watch: Replace sees only the new state, so it
+// announces the difference as client-go's informer does. A new object is
+// an add, one whose resourceVersion changed an update from the last known
+// state, an unchanged one nothing, and one that is gone a delete whose
+// final state is unknown: OnDelete gets a DeletedFinalStateUnknown with
+// the key and the last state the store knew (its old resourceVersion),
+// after the adds and updates, as DeltaFIFO.Replace queues them.
 func TestStoreReplaceAnnouncesOnlyTheDifference(t *testing.T) {
 	s := NewStore()
 	var log handlerLog
@@ -41,9 +58,15 @@ func TestStoreReplaceAnnouncesOnlyTheDifference(t *testing.T) {
 		t.Fatalf("got %q want %q", log, want)
 	}
 	log = nil
-	s.Replace([]Object{cm("ns", "c", "7")}, "9")
-	if want := (handlerLog{"delete ns/a@1", "delete ns/b@6"}); !reflect.DeepEqual(log, want) {
+	gone := s.Replace([]Object{cm("ns", "d", "9"), cm("ns", "c", "7")}, "9")
+	if want := (handlerLog{"add ns/d@9", "DeletedFinalStateUnknown ns/a@1", "DeletedFinalStateUnknown ns/b@6"}); !reflect.DeepEqual(log, want) {
 		t.Fatalf("got %q want %q", log, want)
+	}
+	if len(gone) != 2 || gone[0].Key != "ns/a" || gone[1].Key != "ns/b" || gone[1].Obj.ResourceVersion() != "6" {
+		t.Fatalf("Replace returned %v", gone)
+	}
+	if _, ok := s.Get("ns/b"); ok || s.Len() != 2 {
+		t.Fatalf("the store still holds ns/b (%d items)", s.Len())
 	}
 }
 

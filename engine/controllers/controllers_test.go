@@ -96,3 +96,20 @@ func TestLabelSelectors(t *testing.T) {
 		t.Error("no selector selected a pod")
 	}
 }
+
+// A controller's delete handler runs for a watched delete (the object) and
+// for one its informer inferred from a relist (the last known state inside
+// client.DeletedFinalStateUnknown), as kube's controllers unwrap it.
+func TestDeleteHandlersUnwrapDeletedFinalStateUnknown(t *testing.T) {
+	var seen []string
+	h := onDeleted(func(o client.Object) { seen = append(seen, o.Key()+"@"+o.ResourceVersion()) })
+	pod := func(rv string) client.Object {
+		return client.Object{"metadata": map[string]any{"namespace": "default", "name": "p", "resourceVersion": rv}}
+	}
+	h(pod("12"))
+	h(client.DeletedFinalStateUnknown{Key: "default/p", Obj: pod("9")})
+	h(client.DeletedFinalStateUnknown{Key: "default/q"}) // no last state: nothing to handle
+	if got := strings.Join(seen, " "); got != "default/p@12 default/p@9" {
+		t.Fatalf("handled %q", got)
+	}
+}

@@ -46,10 +46,10 @@ func newDeploymentController(ctx context.Context, c *client.Client, f *client.In
 	dc.deployments.AddHandler(client.Handler{
 		OnAdd:    func(o client.Object) { dc.queue.Add(o.Key()) },
 		OnUpdate: func(_, o client.Object) { dc.queue.Add(o.Key()) },
-		OnDelete: func(o client.Object) { dc.queue.Add(o.Key()) },
+		OnDelete: onDeleted(func(o client.Object) { dc.queue.Add(o.Key()) }),
 	})
-	dc.rs.AddHandler(client.Handler{OnAdd: dc.addReplicaSet, OnUpdate: dc.updateReplicaSet, OnDelete: dc.deleteReplicaSet})
-	dc.pods.AddHandler(client.Handler{OnDelete: dc.deletePod})
+	dc.rs.AddHandler(client.Handler{OnAdd: dc.addReplicaSet, OnUpdate: dc.updateReplicaSet, OnDelete: onDeleted(dc.deleteReplicaSet)})
+	dc.pods.AddHandler(client.Handler{OnDelete: onDeleted(dc.deletePod)})
 	return dc
 }
 

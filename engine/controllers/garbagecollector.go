@@ -82,7 +82,7 @@ func (gc *garbageCollector) monitor(mappings []client.Mapping) {
 		h := client.Handler{
 			OnAdd:    func(o client.Object) { gc.observe(m, o) },
 			OnUpdate: func(_, o client.Object) { gc.observe(m, o) },
-			OnDelete: func(o client.Object) { gc.forget(o) },
+			OnDelete: onDeleted(gc.forget),
 		}
 		if m.Resource.Group == "apiextensions.k8s.io" && m.Resource.Resource == "customresourcedefinitions" {
 			h = client.Handler{

@@ -61,11 +61,11 @@ func NewKubelet(ctx context.Context, c *client.Client, readyDelay func() time.Du
 	k.pods.AddHandler(client.Handler{
 		OnAdd:    func(o client.Object) { k.queue.Add(o.Key()) },
 		OnUpdate: func(_, o client.Object) { k.queue.Add(o.Key()) },
-		OnDelete: func(o client.Object) {
+		OnDelete: onDeleted(func(o client.Object) {
 			k.mu.Lock()
 			delete(k.faults, o.Key())
 			k.mu.Unlock()
-		},
+		}),
 	})
 	return k
 }

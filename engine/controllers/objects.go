@@ -152,3 +152,20 @@ func parseTime(s string) time.Time {
 	t, _ := time.Parse(time.RFC3339, s)
 	return t
 }
+
+// onDeleted adapts a handler of deleted objects to client.Handler's
+// OnDelete, which gets a DeletedFinalStateUnknown for a delete the
+// informer only inferred from a relist: kube's controllers then handle the
+// last state they knew (the tombstone's Obj), as this does.
+func onDeleted(f func(client.Object)) func(any) {
+	return func(obj any) {
+		switch o := obj.(type) {
+		case client.Object:
+			f(o)
+		case client.DeletedFinalStateUnknown:
+			if o.Obj != nil {
+				f(o.Obj)
+			}
+		}
+	}
+}

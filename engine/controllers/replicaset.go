@@ -39,9 +39,9 @@ func newReplicaSetController(ctx context.Context, c *client.Client, f *client.In
 	rc.rs.AddHandler(client.Handler{
 		OnAdd:    func(o client.Object) { rc.queue.Add(o.Key()) },
 		OnUpdate: func(_, o client.Object) { rc.queue.Add(o.Key()) },
-		OnDelete: func(o client.Object) { rc.expectations.forget(o.Key()); rc.queue.Add(o.Key()) },
+		OnDelete: onDeleted(func(o client.Object) { rc.expectations.forget(o.Key()); rc.queue.Add(o.Key()) }),
 	})
-	rc.pods.AddHandler(client.Handler{OnAdd: rc.addPod, OnUpdate: rc.updatePod, OnDelete: rc.deletePod})
+	rc.pods.AddHandler(client.Handler{OnAdd: rc.addPod, OnUpdate: rc.updatePod, OnDelete: onDeleted(rc.deletePod)})
 	return rc
 }
 
