@@ -55,7 +55,10 @@
  *    rvSent (the resourceVersion the request carried), rv (the answer's),
  *    and for a failure reason, message, code.
  *  - reflector steps, with rv: "list" (request), "listed" (items, rv),
- *    "replace" (the store now holds items at rv), "watch" (request, from rv),
+ *    "replace" (the store now holds items at rv),
+ *    "deleted-final-state-unknown" (key: an object the replace found gone,
+ *    whose delete no watch delivered; rv: the last one the store knew it at,
+ *    not the reflector's), "watch" (request, from rv),
  *    "event" (type ADDED/MODIFIED/DELETED, key, rv; initial for a watch-list's
  *    initial state), "bookmark" (rv), "initial-events-end" (items, rv),
  *    "watch-closed" (the server ended the stream; resume from rv),

@@ -21,6 +21,10 @@ export function rowOf(s) {
     case 'listed': return { type: 'LIST', text: t('reflector.ev.list', { rv: s.rv, n: s.items ?? 0 }), rv: s.rv };
     case 'watch': return { type: 'WATCH', text: t('reflector.ev.watch', { rv: s.rv }), rv: s.rv };
     case 'event': return { type: s.type, text: `${s.key?.split('/').pop() || ''} rv=${s.rv}${s.initial ? ' (initial)' : ''}`, rv: s.rv };
+    // A delete only the relist could infer: the handlers get client-go's
+    // tombstone, whose object is the last state the informer knew (its
+    // rv is that old one, not the reflector's).
+    case 'deleted-final-state-unknown': return { type: 'DeletedFinalStateUnknown', text: t('reflector.ev.tombstone', { key: s.key, rv: s.rv }) };
     case 'bookmark': return { type: 'BOOKMARK', text: `rv=${s.rv}`, rv: s.rv };
     case 'initial-events-end': return { type: 'BOOKMARK', text: `rv=${s.rv} (initial-events-end)`, rv: s.rv };
     case 'watch-closed': return { type: 'CLOSED', text: t('reflector.ev.closed', { reason: s.error || t('stream.ended.eof'), rv: s.rv }) };
@@ -96,12 +100,12 @@ export async function mountReflector(lab) {
   function onStep(s) {
     if (!s.informer) return;
     r.state = stateAfter(r.state, s);
-    if (s.rv && s.kind !== 'expired' && s.kind !== 'too-large') { r.rv = s.rv; lab.revisions.see(s.rv); }
+    if (s.rv && !['expired', 'too-large', 'deleted-final-state-unknown'].includes(s.kind)) { r.rv = s.rv; lab.revisions.see(s.rv); }
     const row = rowOf(s);
     if (row) stream().add(row.type, row.text, { rv: row.rv });
     // The card's log tells the reflector's own steps (its events and
     // bookmarks are in its stream): list, watch, 410, relist, backoff.
-    if (row && !['event', 'bookmark', 'initial-events-end', 'list', 'watch'].includes(s.kind)) card.log.note(`${row.type} ${row.text}`);
+    if (row && !['event', 'bookmark', 'initial-events-end', 'list', 'watch'].includes(s.kind)) card.log.note(`${row.type} ${row.text}`, s.kind === 'deleted-final-state-unknown' ? 'tombstone' : '');
     if (s.kind === 'expired' || s.kind === 'too-large') {
       r.relists++;
       if (s.kind === 'expired') stream().add('RELIST', t('reflector.ev.relist', { why: '410 Gone' }));
@@ -189,7 +193,7 @@ export async function mountReflector(lab) {
           if (!s.informer || !cur) return;
           const row = rowOf(s);
           if (row) cur.stream.add(row.type, row.text, { rv: row.rv });
-          if (s.rv) lab.revisions.see(s.rv);
+          if (s.rv && s.kind !== 'deleted-final-state-unknown') lab.revisions.see(s.rv);
         });
       }
       stream.onStop(() => inf.stop());
