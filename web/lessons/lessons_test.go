@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rvplay/rvplay/engine/api"
+	"github.com/rvplay/rvplay/engine/client"
 	"github.com/rvplay/rvplay/engine/lesson"
 	"github.com/rvplay/rvplay/engine/lesson/lessontest"
 	"github.com/rvplay/rvplay/engine/mvcc"
@@ -241,10 +242,30 @@ func waitFor(t *testing.T, r *lessontest.Runner, what string, cond func([]sessio
 
 func TestLesson06CompactionAnd410(t *testing.T) {
 	r := replay(t, "compaction-and-410")
-	// The texts: the last writes are 15 and 16, and the second automatic
-	// tick compacts up to 16.
-	if rev, compacted := r.Session.Store.Rev(), r.Session.Store.CompactRev(); rev != 16 || compacted != 16 {
-		t.Errorf("the lesson ends at revision %d compacted at %d, the texts say 16 and 16", rev, compacted)
+	// The texts: the last writes are 16 and 17, and the second automatic
+	// tick compacts up to 17.
+	if rev, compacted := r.Session.Store.Rev(), r.Session.Store.CompactRev(); rev != 17 || compacted != 17 {
+		t.Errorf("the lesson ends at revision %d compacted at %d, the texts say 17 and 17", rev, compacted)
+	}
+	// Step 4's text: I's relist cannot replay d's delete (15), so its log
+	// shows the DeletedFinalStateUnknown of d as last seen, at 13.
+	deadline := time.NewTimer(verifyWait)
+	defer deadline.Stop()
+	for {
+		changed := r.Changed()
+		for _, s := range r.Client("I").ReflectorSteps() {
+			if s.Kind == client.StepDeletedFinalStateUnknown {
+				if s.Key != "default/d" || s.RV != "13" {
+					t.Fatalf("I's reflector: %v, the text says default/d last seen at 13", s)
+				}
+				return
+			}
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			t.Fatalf("I's reflector reported no DeletedFinalStateUnknown: %v", r.Client("I").ReflectorSteps())
+		}
 	}
 }
 

@@ -123,6 +123,18 @@ func (s *gatedStream) Close() {
 	})
 }
 
+// ReflectorSteps are the steps of the client's reflector so far (none
+// before a startReflector), for tests that check what the lab shows.
+func (lc *labClient) ReflectorSteps() []client.Step {
+	lc.mu.Lock()
+	refl := lc.refl
+	lc.mu.Unlock()
+	if refl == nil {
+		return nil
+	}
+	return refl.Steps()
+}
+
 func (lc *labClient) disconnect() {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
