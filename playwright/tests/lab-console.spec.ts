@@ -2,8 +2,9 @@
 // typed line by line, ↑/↓ through the history, a watch that streams while
 // other commands run and stops on Ctrl+C or the stop button, kubectl edit
 // in the lab's editor, and the editor's object given to `-f -` (the lab's
-// note on it said again in the language picked). Offline and on a server
-// session (fetch streams instead of the page's engine).
+// note on it, and the panels around, said again in the language picked).
+// Offline and on a server session (fetch streams instead of the page's
+// engine).
 import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -183,10 +184,37 @@ test('kubectl edit opens the editor; replace -f - takes the editor\'s object', a
   // kubectl's error stays as kubectl prints it.
   const note = page.getByTestId('console-line').filter({ hasText: /^# -f -/ }).last();
   await expect(note).toHaveText(`# ${messages('en')['console.note.kubectlEditorRead']}\n`);
+  // So are the panels around the console, without waiting to be drawn
+  // again: a card's empty copy, the informer's button and state once
+  // stopped (nothing draws them again), its stream's state and button, a
+  // card's outcome (B wrote without reading), the settings.
+  const say = (lang: string, key: string, params: Record<string, string> = {}) =>
+    messages(lang)[key].replace(/\{(\w+)\}/g, (_, k) => params[k]);
+  await page.getByTestId('reflector-start').click();
+  await expect(page.getByTestId('reflector-state')).toHaveAttribute('data-state', 'watching');
+  await page.getByTestId('reflector-start').click();
+  await expect(page.getByTestId('reflector-state')).toHaveAttribute('data-state', 'stopped');
+  await page.getByTestId('client-a-put').click();
+  await expect(page.getByTestId('client-a-outcome').getByTestId('outcome-status')).toHaveText('201 Created');
+  await page.getByTestId('client-b-put').click();
+  const notRead = page.getByTestId('client-b-outcome').locator('.outcome-note');
+  await expect(notRead).toHaveText(say('en', 'outcome.notread'));
+  const reflectorStream = page.getByTestId('stream').filter({ has: page.locator('b', { hasText: /^reflector$/ }) });
+  await expect(reflectorStream.getByTestId('stream-state')).toHaveText(say('en', 'stream.ended.canceled'));
+  await expect(page.getByTestId('settings-line')).toContainText(/bookmarks every \S+/);
+  const bookmarks = (await page.getByTestId('settings-line').textContent())?.match(/bookmarks every (\S+)/)?.[1] ?? '';
+  expect(bookmarks).not.toBe('');
   for (const lang of ['zh', 'ko']) {
     await page.locator('#lang').selectOption(lang);
     await expect(note).toHaveText(`# ${messages(lang)['console.note.kubectlEditorRead']}\n`);
     await expect(output(page)).toContainText(conflict);
+    await expect(page.getByTestId('client-b-copy')).toHaveText(say(lang, 'clients.nothing'));
+    await expect(page.getByTestId('reflector-start')).toHaveText(say(lang, 'reflector.start'));
+    await expect(page.getByTestId('reflector-state')).toHaveText(say(lang, 'reflector.state.stopped'));
+    await expect(reflectorStream.getByTestId('stream-state')).toHaveText(say(lang, 'stream.ended.canceled'));
+    await expect(reflectorStream.getByTestId('stream-remove')).toHaveText(say(lang, 'watches.remove'));
+    await expect(notRead).toHaveText(say(lang, 'outcome.notread'));
+    await expect(page.getByTestId('settings-line')).toContainText(say(lang, 'settings.line.bookmarkInterval', { v: bookmarks }));
   }
   // Korean wraps between words, as Korean is set.
   expect(await output(page).evaluate((e) => getComputedStyle(e).wordBreak)).toBe('keep-all');

@@ -60,7 +60,9 @@ export function mountChannel(lab) {
     remember(push.id);
     await lab.ready;
     await lab.lessons.open(push.lesson, push.step);
-    lab.notice(push.step ? t('channel.pushed', { lesson: titleOf(push.lesson), step: push.step }) : t('channel.pushed.intro', { lesson: titleOf(push.lesson) }));
+    // A function, as said() is: the lesson's title too is said again in
+    // the language the reader picks.
+    lab.notice(() => (push.step ? t('channel.pushed', { lesson: titleOf(push.lesson), step: push.step }) : t('channel.pushed.intro', { lesson: titleOf(push.lesson) })));
   });
 
   function onMessage(e) {

@@ -20,7 +20,7 @@
 // the same map the session applied to the lesson's own actions).
 
 import { $ } from './dom.js';
-import { t } from './i18n.js';
+import { t, onLanguageChange } from './i18n.js';
 import { said } from './notice.js';
 import { lookupResource, itemPath, collectionPath } from './kube.js';
 import { ExchangeLog, outcomeOf, renderOutcome, statusLine, shortPath } from './exchanges.js';
@@ -149,9 +149,9 @@ export async function mountClients(lab) {
       lab.revisions.see(s.rv);
       if (s.method !== 'GET' && s.status > 0 && s.status < 300) lab.afterWrite();
     } else if (s.kind === 'attempt' && s.error && c.log) {
-      c.log.note(t('clients.attempt', { n: s.attempt, reason: s.reason || s.error }));
+      c.log.note(said('clients.attempt', { n: s.attempt, reason: s.reason || s.error }));
     } else if (s.kind === 'backoff' && !s.informer && c.log) {
-      c.log.note(t('clients.backoff', { ms: Math.round(s.waitMs) }));
+      c.log.note(said('clients.backoff', { ms: Math.round(s.waitMs) }));
     }
   }
 
@@ -177,14 +177,15 @@ export async function mountClients(lab) {
     });
   }
 
-  function showOutcome(c, o) {
+  function showOutcome(c, o, { flash = true } = {}) {
     if (!hasCopy(c)) return;
+    c.outcome = o;
     frame.schedule('outcome-' + c.id, () => {
       renderOutcome($(`client-${c.id}-outcome`), o);
       const card = $(`client-${c.id}`);
       card.dataset.status = String(o.status);
       // What the lab teaches is a failed write: bring that card into view.
-      if (!o.ok) {
+      if (!o.ok && flash) {
         card.classList.remove('flash');
         void card.offsetWidth;
         card.classList.add('flash');
@@ -286,7 +287,7 @@ export async function mountClients(lab) {
       const obj = freshObject(subject, v);
       const a = await answer(c.client.create({ resource: subject.kind, namespace }, obj));
       keep(c, a);
-      await report(c, 'POST', a, { sent: JSON.stringify(obj), ref, extra: a.status === 409 ? t('outcome.notread') : '' });
+      await report(c, 'POST', a, { sent: JSON.stringify(obj), ref, extra: a.status === 409 ? said('outcome.notread') : '' });
       return a;
     }
     const next = spec.set(structuredClone(c.copy), v);
@@ -314,7 +315,7 @@ export async function mountClients(lab) {
     const a = await retry(c, ref, { set: { [subject.spec.field]: valueOf('controller') } }, { backoff: 'DefaultRetry' });
     keep(c, a);
     if (a.status === 200) bumpValue('controller', value);
-    await report(c, 'PUT', a, { ref, extra: a.attempts > 1 ? t('clients.attempts', { n: a.attempts }) : '' });
+    await report(c, 'PUT', a, { ref, extra: a.attempts > 1 ? said('clients.attempts', { n: a.attempts }) : '' });
     return a;
   }
 
@@ -323,9 +324,9 @@ export async function mountClients(lab) {
   // gave up: one run's last failed attempt and the next run's first read
   // otherwise read as one story in the log.
   async function retry(c, ref, change, opts) {
-    c.log?.note(t('clients.retryRun', { backoff: opts.backoff }), 'run');
+    c.log?.note(said('clients.retryRun', { backoff: opts.backoff }), 'run');
     const a = await answer(c.client.retryOnConflict(ref, change, opts));
-    if (a.status === 409 && a.attempts > 0) c.log?.note(t('clients.gaveUp', { n: a.attempts }));
+    if (a.status === 409 && a.attempts > 0) c.log?.note(said('clients.gaveUp', { n: a.attempts }));
     return a;
   }
 
@@ -368,7 +369,7 @@ export async function mountClients(lab) {
           c.listRV = a.object.metadata?.resourceVersion || '';
           c.listItems = a.object.items || [];
           c.listCont = a.object.metadata?.continue || '';
-          listed = listText(a.object);
+          listed = said('outcome.list', listParams(a.object));
         }
         break;
       }
@@ -417,16 +418,16 @@ export async function mountClients(lab) {
       default:
         throw new Error(t('clients.unsupported', { do: act.do }));
     }
-    await report(c, method, a, { sent, ref, extra: listed || (a.attempts > 1 ? t('clients.attempts', { n: a.attempts }) : '') });
+    await report(c, method, a, { sent, ref, extra: listed || (a.attempts > 1 ? said('clients.attempts', { n: a.attempts }) : '') });
     return a;
   }
 
-  // listText says what a list answered: its resourceVersion and each
+  // listParams says what a list answered: its resourceVersion and each
   // item's (the first few).
-  function listText(l) {
+  function listParams(l) {
     const items = (l.items || []).map((o) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`);
     const shown = items.slice(0, 6).join(', ') + (items.length > 6 ? ', …' : '');
-    return t('outcome.list', { rv: l.metadata?.resourceVersion || '?', n: items.length, items: shown || '–' });
+    return { rv: l.metadata?.resourceVersion || '?', n: items.length, items: shown || '–' };
   }
 
   // watch opens a lesson client's watch (one per client; a new one
@@ -511,6 +512,7 @@ export async function mountClients(lab) {
       c.listRV = '';
       c.listItems = [];
       c.listCont = '';
+      c.outcome = null;
       if (!c.card) continue;
       c.log.clear();
       if (!hasCopy(c)) continue;
@@ -535,6 +537,15 @@ export async function mountClients(lab) {
     await ensureSubject();
   }));
   for (const c of Object.values(cards)) showCopy(c);
+  // A card's copy and outcome are said in the language the reader picks
+  // (an outcome's words, its Status message as the server wrote it); its
+  // log's exchanges are the requests as they were sent and answered.
+  onLanguageChange(() => {
+    for (const c of Object.values(cards)) {
+      showCopy(c);
+      if (c.outcome) showOutcome(c, c.outcome, { flash: false });
+    }
+  });
 
   // showCards shows the cards of a lesson's clients; a lesson without
   // clients hides the panel; null (the free lab) shows every card.

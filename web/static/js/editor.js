@@ -2,7 +2,7 @@
 // `kubectl apply` would (the console's `kubectl apply -f -` applies it too).
 
 import { $ } from './dom.js';
-import { t } from './i18n.js';
+import { t, onLanguageChange } from './i18n.js';
 import { freshObject } from './clients.js';
 import { resourceForKind, collectionPath, itemPath, singular, parseStatus } from './kube.js';
 import yaml from '../vendor/js-yaml-4.1.0.mjs';
@@ -147,6 +147,9 @@ export function mountEditor(lab) {
   }
   const save = () => (editing ? editing($('editor').value) : lab.guard(() => applyText())());
 
+  // While kubectl edit waits, its hint is said in the language picked;
+  // an apply's result is what the API answered (as kubectl prints it).
+  onLanguageChange(() => { if (editing) $('editor-result').textContent = t('editor.editing'); });
   $('editor-format-yaml').addEventListener('click', () => setFormat('yaml'));
   $('editor-format-json').addEventListener('click', () => setFormat('json'));
   $('editor-load').addEventListener('click', lab.guard(load));

@@ -4,7 +4,7 @@
 // the client sent against the one the object has now.
 
 import { el, RowList } from './dom.js';
-import { t } from './i18n.js';
+import { t, onLanguageChange } from './i18n.js';
 import { parseStatus } from './kube.js';
 
 export const STATUS_TEXT = {
@@ -53,19 +53,33 @@ export function outcomeOf({ method, status, reqBody = '', respBody = '', current
   };
 }
 
-// ExchangeLog is one client's request log.
+// ExchangeLog is one client's request log. Its exchanges are the requests
+// as they were sent and answered, and stay; a note is the lab's remark
+// between them and, given as a function (said), is said again in the
+// language the reader picks, as the console's notes are.
 export class ExchangeLog {
   constructor(list, frame, max = 60) {
     this.list = list;
     this.rows = new RowList(list, frame, max);
+    this.says = new WeakMap(); // a note's row -> its say()
+    onLanguageChange(() => frame.schedule(this.says, () => {
+      for (const row of list.querySelectorAll('[data-testid="log-note"]')) {
+        const say = this.says.get(row);
+        if (say) row.textContent = say();
+      }
+    }));
   }
 
   clear() { this.list.replaceChildren(); }
 
   // note logs a step that is not a request (a retry's wait, a failed
   // attempt); a "run" note begins a run of requests (a retry loop's call).
+  // text is a text, or a function that says it (said).
   note(text, kind = '') {
-    this.rows.push(el('li', { class: kind ? `note ${kind}` : 'note', 'data-testid': 'log-note', text }));
+    const say = typeof text === 'function' ? text : null;
+    const row = el('li', { class: kind ? `note ${kind}` : 'note', 'data-testid': 'log-note', text: say ? say() : text });
+    if (say) this.says.set(row, say);
+    this.rows.push(row);
   }
 
   // add logs one exchange: status first, so that a narrow card never cuts
@@ -103,6 +117,7 @@ export function renderOutcome(box, o) {
   } else if (o.unconditional && o.ok) {
     parts.push(el('p', { class: 'outcome-note warn', text: t('outcome.norv') }));
   }
-  if (o.extra) parts.push(el('p', { class: 'outcome-note', text: o.extra }));
+  // extra: a text, or a function saying it in the current language (said).
+  if (o.extra) parts.push(el('p', { class: 'outcome-note', text: typeof o.extra === 'function' ? o.extra() : o.extra }));
   box.replaceChildren(...parts);
 }

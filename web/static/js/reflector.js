@@ -9,8 +9,9 @@
 // may run a reflector too ("W", with watch-list): theirs show as a stream.
 
 import { $, el } from './dom.js';
-import { t } from './i18n.js';
+import { t, onLanguageChange } from './i18n.js';
 import { collectionPath, lookupResource } from './kube.js';
+import { said } from './notice.js';
 
 const INFORMER = 'r';
 
@@ -80,7 +81,7 @@ export async function mountReflector(lab) {
     const path = collectionPath(lab.clients.subject.resource, lab.clients.subject.namespace);
     r.stream = lab.watches.open('reflector', path, { watch: 'true', allowWatchBookmarks: 'true' });
     r.stream.onStop(() => stop());
-    r.stream.setState('open', t('stream.open'), lab.cfg.mode === 'server' ? 'websocket' : 'engine');
+    r.stream.setState('open', said('stream.open'), lab.cfg.mode === 'server' ? 'websocket' : 'engine');
     return r.stream;
   }
 
@@ -137,7 +138,7 @@ export async function mountReflector(lab) {
   async function stop() {
     if (r.inf) await r.inf.stop();
     r.state = 'stopped';
-    r.stream?.setState('ended', t('stream.ended.canceled'));
+    r.stream?.setState('ended', said('stream.ended.canceled'));
     show();
   }
 
@@ -183,7 +184,7 @@ export async function mountReflector(lab) {
       const inf = await c.client.informer('r', { resource: a.resource || 'configmaps', namespace: a.namespace, watchList: !!a.watchList });
       const path = collectionPath(lookupResource(a.resource || 'configmaps'), a.namespace || 'default');
       const stream = lab.watches.open(`${c.label}: reflector`, path, { watch: 'true', allowWatchBookmarks: 'true', sendInitialEvents: a.watchList ? 'true' : undefined });
-      stream.setState('open', t('stream.open'));
+      stream.setState('open', said('stream.open'));
       o = { inf, stream };
       others.set(c.label, o);
       if (!subscribed.has(c.label)) {
@@ -202,7 +203,7 @@ export async function mountReflector(lab) {
     }
     if (!o) return false;
     switch (a.do) {
-      case 'stopReflector': await o.inf.stop(); o.stream.setState('ended', t('stream.ended.canceled')); return true;
+      case 'stopReflector': await o.inf.stop(); o.stream.setState('ended', said('stream.ended.canceled')); return true;
       case 'disconnect': await o.inf.disconnect(); return true;
       case 'reconnect': await o.inf.resume(); return true;
       default: return false;
@@ -231,6 +232,7 @@ export async function mountReflector(lab) {
   $('reflector-start').addEventListener('click', lab.guard(toggle));
   $('reflector-disconnect').addEventListener('click', lab.guard(disconnect));
   $('reflector-resume').addEventListener('click', lab.guard(resume));
+  onLanguageChange(show);
   show();
   return {
     toggle, disconnect, resume, key, reset, show, runAction, has, state: () => r.state,

@@ -4,8 +4,9 @@
 // values stay visible in the timeline panel; the dialog changes them.
 
 import { $, el } from './dom.js';
-import { t } from './i18n.js';
+import { t, onLanguageChange } from './i18n.js';
 import { parseStatus } from './kube.js';
+import { said } from './notice.js';
 
 const PATH = '/rvplay/v1/settings';
 // The settings the lab shows, in this order; others the session reports
@@ -62,6 +63,7 @@ export function coalesced(task) {
 
 export function mountSettings(lab) {
   let current = {};
+  let result = null; // what the dialog last said of a save: said again in the language picked
 
   async function read() {
     const r = await lab.transport.request('GET', PATH);
@@ -114,10 +116,31 @@ export function mountSettings(lab) {
     return current;
   }
 
+  function say(ok, text) {
+    result = text;
+    const res = $('settings-result');
+    if (ok !== undefined) res.dataset.ok = String(ok);
+    res.textContent = text ? text() : '';
+  }
+
+  // A language picked while the dialog is open relabels its fields and
+  // keeps what the learner typed in them (a closed one is drawn on open).
+  function relabel() {
+    const open = !$('settings-overlay').hidden;
+    const typed = open ? [...$('settings-fields').querySelectorAll('input')].map((i) => [i.name, i.value]) : [];
+    render({ fields: open });
+    for (const [name, value] of typed) {
+      const input = $(`setting-${name}`);
+      if (input) input.value = value;
+    }
+    if (result) say(undefined, result);
+  }
+  onLanguageChange(relabel);
+
   function open(show = true) {
     const o = $('settings-overlay');
     o.hidden = !show;
-    $('settings-result').textContent = '';
+    say(undefined, null);
     if (show) { render(); load().catch(() => {}); $('settings-fields').querySelector('input')?.focus(); } else $('settings-open').focus();
   }
 
@@ -127,14 +150,11 @@ export function mountSettings(lab) {
   $('settings-form').addEventListener('submit', async (e) => {
     e.preventDefault();
     const edited = Object.fromEntries([...$('settings-fields').querySelectorAll('input')].map((i) => [i.name, i.value.trim()]));
-    const res = $('settings-result');
     try {
       await save(edited);
-      res.dataset.ok = 'true';
-      res.textContent = t('settings.saved');
+      say(true, said('settings.saved'));
     } catch (err) {
-      res.dataset.ok = 'false';
-      res.textContent = t('settings.failed', { message: err.message });
+      say(false, said('settings.failed', { message: err.message }));
     }
   });
   return { load, refresh, save, open, isOpen: () => !$('settings-overlay').hidden, current: () => current };

@@ -3,7 +3,8 @@
 // A stream that ended loses its Stop button; Remove takes the box away.
 
 import { $, el, keyPath, REQUEST_BREAKS, RowList } from './dom.js';
-import { t } from './i18n.js';
+import { t, onLanguageChange } from './i18n.js';
+import { said } from './notice.js';
 import { collectionPath, parseStatus } from './kube.js';
 
 // describeEvent renders a Kubernetes watch event as a row: type, name, RV.
@@ -30,13 +31,19 @@ export function mountWatches(lab) {
   const { frame } = lab;
   let seq = 0;
 
+  // The streams shown: their headers are said again in the language the
+  // reader picks; their rows are the events as they came and stay.
+  const shown = new Set();
+  onLanguageChange(() => { for (const h of shown) h.say(); });
+
   // open shows one watch stream and returns a handle whose add(type, text)
-  // appends event rows and setState(state, text) updates its header.
+  // appends event rows and setState(state, text) updates its header: text
+  // is a text, or a function that says it (said) in the current language.
   function open(title, path, query, { stoppable = true } = {}) {
     const id = ++seq;
     const list = el('ol', { class: 'events', 'data-testid': 'stream-events' });
-    const stateEl = el('span', { class: 'stream-state', 'data-testid': 'stream-state', text: t('stream.connecting') });
-    const stop = el('button', { 'data-testid': 'stream-stop', 'aria-label': `${t('watches.stop')} ${title}`, text: t('watches.stop') });
+    const stateEl = el('span', { class: 'stream-state', 'data-testid': 'stream-state' });
+    const stop = el('button', { 'data-testid': 'stream-stop' });
     const qs = new URLSearchParams(Object.entries(query || {}).filter(([, v]) => v !== undefined && v !== '')).toString();
     // The request whole, on a line of its own that breaks only between
     // its parts: where a watch starts (its resourceVersion) is what
@@ -52,20 +59,26 @@ export function mountWatches(lab) {
     let count = 0;
     let changes = 0;
     let cancel = null;
+    let stateText = said('stream.connecting');
+    const say = () => {
+      stateEl.textContent = typeof stateText === 'function' ? stateText() : stateText;
+      const word = t(box.dataset.state === 'ended' ? 'watches.remove' : 'watches.stop');
+      stop.textContent = word;
+      stop.setAttribute('aria-label', `${word} ${title}`);
+    };
+    say();
     const handle = {
       box,
       removed: false,
       onStop(fn) { cancel = fn; },
+      say: () => frame.schedule(`stream-state-${id}`, say),
       setState(s, text = s, via = '') {
+        stateText = text;
         frame.schedule(`stream-state-${id}`, () => {
           box.dataset.state = s;
           if (via) box.dataset.via = via;
-          stateEl.textContent = text;
-          if (s === 'ended') {
-            stop.textContent = t('watches.remove');
-            stop.setAttribute('aria-label', `${t('watches.remove')} ${title}`);
-            stop.dataset.testid = 'stream-remove';
-          }
+          if (s === 'ended') stop.dataset.testid = 'stream-remove';
+          say();
         });
       },
       add(type, text, extra = {}) {
@@ -78,8 +91,9 @@ export function mountWatches(lab) {
       },
     };
     stop.addEventListener('click', () => {
-      if (box.dataset.state === 'ended') { box.remove(); handle.removed = true; } else cancel?.();
+      if (box.dataset.state === 'ended') { box.remove(); handle.removed = true; shown.delete(handle); } else cancel?.();
     });
+    shown.add(handle);
     return handle;
   }
 
@@ -91,7 +105,7 @@ export function mountWatches(lab) {
     const cancel = lab.transport.watch(path, query, (e) => {
       if (e.type === 'open') {
         onOpen?.(e);
-        if (e.status === 200) s.setState('open', t('stream.open'), e.via);
+        if (e.status === 200) s.setState('open', said('stream.open'), e.via);
         else {
           const st = parseStatus(e.body);
           s.add('ERROR', `${e.status} ${st?.reason || ''}: ${st?.message || e.body}`, { detail: e.body });
@@ -104,7 +118,7 @@ export function mountWatches(lab) {
         onEvent?.(ev, d);
         s.add(ev.type, d.text, d);
       } else {
-        s.setState('ended', endText(e));
+        s.setState('ended', () => endText(e));
         onEnd?.(e);
       }
     }, userAgent ? { userAgent } : {});
@@ -123,7 +137,11 @@ export function mountWatches(lab) {
     return s;
   }
 
-  function reset() { $('streams').replaceChildren(); }
+  function reset() {
+    $('streams').replaceChildren();
+    for (const h of shown) h.removed = true;
+    shown.clear();
+  }
 
   $('watch-start').addEventListener('click', lab.guard(() => start()));
   return { open, follow, start, reset };
