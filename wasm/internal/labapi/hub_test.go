@@ -314,7 +314,7 @@ func TestInformerDisconnectResumeAndRelistAfterCompaction(t *testing.T) {
 	f := newFixture(t)
 	f.call(map[string]any{"op": "client", "client": "r", "label": "reflector"}, nil)
 	f.call(map[string]any{"op": "client", "client": "w", "label": "writer"}, nil)
-	f.answer(map[string]any{"op": "create", "client": "w", "resource": "configmaps", "object": obj(`{"metadata":{"name":"one"}}`)})
+	one := f.answer(map[string]any{"op": "create", "client": "w", "resource": "configmaps", "object": obj(`{"metadata":{"name":"one"}}`)})
 
 	var st InformerState
 	f.call(map[string]any{"op": "informer", "client": "r", "informer": "cms", "resource": "configmaps"}, &st)
@@ -340,9 +340,11 @@ func TestInformerDisconnectResumeAndRelistAfterCompaction(t *testing.T) {
 	}
 	i, _ = f.steps.waitFor(t, i, func(m map[string]any) bool { return m["kind"] == "event" && m["key"] == "default/three" })
 
-	// Disconnected across a compaction, the resume gets 410 and relists.
+	// Disconnected across a compaction, the resume gets 410 and relists;
+	// the delete it missed meanwhile it can only infer.
 	f.call(map[string]any{"op": "disconnect", "client": "r", "informer": "cms"}, nil)
 	i, _ = f.steps.waitFor(t, i, kind("disconnected"))
+	f.answer(map[string]any{"op": "delete", "client": "w", "resource": "configmaps", "name": "one"})
 	f.answer(map[string]any{"op": "create", "client": "w", "resource": "configmaps", "object": obj(`{"metadata":{"name":"four"}}`)})
 	f.answer(map[string]any{"op": "create", "client": "w", "resource": "configmaps", "object": obj(`{"metadata":{"name":"five"}}`)})
 	if _, err := f.sess.Store.Compact(context.Background(), &mvcc.CompactionRequest{Revision: f.sess.Store.Rev()}); err != nil {
@@ -360,12 +362,16 @@ func TestInformerDisconnectResumeAndRelistAfterCompaction(t *testing.T) {
 	}
 	f.clock.WaitForSleepers(context.Background(), 1)
 	f.clock.Step(800 * time.Millisecond)
-	_, rep := f.steps.waitFor(t, i, kind("replace"))
-	if rep["items"] != float64(5) {
-		t.Fatalf("relist finds five configmaps: %v", rep)
+	i, rep := f.steps.waitFor(t, i, kind("replace"))
+	if rep["items"] != float64(4) {
+		t.Fatalf("relist finds four configmaps: %v", rep)
+	}
+	_, gone := f.steps.waitFor(t, i, kind("deleted-final-state-unknown"))
+	if gone["key"] != "default/one" || gone["rv"] != one.RV {
+		t.Fatalf("the missed delete: %v, want default/one last seen at its creation, rv %s", gone, one.RV)
 	}
 	f.call(map[string]any{"op": "store", "client": "r", "informer": "cms"}, &st)
-	if len(st.Objects) != 5 || st.Items != 5 || !st.Synced || st.ResourceVersion != rep["rv"] {
+	if len(st.Objects) != 4 || st.Items != 4 || !st.Synced || st.ResourceVersion != rep["rv"] {
 		t.Fatalf("store: %+v", st)
 	}
 	f.call(map[string]any{"op": "stop", "client": "r", "informer": "cms"}, &st)
