@@ -153,11 +153,19 @@ test('classroom: a teacher and three students: join by code, presence and progre
     await expect(s.page.getByTestId('reflector-state')).toHaveText('watching');
   }
   for (const s of students) {
-    // The lab's own watch and the informer's: one shown, "+1".
+    // The lab's own watch and the informer's: one shown and "+N".
     await expect(row(dash, s.id).getByTestId('watch-more')).toHaveText(/^\+\d+$/);
     await openWatches(dash, s.id);
     await expect(row(dash, s.id).locator('[data-testid="student-watch"][data-kind="current"]').first()).toBeVisible();
   }
+  // The next poll redraws every row: the list opened stays open, and the
+  // keyboard's focus stays on it.
+  const opened = row(dash, students[2].id).getByTestId('watch-summary');
+  await expect(opened).toBeFocused();
+  await opened.evaluate((e) => e.setAttribute('data-before-poll', ''));
+  await expect(opened).not.toHaveAttribute('data-before-poll', '', { timeout: 15_000 });
+  await expect(opened).toBeFocused();
+  await expect(opened).toHaveAttribute('aria-expanded', 'true');
   // Bashir overwrites a ConfigMap without its resourceVersion: the
   // dashboard names the misconception.
   const bashir = students[1].page;
