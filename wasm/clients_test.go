@@ -50,25 +50,26 @@ func TestClientsModuleOverTheOfflineSession(t *testing.T) {
 		const steps = [];
 		const a = await clients.client('a', { label: 'operator-a', onStep: (s) => steps.push(s) });
 		const b = await clients.client('b', { label: 'operator-b' });
-		const ref = { resource: 'deploy' };
-		const made = await a.create(ref, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
-			spec: { replicas: 3, selector: { matchLabels: { app: 'web' } },
-				template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } } });
+		// A ConfigMap: no controller of the session writes it between
+		// the clients' reads and writes, as the deployment controller
+		// writes a Deployment's status whenever the clock lets it.
+		const ref = { resource: 'cm' };
+		const made = await a.create(ref, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web' }, data: { replicas: '3' } });
 		const ra = await a.get({ ...ref, name: 'web' });
 		const rb = await b.get({ ...ref, name: 'web' });
-		ra.object.spec.replicas = 5; rb.object.spec.replicas = 2;
+		ra.object.data.replicas = '5'; rb.object.data.replicas = '2';
 		const wa = await a.update(ref, ra.object);
 		const wb = await b.update(ref, rb.object);
 		const lost = await b.update(ref, rb.object, { withoutResourceVersion: true });
-		const retried = await a.retryOnConflict({ ...ref, name: 'web' }, (o) => { o.spec.replicas = 7; return o; });
-		const inf = await a.informer('deploys', ref);
+		const retried = await a.retryOnConflict({ ...ref, name: 'web' }, (o) => { o.data.replicas = '7'; return o; });
+		const inf = await a.informer('cms', ref);
 		await inf.start();
 		for (let i = 0; i < 200 && !(await inf.store()).synced; i++) await new Promise((r) => setTimeout(r, 5));
 		const store = await inf.store();
 		await inf.stop();
 		clients.close();
 		return JSON.stringify({ made: made.status, wa: wa.status, wb: [wb.status, wb.reason], lost: lost.status,
-			retried: [retried.status, retried.attempts, retried.object.spec.replicas],
+			retried: [retried.status, retried.attempts, Number(retried.object.data.replicas)],
 			store: store.objects.map((o) => o.metadata.name), kinds: [...new Set(steps.map((s) => s.kind))],
 			put: steps.find((s) => s.kind === 'exchange' && s.method === 'PUT') });
 	`, ns, "file://"+module)
