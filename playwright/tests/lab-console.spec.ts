@@ -186,8 +186,9 @@ test('kubectl edit opens the editor; replace -f - takes the editor\'s object', a
   await expect(note).toHaveText(`# ${messages('en')['console.note.kubectlEditorRead']}\n`);
   // So are the panels around the console, without waiting to be drawn
   // again: a card's empty copy, the informer's button and state once
-  // stopped (nothing draws them again), its stream's state and button, a
-  // card's outcome (B wrote without reading), the settings.
+  // stopped (nothing draws them again), its stream's state, button and
+  // the lab's words in its rows and in the card's log, a card's outcome (B
+  // wrote without reading), the settings.
   const say = (lang: string, key: string, params: Record<string, string> = {}) =>
     messages(lang)[key].replace(/\{(\w+)\}/g, (_, k) => params[k]);
   await page.getByTestId('reflector-start').click();
@@ -201,6 +202,11 @@ test('kubectl edit opens the editor; replace -f - takes the editor\'s object', a
   await expect(notRead).toHaveText(say('en', 'outcome.notread'));
   const reflectorStream = page.getByTestId('stream').filter({ has: page.locator('b', { hasText: /^reflector$/ }) });
   await expect(reflectorStream.getByTestId('stream-state')).toHaveText(say('en', 'stream.ended.canceled'));
+  const listing = reflectorStream.getByTestId('watch-event').first();
+  await expect(listing).toHaveText(`LIST ${say('en', 'reflector.ev.listing')}`);
+  const listed = page.getByTestId('client-reflector-log').getByTestId('log-note').first();
+  await expect(listed).toHaveText(/^LIST rv=\d+, \d+ objects$/);
+  const [, rv, n] = (await listed.textContent())?.match(/rv=(\d+), (\d+)/) ?? [];
   await expect(page.getByTestId('settings-line')).toContainText(/bookmarks every \S+/);
   const bookmarks = (await page.getByTestId('settings-line').textContent())?.match(/bookmarks every (\S+)/)?.[1] ?? '';
   expect(bookmarks).not.toBe('');
@@ -213,6 +219,8 @@ test('kubectl edit opens the editor; replace -f - takes the editor\'s object', a
     await expect(page.getByTestId('reflector-state')).toHaveText(say(lang, 'reflector.state.stopped'));
     await expect(reflectorStream.getByTestId('stream-state')).toHaveText(say(lang, 'stream.ended.canceled'));
     await expect(reflectorStream.getByTestId('stream-remove')).toHaveText(say(lang, 'watches.remove'));
+    await expect(listing).toHaveText(`LIST ${say(lang, 'reflector.ev.listing')}`);
+    await expect(listed).toHaveText(`LIST ${say(lang, 'reflector.ev.list', { rv, n })}`);
     await expect(notRead).toHaveText(say(lang, 'outcome.notread'));
     await expect(page.getByTestId('settings-line')).toContainText(say(lang, 'settings.line.bookmarkInterval', { v: bookmarks }));
   }

@@ -40,6 +40,10 @@ export function rowOf(s) {
   }
 }
 
+// sayRow says a step's row in the language of the moment: a stream and
+// the card's log say the lab's words again when the reader picks another.
+const sayRow = (s) => () => rowOf(s).text;
+
 // stateAfter is the card's state once a step happened.
 export function stateAfter(state, s) {
   switch (s.kind) {
@@ -103,13 +107,13 @@ export async function mountReflector(lab) {
     r.state = stateAfter(r.state, s);
     if (s.rv && !['expired', 'too-large', 'deleted-final-state-unknown'].includes(s.kind)) { r.rv = s.rv; lab.revisions.see(s.rv); }
     const row = rowOf(s);
-    if (row) stream().add(row.type, row.text, { rv: row.rv });
+    if (row) stream().add(row.type, sayRow(s), { rv: row.rv });
     // The card's log tells the reflector's own steps (its events and
     // bookmarks are in its stream): list, watch, 410, relist, backoff.
-    if (row && !['event', 'bookmark', 'initial-events-end', 'list', 'watch'].includes(s.kind)) card.log.note(`${row.type} ${row.text}`, s.kind === 'deleted-final-state-unknown' ? 'tombstone' : '');
+    if (row && !['event', 'bookmark', 'initial-events-end', 'list', 'watch'].includes(s.kind)) card.log.note(() => `${row.type} ${sayRow(s)()}`, s.kind === 'deleted-final-state-unknown' ? 'tombstone' : '');
     if (s.kind === 'expired' || s.kind === 'too-large') {
       r.relists++;
-      if (s.kind === 'expired') stream().add('RELIST', t('reflector.ev.relist', { why: '410 Gone' }));
+      if (s.kind === 'expired') stream().add('RELIST', said('reflector.ev.relist', { why: '410 Gone' }));
     }
     if (['replace', 'event', 'listed', 'initial-events-end'].includes(s.kind)) refreshStore();
     show();
@@ -193,7 +197,7 @@ export async function mountReflector(lab) {
           const cur = others.get(c.label);
           if (!s.informer || !cur) return;
           const row = rowOf(s);
-          if (row) cur.stream.add(row.type, row.text, { rv: row.rv });
+          if (row) cur.stream.add(row.type, sayRow(s), { rv: row.rv });
           if (s.rv && s.kind !== 'deleted-final-state-unknown') lab.revisions.see(s.rv);
         });
       }

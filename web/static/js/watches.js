@@ -31,9 +31,12 @@ export function mountWatches(lab) {
   const { frame } = lab;
   let seq = 0;
 
-  // The streams shown: their headers are said again in the language the
-  // reader picks; their rows are the events as they came and stay.
+  // The streams shown: their headers, and the lab's words in their rows (a
+  // reflector's "list the objects"), are said again in the language the
+  // reader picks, as the console's notes are; an event's name and
+  // resourceVersion, and what a server said, stay as they came.
   const shown = new Set();
+  const says = new WeakMap(); // a row's words -> their say()
   onLanguageChange(() => { for (const h of shown) h.say(); });
 
   // open shows one watch stream and returns a handle whose add(type, text)
@@ -60,32 +63,41 @@ export function mountWatches(lab) {
     let changes = 0;
     let cancel = null;
     let stateText = said('stream.connecting');
-    const say = () => {
+    const sayHeader = () => {
       stateEl.textContent = typeof stateText === 'function' ? stateText() : stateText;
       const word = t(box.dataset.state === 'ended' ? 'watches.remove' : 'watches.stop');
       stop.textContent = word;
       stop.setAttribute('aria-label', `${word} ${title}`);
     };
-    say();
+    sayHeader();
     const handle = {
       box,
       removed: false,
       onStop(fn) { cancel = fn; },
-      say: () => frame.schedule(`stream-state-${id}`, say),
+      say: () => {
+        frame.schedule(`stream-state-${id}`, sayHeader);
+        frame.schedule(`stream-rows-${id}`, () => {
+          for (const words of list.querySelectorAll('[data-said]')) words.textContent = says.get(words)();
+        });
+      },
       setState(s, text = s, via = '') {
         stateText = text;
         frame.schedule(`stream-state-${id}`, () => {
           box.dataset.state = s;
           if (via) box.dataset.via = via;
           if (s === 'ended') stop.dataset.testid = 'stream-remove';
-          say();
+          sayHeader();
         });
       },
+      // text: a text, or a function that says it (the lab's words).
       add(type, text, extra = {}) {
         count++;
         if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') changes++;
+        const say = typeof text === 'function' ? text : null;
+        const words = el('span', { text: say ? say() : text, 'data-said': !!say });
+        if (say) says.set(words, say);
         rows.push(el('li', { 'data-testid': 'watch-event', 'data-type': type, 'data-rv': extra.rv, class: 'ev-' + type.toLowerCase() },
-          el('span', { class: 'etype', text: type }), ' ', el('span', { text }),
+          el('span', { class: 'etype', text: type }), ' ', words,
           extra.detail ? el('pre', { class: 'body', text: extra.detail }) : null));
         frame.schedule(`stream-count-${id}`, () => { box.dataset.count = String(count); box.dataset.changes = String(changes); });
       },
