@@ -177,7 +177,9 @@ test('a share link or a lab file opened on a server session opens the offline la
   // The same history as a link into the session: it goes to the offline lab.
   const code = new URL(url).hash;
   await page.goto(`/s/${name}/${code}`);
-  await expect(page).toHaveURL(/\/lab$/);
+  // The offline lab drops the link's history from its URL once it has
+  // loaded the engine and replayed it: as long as openLab allows.
+  await expect(page).toHaveURL(/\/lab$/, { timeout: 20_000 });
   await expect(page.getByTestId('lab')).toHaveAttribute('data-replayed', '1');
   await expect(page.getByTestId('mode')).toHaveText('offline');
 
@@ -185,7 +187,7 @@ test('a share link or a lab file opened on a server session opens the offline la
   await openLab(page, `/s/${name}/`);
   const file = { format: 'rvplay-lab-history', version: 1, ops: [{ op: 'cmd', line: 'etcdctl put from-file v' }] };
   await page.getByTestId('import-file').setInputFiles({ name: 'lab.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
-  await expect(page).toHaveURL(/\/lab$/);
+  await expect(page).toHaveURL(/\/lab$/, { timeout: 20_000 });
   await expect(page.getByTestId('lab')).toHaveAttribute('data-replayed', '1');
 
   // The session has the one write made in it, nothing replayed.
