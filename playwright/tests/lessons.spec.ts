@@ -140,6 +140,33 @@ test('lesson progress survives a reload, and a deep link opens a step', async ({
   await expect(page.locator('[data-testid="etcd-key"][data-key="/registry/deployments/default/nginx"]')).toBeVisible({ timeout: 15_000 });
 });
 
+// A language picked while a step shows its hints keeps them, said in that
+// language, and the Hint button counts on from them; one picked on the
+// finished page says that page again (it showed the last step instead).
+test('the hints asked for and the finished page stay through a language switch', async ({ page }) => {
+  const say = (lang: string, key: string, params: Record<string, string> = {}) =>
+    JSON.parse(readFileSync(join(__dirname, '..', '..', 'web', 'static', 'i18n', `${lang}.json`), 'utf8'))[key].replace(/\{(\w+)\}/g, (_: string, k: string) => params[k]);
+  await page.goto('/lab#lesson=etcd-revisions/1');
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-lessons-ready', 'true', { timeout: 20_000 });
+  const panel = page.getByTestId('lesson-panel');
+  await expect(panel).toHaveAttribute('data-step', '1');
+  await page.locator('#lang').selectOption('en');
+  await panel.getByTestId('lesson-hint').click();
+  await expect(panel.getByTestId('lesson-hint-text')).toHaveCount(1);
+  for (const lang of ['zh', 'ko']) {
+    await page.locator('#lang').selectOption(lang);
+    await expect(panel.getByTestId('lesson-hint-text').locator('b')).toHaveText(say(lang, 'lessons.hint.n', { n: '1', total: '2' }));
+    await expect(panel.getByTestId('lesson-hint')).toHaveText(say(lang, 'lessons.hint.more', { n: '2', total: '2' }));
+  }
+  const last = lessons[0].steps.length;
+  await page.goto(`/lab#lesson=etcd-revisions/${last}`);
+  await expect(panel).toHaveAttribute('data-step', String(last));
+  await panel.getByTestId('lesson-next').click();
+  await expect(panel.getByTestId('lesson-done')).toBeVisible();
+  await page.locator('#lang').selectOption('zh');
+  await expect(panel.getByTestId('lesson-done').locator('h3')).toHaveText(say('zh', 'lessons.finished'));
+});
+
 // The lessons that turn the session's watch cache off, away from
 // kube-apiserver's default, say so: the settings line once the lesson is
 // set up, and the introduction's "in a real cluster" note, which names

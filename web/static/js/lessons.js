@@ -543,6 +543,7 @@ export function mountLessons(lab) {
   async function go(step) {
     const l = cur.lesson;
     if (step > l.steps.length) { await finish(); return; }
+    cur.done = false;
     cur.step = step;
     cur.hints = 0;
     cur.result = null;
@@ -557,8 +558,13 @@ export function mountLessons(lab) {
   }
 
   async function finish() {
+    progress.at(cur.lesson.slug, cur.lesson.steps.length);
+    cur.done = true; // a language picked now says this page again, not the last step
+    renderDone();
+  }
+
+  function renderDone() {
     const l = cur.lesson;
-    progress.at(l.slug, l.steps.length);
     const i = refs.findIndex((r) => r.slug === l.slug);
     const next = refs[i + 1];
     const nextTitle = next ? titleOf(next) : '';
@@ -594,13 +600,16 @@ export function mountLessons(lab) {
     }
   }
 
+  // wait finds its line again at each tick: the step drawn again (a
+  // language picked meanwhile) has a new one.
   async function wait(ms) {
     const end = performance.now() + ms;
-    const box = $('lesson-wait');
     while (performance.now() < end) {
+      const box = $('lesson-wait');
       if (box) box.textContent = t('lessons.waiting', { s: Math.ceil((end - performance.now()) / 1000) });
       await new Promise((r) => setTimeout(r, Math.min(250, end - performance.now())));
     }
+    const box = $('lesson-wait');
     if (box) box.textContent = '';
   }
 
@@ -747,6 +756,7 @@ export function mountLessons(lab) {
     if (!intro) {
       if (!step.verify) { cur.result = { passed: true }; progress.pass(l.slug, n); }
       renderResult();
+      if (cur.hints) drawHints(s); // the hints asked for stay, said in the step's language
     }
   }
 
@@ -836,6 +846,10 @@ export function mountLessons(lab) {
   function showHint(s) {
     if (!cur) return;
     cur.hints = Math.min(s.hints.length, cur.hints + 1);
+    drawHints(s);
+  }
+
+  function drawHints(s) {
     const box = $('lesson-hints');
     box.replaceChildren(...s.hints.slice(0, cur.hints).map((h, i) => {
       const d = el('div', { class: 'hint', 'data-testid': 'lesson-hint-text' }, el('b', { text: t('lessons.hint.n', { n: i + 1, total: s.hints.length }) }));
@@ -918,7 +932,11 @@ export function mountLessons(lab) {
     const link = parseDeepLink(location.hash);
     if (link && (!cur || cur.lesson.slug !== link.slug || cur.step !== link.step)) await open(link.slug, link.step);
   }));
-  onLanguageChange(() => { if (cur) render().catch(() => {}); else renderList(); });
+  onLanguageChange(() => {
+    if (cur?.done) renderDone();
+    else if (cur) render().catch(() => {});
+    else renderList();
+  });
 
   return {
     load, open, verify, verifySoon, act, renderList, progress,
