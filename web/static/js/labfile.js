@@ -31,12 +31,15 @@ export function mountLabFile(lab) {
     setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
   }
 
+  // importOps replays ops into a fresh lab; label (said) names where they
+  // came from, in the notice's language of the moment as the rest of it.
   async function importOps(ops, label) {
     await lab.resetLab();
     lab.history.replace(ops);
-    lab.notice(said('notice.replaying', { n: ops.length, label }));
+    lab.notice(() => t('notice.replaying', { n: ops.length, label: label() }));
     await lab.replay(ops);
-    lab.notice(said('notice.replayed', { n: ops.length, label, rev: lab.revisions.head }));
+    const rev = lab.revisions.head;
+    lab.notice(() => t('notice.replayed', { n: ops.length, label: label(), rev }));
     $('lab').dataset.replayed = String(ops.length);
   }
 
@@ -47,7 +50,7 @@ export function mountLabFile(lab) {
       // The lab saved in this browser may still be replaying: its last
       // operations would land in the imported lab's fresh store.
       await lab.restored;
-      await importOps(ops, t('label.file', { name: file.name }));
+      await importOps(ops, said('label.file', { name: file.name }));
     } catch (e) {
       lab.notice(said('notice.importfailed', { message: e.message }), 'error');
     }
@@ -82,7 +85,7 @@ export function mountLabFile(lab) {
     if (code && !server) {
       try {
         const ops = await decodeShare(code);
-        await importOps(ops, t('label.sharelink'));
+        await importOps(ops, said('label.sharelink'));
         lab.history.replaceState(location.pathname + location.search, ops);
       } catch (e) {
         lab.notice(said('notice.sharefailed', { message: e.message }), 'error');
