@@ -188,7 +188,8 @@ test('kubectl edit opens the editor; replace -f - takes the editor\'s object', a
   // again: a card's empty copy, the informer's button and state once
   // stopped (nothing draws them again), its stream's state, button and
   // the lab's words in its rows and in the card's log, a card's outcome (B
-  // wrote without reading), the settings.
+  // wrote without reading), the settings, kubectl edit's hint while it
+  // waits.
   const say = (lang: string, key: string, params: Record<string, string> = {}) =>
     messages(lang)[key].replace(/\{(\w+)\}/g, (_, k) => params[k]);
   await page.getByTestId('reflector-start').click();
@@ -210,6 +211,8 @@ test('kubectl edit opens the editor; replace -f - takes the editor\'s object', a
   await expect(page.getByTestId('settings-line')).toContainText(/bookmarks every \S+/);
   const bookmarks = (await page.getByTestId('settings-line').textContent())?.match(/bookmarks every (\S+)/)?.[1] ?? '';
   expect(bookmarks).not.toBe('');
+  await run(page, 'kubectl edit cm paint');
+  await expect(page.getByTestId('editor-result')).toHaveText(messages('en')['editor.editing']);
   for (const lang of ['zh', 'ko']) {
     await page.locator('#lang').selectOption(lang);
     await expect(note).toHaveText(`# ${messages(lang)['console.note.kubectlEditorRead']}\n`);
@@ -223,7 +226,10 @@ test('kubectl edit opens the editor; replace -f - takes the editor\'s object', a
     await expect(listed).toHaveText(`LIST ${say(lang, 'reflector.ev.list', { rv, n })}`);
     await expect(notRead).toHaveText(say(lang, 'outcome.notread'));
     await expect(page.getByTestId('settings-line')).toContainText(say(lang, 'settings.line.bookmarkInterval', { v: bookmarks }));
+    await expect(page.getByTestId('editor-result')).toHaveText(messages(lang)['editor.editing']);
   }
+  await editor.press('Escape');
+  await expect(page.getByTestId('console-line').filter({ hasText: 'Edit cancelled, no changes made.' })).toHaveCount(2);
   // Korean wraps between words, as Korean is set.
   expect(await output(page).evaluate((e) => getComputedStyle(e).wordBreak)).toBe('keep-all');
 });

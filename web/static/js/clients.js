@@ -163,7 +163,7 @@ export async function mountClients(lab) {
   // requests in a box of the watch panel, beside its watches.
   function requestsOf(c) {
     if (!c.requests || c.requests.removed) {
-      c.requests = lab.watches.open(`${c.label}: ${t('clients.requests')}`, '', {}, { stoppable: false });
+      c.requests = lab.watches.open(() => `${c.label}: ${t('clients.requests')}`, '', {}, { stoppable: false });
       c.requests.setState('open', '');
     }
     return c.requests;

@@ -42,8 +42,12 @@ export function mountWatches(lab) {
   // open shows one watch stream and returns a handle whose add(type, text)
   // appends event rows and setState(state, text) updates its header: text
   // is a text, or a function that says it (said) in the current language.
+  // So is title; data-stream keeps the one it had when opened (tests and
+  // the lab's own look-ups name a stream by it).
   function open(title, path, query, { stoppable = true } = {}) {
     const id = ++seq;
+    const sayTitle = typeof title === 'function' ? title : () => title;
+    const titleEl = el('b', { text: sayTitle() });
     const list = el('ol', { class: 'events', 'data-testid': 'stream-events' });
     const stateEl = el('span', { class: 'stream-state', 'data-testid': 'stream-state' });
     const stop = el('button', { 'data-testid': 'stream-stop' });
@@ -52,8 +56,8 @@ export function mountWatches(lab) {
     // its parts: where a watch starts (its resourceVersion) is what
     // lessons 5 to 8 are about, and an ellipsis cut it off.
     const url = path + (qs ? '?' + qs : '');
-    const box = el('article', { class: 'stream', 'data-testid': 'stream', 'data-stream': title, 'data-state': 'connecting' },
-      el('header', {}, el('b', { text: title }), ' ', stateEl, stoppable ? stop : null, ' ', el('code', { class: 'muted' }, keyPath(url, REQUEST_BREAKS))),
+    const box = el('article', { class: 'stream', 'data-testid': 'stream', 'data-stream': sayTitle(), 'data-state': 'connecting' },
+      el('header', {}, titleEl, ' ', stateEl, stoppable ? stop : null, ' ', el('code', { class: 'muted' }, keyPath(url, REQUEST_BREAKS))),
       el('div', { class: 'scroll' }, list));
     frame.schedule('stream-open-' + id, () => { $('streams').prepend(box); });
     const rows = new RowList(list, frame, 300);
@@ -67,7 +71,8 @@ export function mountWatches(lab) {
       stateEl.textContent = typeof stateText === 'function' ? stateText() : stateText;
       const word = t(box.dataset.state === 'ended' ? 'watches.remove' : 'watches.stop');
       stop.textContent = word;
-      stop.setAttribute('aria-label', `${word} ${title}`);
+      titleEl.textContent = sayTitle();
+      stop.setAttribute('aria-label', `${word} ${titleEl.textContent}`);
     };
     sayHeader();
     const handle = {
