@@ -3,19 +3,14 @@
 // 23." switched to Chinese); a notice given as a text stays as written.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import './setup.mjs';
+import { serveLanguages } from './setup.mjs';
 import { setLanguage, t } from '../static/js/i18n.js';
 import { createNotice, said } from '../static/js/notice.js';
 
 function page() {
   const line = { textContent: '', dataset: {} };
   globalThis.document = { getElementById: (id) => (id === 'notice' ? line : null) };
-  globalThis.fetch = async (url) => {
-    const code = String(url).match(/i18n\/(\w+)\.json$/)[1];
-    const body = readFileSync(new URL(`../static/i18n/${code}.json`, import.meta.url), 'utf8');
-    return { ok: true, json: async () => JSON.parse(body) };
-  };
+  serveLanguages();
   return line;
 }
 

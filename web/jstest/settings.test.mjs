@@ -4,8 +4,7 @@
 // The page is a few stand-in elements.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import './setup.mjs';
+import { serveLanguages } from './setup.mjs';
 import { setLanguage, t } from '../static/js/i18n.js';
 import { mountSettings, settingsLine } from '../static/js/settings.js';
 
@@ -34,11 +33,7 @@ function page() {
       return els.get(id);
     },
   };
-  globalThis.fetch = async (url) => {
-    const code = String(url).match(/i18n\/(\w+)\.json$/)[1];
-    const body = readFileSync(new URL(`../static/i18n/${code}.json`, import.meta.url), 'utf8');
-    return { ok: true, json: async () => JSON.parse(body) };
-  };
+  serveLanguages();
   return (id) => globalThis.document.getElementById(id);
 }
 
