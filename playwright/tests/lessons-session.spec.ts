@@ -33,6 +33,23 @@ async function classroom(browser: Browser) {
   return { id, teacher, student, studentId, close: async () => { await teacherCtx.close(); await studentCtx.close(); } };
 }
 
+// join has each of names join the class session id with its code, in a
+// browser of their own, each lab open at hash (a lesson's deep link).
+async function join(browser: Browser, id: string, code: string, names: string[], hash = '') {
+  const students = [];
+  for (const name of names) {
+    const ctx = await browser.newContext();
+    const joined = await ctx.request.post(`/s/${id}/join`, { data: { code, name } });
+    expect(joined.status()).toBe(201);
+    const page = await ctx.newPage();
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(`/s/${id}/${hash}`);
+    await expect(page.getByTestId('lab')).toHaveAttribute('data-lessons-ready', 'true', { timeout: 30_000 });
+    students.push({ ctx, page, panel: page.getByTestId('lesson-panel'), id: (await joined.json()).id as string });
+  }
+  return students;
+}
+
 async function open(page: Page, slug: string) {
   const panel = page.getByTestId('lesson-panel');
   await panel.locator(`[data-testid="lesson-link"][data-lesson="${slug}"]`).click();
@@ -78,6 +95,48 @@ for (const number of [3, 4, 6]) {
   });
 }
 
+// Lesson 6's step 4 on a class session, two students at once, the
+// teacher compacting when the step says: each student's A creates and
+// deletes a d of their own (d-<their id>: the class's names), so neither
+// create answers 409 nor does one's delete take the other's d, and each
+// student's I, back after the compaction, relists and tells its handlers
+// of their own d as DeletedFinalStateUnknown, which the step's text names.
+test('lesson 6: compaction-and-410 step 4 on a class session, two students at once, each on their own d', async ({ browser }, testInfo) => {
+  test.setTimeout(90_000);
+  const lesson = lessons.find((l) => l.number === 6)!;
+  const n = lesson.steps.findIndex((s) => s.id === 'the-reflector-relists') + 1;
+  const step = lesson.steps[n - 1];
+  const teacherCtx = await browser.newContext();
+  const created = await teacherCtx.request.post('/sessions', { data: {} });
+  expect(created.status()).toBe(201);
+  const { id, joinCode } = await created.json();
+  const setUp = await teacherCtx.request.post(`/s/${id}/rvplay/v1/lessons/${lesson.slug}/setup`);
+  expect(setUp.status(), await setUp.text()).toBe(200);
+  const students = await join(browser, id, joinCode, ['Ada', 'Bob'], `#lesson=${lesson.slug}/${n}`);
+  // The tombstone of the student's own d (the rest of the line is in the
+  // language picked).
+  const tombstone = (sid: string) => new RegExp(`DeletedFinalStateUnknown default/d-${sid}[^-\\w]`);
+  for (const s of students) {
+    await expect(s.panel).toHaveAttribute('data-step', String(n));
+    await expect(s.panel.getByTestId('lesson-text').locator('pre')).toContainText(tombstone(s.id));
+  }
+  const solution = step.solution || [];
+  const k = solution.indexOf('compact');
+  await Promise.all(students.map((s) => runStep(s.page, { ...step, solution: solution.slice(0, k) })));
+  const head = await serverHead(teacherCtx.request, id);
+  const compacted = await teacherCtx.request.post(`/s/${id}/v3/kv/compaction`, { data: { revision: String(head) } });
+  expect(compacted.status(), await compacted.text()).toBe(200);
+  await Promise.all(students.map((s) => runStep(s.page, { ...step, solution: solution.slice(k + 1) })));
+  for (const s of students) {
+    await expect(s.panel.getByTestId('lesson-verdict'), `${s.id}'s step ${n}`).toHaveAttribute('data-passed', 'true', { timeout: 20_000 });
+    const own = s.page.getByTestId('client-reflector-log').getByTestId('log-note').filter({ hasText: tombstone(s.id) });
+    await expect(own, `${s.id}'s I`).toHaveCount(1);
+  }
+  await attachShots(students[0].page, testInfo, `lesson 6 step ${n} on a class session: a student's own d`);
+  for (const s of students) await s.ctx.close();
+  await teacherCtx.close();
+});
+
 // Lesson 1 on a class's session, two students at once: each works on keys
 // of their own (k1-<their id>), which the text, the Run buttons and the
 // checks all use, so that one's puts never move the other's version; the
@@ -89,17 +148,7 @@ test('lesson 1: etcd-revisions on a server session, two students at once on thei
   const created = await teacherCtx.request.post('/sessions', { data: {} });
   expect(created.status()).toBe(201);
   const { id, joinCode } = await created.json();
-  const students = [];
-  for (const name of ['Ada', 'Bob']) {
-    const ctx = await browser.newContext();
-    const joined = await ctx.request.post(`/s/${id}/join`, { data: { code: joinCode, name } });
-    expect(joined.status()).toBe(201);
-    const page = await ctx.newPage();
-    await page.setViewportSize({ width: 1440, height: 900 });
-    await page.goto(`/s/${id}/`);
-    await expect(page.getByTestId('lab')).toHaveAttribute('data-lessons-ready', 'true', { timeout: 30_000 });
-    students.push({ ctx, page, panel: page.getByTestId('lesson-panel'), id: (await joined.json()).id as string });
-  }
+  const students = await join(browser, id, joinCode, ['Ada', 'Bob']);
   const [ada, bob] = students;
   for (const s of students) {
     await s.panel.locator(`[data-testid="lesson-link"][data-lesson="${lesson.slug}"]`).click();

@@ -4,10 +4,14 @@
 // thirty students putting k1 break each other's check. A lesson's
 // definition says in its "class" object which of its names each student
 // gets a copy of, or that its names are shared because the lesson is
-// about people racing on one object (lessons 3, 4 and 6):
+// about people racing on one object (lessons 3 and 4). A name a lesson
+// does not list stays everyone's: lesson 6 gives each student their own
+// d, which their step creates and deletes, on the ConfigMaps a, b and c
+// that the whole class writes and the teacher compacts:
 //
 //	"class": {"names": ["k1", "k2", "k3"], "revisions": {"6": "k1"}}
 //	"class": {"names": ["x"], "namespace": true}
+//	"class": {"names": ["d"]}
 //	"class": {"shared": "two people race on one Deployment"}
 //
 // For a student, a name n becomes n-<their id> (the id is a DNS-1123 label,

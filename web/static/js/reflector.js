@@ -102,9 +102,22 @@ export async function mountReflector(lab) {
     }, 50);
   }
 
+  // settled waits until the reflector is past its list (watching, or
+  // backing off after a failure, or stopped): a lesson's next action
+  // (I's disconnect) must find the watch open, which on a loaded server
+  // can come after A's next writes otherwise.
+  const settledWaiters = new Set();
+  const settled = () => (r.state === 'listing' ? new Promise((resolve) => settledWaiters.add(resolve)) : Promise.resolve());
+  function notifySettled() {
+    if (r.state === 'listing') return;
+    for (const resolve of settledWaiters) resolve();
+    settledWaiters.clear();
+  }
+
   function onStep(s) {
     if (!s.informer) return;
     r.state = stateAfter(r.state, s);
+    notifySettled();
     if (s.rv && !['expired', 'too-large', 'deleted-final-state-unknown'].includes(s.kind)) { r.rv = s.rv; lab.revisions.see(s.rv); }
     const row = rowOf(s);
     if (row) stream().add(row.type, sayRow(s), { rv: row.rv });
@@ -142,6 +155,7 @@ export async function mountReflector(lab) {
   async function stop() {
     if (r.inf) await r.inf.stop();
     r.state = 'stopped';
+    notifySettled();
     r.stream?.setState('ended', said('stream.ended.canceled'));
     show();
   }
@@ -175,7 +189,12 @@ export async function mountReflector(lab) {
     if (a.client === 'I') {
       if (a.resource || a.namespace) await lab.clients.setSubject(a.resource, undefined, a.namespace);
       switch (a.do) {
-        case 'startReflector': await start({ watchList: a.watchList }); return true;
+        case 'startReflector': {
+          const running = r.state !== 'stopped'; // a running informer's start changes nothing to wait for
+          await start({ watchList: a.watchList });
+          if (!running) await settled();
+          return true;
+        }
         case 'stopReflector': await stop(); return true;
         case 'disconnect': if (r.inf) await r.inf.disconnect(); return true;
         case 'reconnect': if (r.inf) await r.inf.resume(); return true;
