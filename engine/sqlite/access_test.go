@@ -41,15 +41,7 @@ func TestGuardedSessionAccessAndStudentsSurviveAReopen(t *testing.T) {
 	}
 	db.Close()
 
-	db2, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db2.Close()
-	infos, err := db2.SessionInfos()
-	if err != nil {
-		t.Fatal(err)
-	}
+	infos := reopenedInfos(t, path)
 	want := []SessionInfo{
 		{Name: "class", Guarded: true, TeacherTokenHash: []byte("teacher-hash-class"), JoinCodeHash: []byte("code-hash-class"),
 			CreatedAt: t0, LastUsedAt: t0.Add(time.Hour), Students: []Student{alice}},
@@ -77,15 +69,7 @@ func TestANewJoinCodeReplacesTheOldOneAndSurvivesAReopen(t *testing.T) {
 		}
 	}
 	db.Close()
-	db2, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db2.Close()
-	infos, err := db2.SessionInfos()
-	if err != nil {
-		t.Fatal(err)
-	}
+	infos := reopenedInfos(t, path)
 	if got := string(infos[0].JoinCodeHash); infos[0].Name != "class" || got != "new-code-hash" || string(infos[0].TeacherTokenHash) != "teacher-hash-class" {
 		t.Fatalf("after a reopen: %+v, want the new join code's hash and the teacher's as it was", infos[0])
 	}
@@ -182,4 +166,20 @@ func TestARetiredSessionIsHiddenAndPurgedLater(t *testing.T) {
 	if got, _ := load(t, session(t, db2, "gone")); len(got) != 0 {
 		t.Fatalf("the new session sees %d records of the old one", len(got))
 	}
+}
+
+// reopenedInfos opens the file at path again and reads its sessions, as a
+// server does when it starts.
+func reopenedInfos(t *testing.T, path string) []SessionInfo {
+	t.Helper()
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	infos, err := db.SessionInfos()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return infos
 }
