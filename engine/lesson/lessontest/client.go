@@ -414,6 +414,14 @@ func (lc *labClient) startWatch(ctx context.Context, rc client.ResourceClient, a
 	if err != nil {
 		return err
 	}
+	// Without the watch cache, a watch from below the store's compaction
+	// is certain to end with its 410 (etcd refuses the revisions from
+	// rv+1): the action returns once it has, as the learner's click shows
+	// the 410 at once, so that what a verdict reads next does not depend
+	// on when this watch's goroutine ran (a trap's two such watches, R's
+	// and S's, ended in either order).
+	n, _ := strconv.ParseInt(rv, 10, 64)
+	expired := !lc.r.Session.Settings().WatchCache && n > 0 && n+1 < lc.r.Session.Store.CompactRev()
 	w, err := rc.Watch(lc.r.ctx, client.ListOptions{ResourceVersion: rv, ResourceVersionMatch: a.ResourceVersionMatch,
 		AllowWatchBookmarks: a.AllowWatchBookmarks, SendInitialEvents: a.SendInitialEvents})
 	if err != nil {
@@ -440,6 +448,9 @@ func (lc *labClient) startWatch(ctx context.Context, rc client.ResourceClient, a
 			}
 		}
 	}()
+	if expired {
+		<-ow.done
+	}
 	return nil
 }
 
