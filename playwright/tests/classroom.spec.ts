@@ -223,6 +223,10 @@ test('classroom: a teacher and three students: join by code, presence and progre
   const ada = students[0].page;
   await run(ada, `etcdctl compaction ${head}`);
   await expect(ada.getByTestId('console-output')).toContainText('permission denied');
+  // The etcd view's Compact says etcd's refusal, and whose compaction it is.
+  await ada.getByTestId('compact').click();
+  await expect(ada.getByTestId('notice')).toContainText('permission denied');
+  await expect(ada.getByTestId('notice')).toContainText("its compaction is the teacher's");
   const refused = await ada.request.post(`/s/${session}/v3/kv/compaction`, { data: { revision: head } });
   expect(refused.status()).toBe(403);
   expect(await refused.json()).toMatchObject({ error: 'etcdserver: permission denied', code: 7 });

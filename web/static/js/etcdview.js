@@ -239,7 +239,10 @@ export function mountEtcd(lab) {
       revs.seeCompaction(rev);
       lab.notice(said('notice.compacted', { rev }));
     } catch (e) {
-      lab.notice(said('notice.compactfailed', { message: e.message }), 'error');
+      // A student of a class: etcd's refusal, and why, since the class
+      // shares one store whose compaction is the teacher's.
+      const student = e.status === 403 && $('lab')?.dataset.channel === 'student';
+      lab.notice(said(student ? 'notice.compactteacher' : 'notice.compactfailed', { message: e.message }), 'error');
     }
     refresh();
   }
