@@ -87,6 +87,10 @@ type Person struct {
 	// Seen is when a browser of theirs last connected or reported; zero
 	// for a student who never opened the lab.
 	Seen time.Time `json:"seen,omitzero"`
+	// Since is when they came to the lesson and step they are on: the
+	// dashboard says how long a student has been on a step, as a teacher
+	// looks for who is stuck.
+	Since time.Time `json:"since,omitzero"`
 }
 
 // class is what the server keeps of a session's class beside its store:
@@ -194,7 +198,7 @@ func (c *class) report(conn *channelConn, lesson string, step int) {
 	if who.Lesson == lesson && who.Step == step {
 		return
 	}
-	who.Lesson, who.Step = lesson, step
+	who.Lesson, who.Step, who.Since = lesson, step, who.Seen
 	c.noteLessonLocked(who.ID, lesson, who.Seen)
 	c.version.Add(1)
 	c.wakeTeachersLocked()

@@ -32,6 +32,10 @@ type Class struct {
 	// a watch whose last resourceVersion is below Revision is behind.
 	Revision        int64 `json:"revision"`
 	CompactRevision int64 `json:"compactRevision"`
+	// Now is the server's time of the answer: how long someone has been
+	// on a step (Person.Since) is reckoned against it, not against the
+	// teacher's computer's clock.
+	Now time.Time `json:"now"`
 	// ClusterCompaction is set when the session is stored on an etcd
 	// cluster, whose compaction is the whole cluster's, an operator's: the
 	// dashboard's compaction button says so instead of compacting.
@@ -143,7 +147,7 @@ func (h *Handler) serveClass(w http.ResponseWriter, r *http.Request, info Sessio
 		writeResponse(w, registryError(ClassPath, info.Name, err))
 		return
 	}
-	out := Class{Kind: "Class", Session: info.Name, Revision: s.Store.Rev(), CompactRevision: max(0, s.Store.CompactRev()),
+	out := Class{Kind: "Class", Session: info.Name, Revision: s.Store.Rev(), CompactRevision: max(0, s.Store.CompactRev()), Now: c.now(),
 		Open: !info.Guarded, Settings: s.Settings(), Push: c.lastPush(), Detectors: lesson.Detectors}
 	out.Record.Oldest, out.Record.Last = s.Record.Oldest(), s.Record.Last()
 	_, out.ClusterCompaction = s.Store.(*etcdstore.Store)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"runtime"
 	"strings"
@@ -199,6 +200,54 @@ func TestTheClassShowsPresenceProgressWatchesAndMisconceptions(t *testing.T) {
 
 // A display name that a spreadsheet would read as a formula is exported as
 // text.
+// The dashboard says how long a student has been on their step: Since is
+// when they came to it, reckoned against the server's Now in the same
+// answer, and a new step starts it again.
+func TestTheClassSaysSinceWhenEachStudentIsOnTheirStep(t *testing.T) {
+	e := newEnv(t, Options{})
+	class := e.create("class")
+	ada := e.join(class, "Ada")
+	teacher := e.channel("class", class.TeacherToken)
+	teacher.read()
+	student := e.channel("class", ada.Token)
+	student.read()
+	at := func(step int) {
+		t.Helper()
+		student.send(fmt.Sprintf(`{"type":"presence","lesson":"races","step":%d}`, step))
+		teacher.until(fmt.Sprintf("Ada at races/%d", step), func(m message) bool {
+			p, _ := personOf(m.People, ada.ID)
+			return m.Type == "roster" && p.Step == step
+		})
+	}
+	adaIn := func() (time.Time, Person) {
+		t.Helper()
+		var c struct {
+			Now    time.Time `json:"now"`
+			People []Person  `json:"people"`
+		}
+		a := e.do("GET", "/s/class"+ClassPath, cred{bearer: class.TeacherToken}, "")
+		if err := json.Unmarshal([]byte(a.body), &c); err != nil || a.status != 200 {
+			t.Fatalf("class: %d %s %v", a.status, a.body, err)
+		}
+		p, ok := personOf(c.People, ada.ID)
+		if !ok {
+			t.Fatalf("no Ada in %s", a.body)
+		}
+		return c.Now, p
+	}
+
+	at(2)
+	e.clock.Step(7 * time.Minute)
+	now, p := adaIn()
+	if !now.Equal(t0.Add(7*time.Minute)) || !p.Since.Equal(t0) {
+		t.Fatalf("on step 2 for 7 minutes: now %v, since %v; want %v and %v", now, p.Since, t0.Add(7*time.Minute), t0)
+	}
+	at(3)
+	if _, p := adaIn(); !p.Since.Equal(t0.Add(7 * time.Minute)) {
+		t.Fatalf("on step 3: since %v, want %v", p.Since, t0.Add(7*time.Minute))
+	}
+}
+
 func TestTheCSVExportKeepsNamesFromBeingFormulas(t *testing.T) {
 	res := &Results{People: []ResultsPerson{{ID: "x-1", Name: "=HYPERLINK(\"http://evil\")"}, {ID: "y-2", Name: "@SUM(A1)"}, {ID: "z-3", Name: "Zoë"}}}
 	rows, err := csv.NewReader(strings.NewReader(string(res.CSV()))).ReadAll()

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import './setup.mjs';
-import { watchState, rankWatches, watchLine, findingsList, misconceptionCount, connected, activeLessons, where, whereParts, mergeRoster, exchangeRow } from '../static/js/dashboardview.js';
+import { watchState, rankWatches, watchLine, findingsList, misconceptionCount, connected, activeLessons, where, whereParts, onStepMinutes, stuckAfter, mergeRoster, exchangeRow } from '../static/js/dashboardview.js';
 
 const detectors = [
   { name: 'retry-409-without-reread', kind: 'misconception' },
@@ -85,4 +85,20 @@ test("a student's exchange, as the dashboard lists it", () => {
   assert.equal(w.failed, true);
   // The lab's own panels (its etcd view, its watch panel) send the browser's User-Agent.
   assert.equal(exchangeRow({ userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/140', verb: 'range', path: '/v3/kv/range', status: 200 }).client, 'browser');
+});
+
+test('a student long on one step: how long, on the server\'s clock, once it is five minutes or more', () => {
+  const since = '2026-11-26T10:00:00Z';
+  const at = (ms) => Date.parse(since) + ms;
+  const ada = { connections: 1, lesson: 'x', step: 2, since };
+  assert.equal(onStepMinutes(ada, at(stuckAfter - 1)), 0);
+  assert.equal(onStepMinutes(ada, at(stuckAfter)), 5);
+  assert.equal(onStepMinutes(ada, at(12 * 60_000 + 59_000)), 12);
+  assert.deepEqual(whereParts(ada, 'Lost update', 5, at(12 * 60_000)), ['Lost update', 'step 2 of 5 · 12 min']);
+  assert.equal(where({ ...ada, step: 0 }, 'Lost update', 5, at(7 * 60_000)), 'Lost update · introduction · 7 min');
+  // Only who is connected, in a lesson, and known since when.
+  assert.equal(onStepMinutes({ ...ada, connections: 0 }, at(60 * 60_000)), 0);
+  assert.equal(onStepMinutes({ ...ada, lesson: '' }, at(60 * 60_000)), 0);
+  assert.equal(onStepMinutes({ ...ada, since: undefined }, at(60 * 60_000)), 0);
+  assert.deepEqual(whereParts(ada, 'Lost update', 5), ['Lost update', 'step 2 of 5']);
 });

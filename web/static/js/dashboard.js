@@ -12,12 +12,13 @@ import { createNotice, said } from './notice.js';
 import { Backoff } from './connection.js';
 import { channelURL } from './channel.js';
 import { KNOWN, isDuration, changed, settingsLine } from './settings.js';
-import { rankWatches, watchLine, findingsList, misconceptionCount, students, connected, activeLessons, where, whereParts, mergeRoster, exchangeRow } from './dashboardview.js';
+import { rankWatches, watchLine, findingsList, misconceptionCount, students, connected, activeLessons, where, whereParts, onStepMinutes, mergeRoster, exchangeRow } from './dashboardview.js';
 
 const cfg = JSON.parse($('dashboard-config').textContent);
 const frame = new Frame();
 const POLL_MS = 3000;
 let cls = null; // the last GET /rvplay/v1/class, and the channel's rosters since
+let skew = 0; // the server's clock less this computer's, at the last GET
 let ended = false;
 
 const refOf = (slug) => (cfg.lessons || []).find((l) => l.slug === slug);
@@ -73,6 +74,9 @@ function render() {
 }
 
 function renderStudents() {
+  // The server's time now, from the class's answer and this computer's
+  // clock since: how long someone has been on a step is the server's.
+  const now = Date.now() + skew;
   const rows = students(cls.people).map((p) => {
     const steps = refOf(p.lesson)?.steps;
     const passedHere = (p.passed?.[p.lesson] || []).length;
@@ -82,9 +86,14 @@ function renderStudents() {
       el('td', { class: 'who' },
         el('span', { class: `dot${p.connections > 0 ? ' on' : ''}`, 'aria-hidden': 'true' }),
         el('button', { type: 'button', class: 'link', 'data-testid': 'student-name', title: `${p.name || p.id} · ${t('dash.ex.open')}`, onclick: guard(() => showExchanges(p)), text: p.name || p.id })),
-      el('td', { class: 'where', 'data-testid': 'student-where', title: where(p, titleOf(p.lesson), steps) },
+      el('td', { class: 'where', 'data-testid': 'student-where', title: where(p, titleOf(p.lesson), steps, now) },
         // A line each; the hidden separator keeps the cell's text where's.
-        ...whereParts(p, titleOf(p.lesson), steps).flatMap((text, i) => [i ? el('span', { class: 'visually-hidden', text: ' · ' }) : null, el('span', { class: 'part', text })])),
+        ...whereParts(p, titleOf(p.lesson), steps).flatMap((text, i) => [i ? el('span', { class: 'visually-hidden', text: ' · ' }) : null,
+          // How long on the step ends the lesson's line, whole: the title
+          // gives way, which the class's push shows anyway.
+          i === 0 && onStepMinutes(p, now)
+            ? el('span', { class: 'part line' }, el('span', { class: 'title', text }), el('span', { class: 'onstep', 'data-testid': 'student-onstep', text: t('dash.onstep', { min: onStepMinutes(p, now) }) }))
+            : el('span', { class: 'part', text })])),
       el('td', { 'data-testid': 'student-progress' },
         p.lesson && steps ? el('b', { text: t('dash.progress', { n: passedHere, total: steps }) }) : null,
         el('small', { class: 'muted', text: t('dash.progress.all', { n: passedAll }) })),
@@ -163,6 +172,7 @@ async function poll() {
   try {
     // Its people are as of now: newer than the last roster.
     cls = await api('GET', '/rvplay/v1/class');
+    skew = cls.now ? Date.parse(cls.now) - Date.now() : 0;
     render();
   } catch (e) {
     if (e.status === 401 || e.status === 403 || e.status === 404) { ended = true; notice(said('dash.ended'), 'error'); return; }

@@ -71,18 +71,33 @@ export function activeLessons(lessons, push) {
     || l.steps.some((s) => s.passed > 0) || Object.values(l.findings || {}).some((n) => n > 0));
 }
 
+// stuckAfter is how long on one step the dashboard says so: a step takes
+// a learner a few minutes; past that, the teacher may want to look.
+export const stuckAfter = 5 * 60 * 1000;
+
+// onStepMinutes is how many whole minutes p has been on their lesson's
+// step at now (ms, on the server's clock: the class's now), once that is
+// stuckAfter or more; else 0 (not connected, not in a lesson, not long).
+export function onStepMinutes(p, now) {
+  if (!p.connections || !p.lesson || !p.since || !now) return 0;
+  const ms = now - Date.parse(p.since);
+  return ms >= stuckAfter ? Math.floor(ms / 60000) : 0;
+}
+
 // whereParts says where a person is: their lesson and step, the lesson
 // list, or not connected; the lesson's title and its step apart, so that
-// the dashboard can cut a long title and still show the step.
-export function whereParts(p, title, steps) {
+// the dashboard can cut a long title and still show the step; the step
+// with how long they have been on it, once that is long (onStepMinutes).
+export function whereParts(p, title, steps, now) {
   if (!p.connections) return [t('dash.offline')];
   if (!p.lesson) return [t('dash.lessonlist')];
-  if (!p.step) return [title, t('dash.intro')];
-  return [title, t('dash.stepof', { n: p.step, total: steps || '?' })];
+  const step = p.step ? t('dash.stepof', { n: p.step, total: steps || '?' }) : t('dash.intro');
+  const min = onStepMinutes(p, now);
+  return [title, min ? `${step} · ${t('dash.onstep', { min })}` : step];
 }
 
 // where is whereParts in one line.
-export const where = (p, title, steps) => whereParts(p, title, steps).join(' · ');
+export const where = (p, title, steps, now) => whereParts(p, title, steps, now).join(' · ');
 
 // mergeRoster takes the channel's newest roster into the class's people:
 // presence from the roster, everything else from the last GET.
