@@ -349,6 +349,10 @@ for (const [lang, locale, connected, where] of [['en', 'en-US', 'students connec
     // show until the teacher asks for a new one, shown large; a student
     // joins with it, and the old code admits nobody.
     await expect(dash.getByTestId('dash-join')).toBeHidden();
+    // A second dashboard, the projector's: it learns the new code live.
+    const projector = await ctx.newPage();
+    await projector.goto(`/s/${id}/dashboard`);
+    await expect(projector.getByTestId('dash-conn')).toHaveAttribute('data-state', 'ready');
     await dash.getByTestId('dash-join-code-new').click();
     await dash.getByTestId('confirm-ok').click();
     const big = dash.getByTestId('join-code-value');
@@ -356,6 +360,8 @@ for (const [lang, locale, connected, where] of [['en', 'en-US', 'students connec
     const renewed = (await big.textContent())!;
     expect(renewed).not.toBe(joinCode);
     await expect(dash.getByTestId('dash-join-code')).toHaveText(renewed);
+    await expect(projector.getByTestId('dash-join-code')).toHaveText(renewed);
+    await projector.close();
     for (const size of [{ width: 1920, height: 1080 }, { width: 1440, height: 900 }]) {
       await dash.setViewportSize(size);
       // Large enough for the back of the room, and whole.

@@ -34,6 +34,7 @@ import (
 //	{"type":"push","id":…,"lesson":…,"step":…,…}      the teacher moved the class (students only)
 //	{"type":"roster","people":[…]}                    who is connected and where (a teacher's channel with ?roster=1: the dashboard; coalesced)
 //	{"type":"settings"}                               the session's settings changed: read them again (GET /rvplay/v1/settings)
+//	{"type":"joincode","joinCode":"…"}                the teacher asked for a new join code (the dashboards only: they show it)
 //	{"type":"reset"} / {"type":"ended"}               the teacher reset or ended the session
 //	{"type":"error","message":"…"}                    a message the server could not take
 const ChannelPath = "/rvplay/v1/channel"
@@ -273,6 +274,19 @@ func (c *class) reset() {
 // carries no values: each lab reads them with its own credentials, as it
 // does at start.
 func (c *class) settingsChanged() { c.broadcast([]byte(`{"type":"settings"}`), nil) }
+
+// joinCodeRenewed tells the teacher's dashboards (a teacher's channel with
+// ?roster=1) the session's new join code: the one on the projector shows
+// it, where the code it showed admits nobody any more. Nobody else gets
+// it: it is a credential, for the class to read off the teacher's screen.
+func (c *class) joinCodeRenewed(code string) {
+	c.broadcast(mustJSON(joinCodeMessage{Type: "joincode", JoinCode: code}), func(conn *channelConn) bool { return conn.roster })
+}
+
+type joinCodeMessage struct {
+	Type     string `json:"type"`
+	JoinCode string `json:"joinCode"`
+}
 
 // end closes every connection after telling it the session ended.
 func (c *class) end() { c.close([]byte(`{"type":"ended"}`)) }

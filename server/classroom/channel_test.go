@@ -68,14 +68,15 @@ func (e *env) dialChannel(session, token string, dial func(ctx context.Context, 
 
 // message is any message of the channel, decoded.
 type message struct {
-	Type    string   `json:"type"`
-	You     Person   `json:"you"`
-	Push    *Push    `json:"push"`
-	ID      int64    `json:"id"`
-	Lesson  string   `json:"lesson"`
-	Step    int      `json:"step"`
-	People  []Person `json:"people"`
-	Message string   `json:"message"`
+	Type     string   `json:"type"`
+	You      Person   `json:"you"`
+	Push     *Push    `json:"push"`
+	ID       int64    `json:"id"`
+	Lesson   string   `json:"lesson"`
+	Step     int      `json:"step"`
+	People   []Person `json:"people"`
+	Message  string   `json:"message"`
+	JoinCode string   `json:"joinCode"`
 }
 
 func (c *channel) read() message {
@@ -542,6 +543,45 @@ func TestOnlyTheDashboardFollowsTheRoster(t *testing.T) {
 	must(t, "reset", e.do("POST", "/s/class/rvplay/v1/reset", cred{bearer: class.TeacherToken}, ""), 200)
 	for _, c := range []*channel{lab, nosy} {
 		if m := c.read(); m.Type != "reset" {
+			t.Fatalf("before the reset: %+v", m)
+		}
+	}
+}
+
+// A new join code goes to the teacher's dashboards at once (the one on the
+// projector was showing the code that admits nobody any more), and to no
+// other browser: a teacher's lab, a student's, a student asking for the
+// roster.
+func TestANewJoinCodeReachesTheTeachersDashboardsOnly(t *testing.T) {
+	e := newEnv(t, Options{})
+	class := e.create("class")
+	lab, _, err := e.dialChannel("class", class.TeacherToken, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nosy, _, err := e.dialChannel("class/rvplay/v1/channel?roster=1", e.join(class, "Nosy").Token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	projector, laptop := e.channel("class", class.TeacherToken), e.channel("class", class.TeacherToken)
+	student := e.channel("class", e.join(class, "Ada").Token)
+	for _, c := range []*channel{lab, nosy, projector, laptop, student} {
+		c.read() // welcome
+	}
+	a := e.do("POST", "/s/class"+JoinCodePath, cred{bearer: class.TeacherToken}, "")
+	must(t, "a new join code", a, 201)
+	var renewed NewJoinCode
+	if err := json.Unmarshal([]byte(a.body), &renewed); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []*channel{projector, laptop} {
+		if m := d.until("the new join code", func(m message) bool { return m.Type == "joincode" }); m.JoinCode != renewed.JoinCode {
+			t.Fatalf("a dashboard got %q, want %q", m.JoinCode, renewed.JoinCode)
+		}
+	}
+	must(t, "reset", e.do("POST", "/s/class/rvplay/v1/reset", cred{bearer: class.TeacherToken}, ""), 200)
+	for _, c := range []*channel{lab, nosy, student} {
+		if m := c.until("the reset", func(m message) bool { return m.Type != "roster" }); m.Type != "reset" || m.JoinCode != "" {
 			t.Fatalf("before the reset: %+v", m)
 		}
 	}

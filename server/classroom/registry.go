@@ -540,6 +540,9 @@ func (r *Registry) NewJoinCode(ctx context.Context, name string) (string, error)
 	e.joinCode = hash
 	r.mu.Unlock()
 	r.opts.Logger.Info("join code renewed", "session", name, "principal", principalOf(ctx))
+	if c, ok := r.class(name); ok {
+		c.joinCodeRenewed(code)
+	}
 	return code, nil
 }
 

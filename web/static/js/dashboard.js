@@ -195,6 +195,9 @@ function connectChannel() {
         cls = { ...cls, people: mergeRoster(cls.people, m.people) };
         render();
       }
+      // A new join code asked for on another dashboard (the teacher's
+      // laptop): this one, on the projector, shows it too.
+      if (m.type === 'joincode' && m.joinCode) { keepCode(m.joinCode); showJoin(m.joinCode); }
       if (m.type === 'ended') { ended = true; notice(said('dash.ended'), 'error'); }
     });
     ws.addEventListener('close', () => {
