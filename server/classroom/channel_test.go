@@ -518,20 +518,29 @@ func TestAClassOf200OnOneChannel(t *testing.T) {
 	}
 }
 
+// notDashboards are the channels of session "class" that get none of the
+// dashboard's messages: the teacher's lab (no ?roster=1) and a student who
+// asks for the roster (Nosy, who joins).
+func notDashboards(e *env, class Created) (lab, nosy *channel) {
+	e.t.Helper()
+	lab, _, err := e.dialChannel("class", class.TeacherToken, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	nosy, _, err = e.dialChannel("class/rvplay/v1/channel?roster=1", e.join(class, "Nosy").Token, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return lab, nosy
+}
+
 // The roster is the dashboard's (a teacher's channel with ?roster=1): a
 // teacher's lab, and a student who asks, get none.
 func TestOnlyTheDashboardFollowsTheRoster(t *testing.T) {
 	e := newEnv(t, Options{})
 	class := e.create("class")
 	ada := e.join(class, "Ada")
-	lab, _, err := e.dialChannel("class", class.TeacherToken, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nosy, _, err := e.dialChannel("class/rvplay/v1/channel?roster=1", e.join(class, "Nosy").Token, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lab, nosy := notDashboards(e, class)
 	dashboard := e.channel("class", class.TeacherToken)
 	for _, c := range []*channel{lab, nosy, dashboard} {
 		c.read() // welcome
@@ -555,14 +564,7 @@ func TestOnlyTheDashboardFollowsTheRoster(t *testing.T) {
 func TestANewJoinCodeReachesTheTeachersDashboardsOnly(t *testing.T) {
 	e := newEnv(t, Options{})
 	class := e.create("class")
-	lab, _, err := e.dialChannel("class", class.TeacherToken, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nosy, _, err := e.dialChannel("class/rvplay/v1/channel?roster=1", e.join(class, "Nosy").Token, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lab, nosy := notDashboards(e, class)
 	projector, laptop := e.channel("class", class.TeacherToken), e.channel("class", class.TeacherToken)
 	student := e.channel("class", e.join(class, "Ada").Token)
 	for _, c := range []*channel{lab, nosy, projector, laptop, student} {
