@@ -38,6 +38,7 @@ export function mountChannel(lab) {
   let welcomed = false;
   let last = '';
   let timer = null;
+  let role = '';
 
   const applied = () => { try { return Number(localStorage.getItem(appliedKey)) || 0; } catch { return 0; } };
   const remember = (id) => { try { localStorage.setItem(appliedKey, String(id)); } catch { /* storage disabled */ } };
@@ -71,7 +72,8 @@ export function mountChannel(lab) {
     switch (m.type) {
       case 'welcome':
         backoff.reset();
-        $('lab').dataset.channel = m.you?.role || 'open';
+        role = m.you?.role || 'open';
+        $('lab').dataset.channel = role;
         report(true);
         if (m.you?.role === 'student') apply(m.push);
         // A lab that was away may have missed a change of the settings.
@@ -122,5 +124,8 @@ export function mountChannel(lab) {
   }).observe($('lesson-panel'), { attributes: true, attributeFilter: ['data-view', 'data-lesson', 'data-step'] });
 
   connect();
-  return { report, close: () => { ended = true; ws?.close(); } };
+  // role is who the channel last welcomed ("student", "teacher", "open"
+  // for an open session's anyone; "" before the first welcome): a person's
+  // role in a session does not change while the channel is away.
+  return { report, role: () => role, close: () => { ended = true; ws?.close(); } };
 }

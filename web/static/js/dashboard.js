@@ -82,6 +82,7 @@ function renderStudents() {
     const passedHere = (p.passed?.[p.lesson] || []).length;
     const passedAll = Object.values(p.passed || {}).reduce((n, s) => n + s.length, 0);
     const found = findingsList(p.findings, cls.detectors);
+    const minutes = onStepMinutes(p, now);
     return el('tr', { 'data-testid': 'student', 'data-student': p.id, 'data-connected': String(p.connections > 0), 'data-lesson': p.lesson || '', 'data-step': String(p.step || 0) },
       el('td', { class: 'who' },
         el('span', { class: `dot${p.connections > 0 ? ' on' : ''}`, 'aria-hidden': 'true' }),
@@ -91,8 +92,8 @@ function renderStudents() {
         ...whereParts(p, titleOf(p.lesson), steps).flatMap((text, i) => [i ? el('span', { class: 'visually-hidden', text: ' · ' }) : null,
           // How long on the step ends the lesson's line, whole: the title
           // gives way, which the class's push shows anyway.
-          i === 0 && onStepMinutes(p, now)
-            ? el('span', { class: 'part line' }, el('span', { class: 'title', text }), el('span', { class: 'onstep', 'data-testid': 'student-onstep', text: t('dash.onstep', { min: onStepMinutes(p, now) }) }))
+          i === 0 && minutes
+            ? el('span', { class: 'part line' }, el('span', { class: 'title', text }), el('span', { class: 'onstep', 'data-testid': 'student-onstep', text: t('dash.onstep', { min: minutes }) }))
             : el('span', { class: 'part', text })])),
       el('td', { 'data-testid': 'student-progress' },
         p.lesson && steps ? el('b', { text: t('dash.progress', { n: passedHere, total: steps }) }) : null,

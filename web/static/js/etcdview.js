@@ -241,7 +241,7 @@ export function mountEtcd(lab) {
     } catch (e) {
       // A student of a class: etcd's refusal, and why, since the class
       // shares one store whose compaction is the teacher's.
-      const student = e.status === 403 && $('lab')?.dataset.channel === 'student';
+      const student = e.status === 403 && lab.channel?.role() === 'student';
       lab.notice(said(student ? 'notice.compactteacher' : 'notice.compactfailed', { message: e.message }), 'error');
     }
     refresh();
