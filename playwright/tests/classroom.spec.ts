@@ -227,6 +227,8 @@ test('classroom: a teacher and three students: join by code, presence and progre
   await ada.getByTestId('compact').click();
   await expect(ada.getByTestId('notice')).toContainText('permission denied');
   await expect(ada.getByTestId('notice')).toContainText("its compaction is the teacher's");
+  await ada.getByTestId('notice').scrollIntoViewIfNeeded();
+  await shot(ada, testInfo, "a student's Compact on a class session: etcd's refusal and whose compaction it is");
   const refused = await ada.request.post(`/s/${session}/v3/kv/compaction`, { data: { revision: head } });
   expect(refused.status()).toBe(403);
   expect(await refused.json()).toMatchObject({ error: 'etcdserver: permission denied', code: 7 });
