@@ -167,6 +167,37 @@ test('the hints asked for and the finished page stay through a language switch',
   await expect(panel.getByTestId('lesson-done').locator('h3')).toHaveText(say('zh', 'lessons.finished'));
 });
 
+// A note the learner opened (a step's "in a real cluster") stays open
+// when the step is drawn again in another language, or by Retry; it
+// closed with each switch, mid-read. Another step starts with it closed.
+test('an opened real-cluster note stays open through a language switch and a retry', async ({ page }) => {
+  const say = (lang: string, key: string) =>
+    JSON.parse(readFileSync(join(__dirname, '..', '..', 'web', 'static', 'i18n', `${lang}.json`), 'utf8'))[key];
+  await page.goto('/lab#lesson=inside-update/5');
+  await expect(page.getByTestId('lab')).toHaveAttribute('data-lessons-ready', 'true', { timeout: 20_000 });
+  const panel = page.getByTestId('lesson-panel');
+  await expect(panel).toHaveAttribute('data-step', '5');
+  await page.locator('#lang').selectOption('en');
+  const note = panel.getByTestId('lesson-real-cluster');
+  await note.locator('summary').click();
+  await expect(note).toHaveAttribute('open', '');
+  for (const lang of ['zh', 'ko']) {
+    await page.locator('#lang').selectOption(lang);
+    await expect(note.locator('summary')).toHaveText(say(lang, 'lessons.realcluster'));
+    await expect(note).toHaveAttribute('open', '');
+  }
+  // Retry draws the step anew: the marked note gives way to a new one.
+  await note.evaluate((d) => d.setAttribute('data-drawn-before', ''));
+  await panel.getByTestId('lesson-retry').click();
+  await expect(note).not.toHaveAttribute('data-drawn-before');
+  await expect(note).toHaveAttribute('open', '');
+  await panel.getByTestId('lesson-back').click();
+  await expect(panel).toHaveAttribute('data-step', '4');
+  await panel.getByTestId('lesson-next').click();
+  await expect(panel).toHaveAttribute('data-step', '5');
+  await expect(note).not.toHaveAttribute('open');
+});
+
 // The lessons that turn the session's watch cache off, away from
 // kube-apiserver's default, say so: the settings line once the lesson is
 // set up, and the introduction's "in a real cluster" note, which names

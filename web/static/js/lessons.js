@@ -747,7 +747,9 @@ export function mountLessons(lab) {
         el('button', { type: 'button', 'data-testid': 'lesson-reset', title: t('lessons.reset.title'), onclick: lab.guard(resetLesson), text: t('lessons.reset') }),
         el('button', { type: 'button', class: 'primary', 'data-testid': 'lesson-next', id: 'lesson-next', onclick: lab.guard(() => go(n + 1)), text: n === l.steps.length ? t('lessons.finish') : `${t('lessons.next')} →` })));
     }
+    const opened = openedNotes(l, n);
     body().replaceChildren(...parts.filter(Boolean));
+    for (const d of body().querySelectorAll('details[data-testid]')) if (opened.has(d.dataset.testid)) d.open = true;
     renderBusy(); // a render while actions run (ownRevisionsChanged) keeps them disabled
     performance.mark('lesson-rendered');
     $('lesson-panel').dataset.view = 'step';
@@ -758,6 +760,15 @@ export function mountLessons(lab) {
       renderResult();
       if (cur.hints) drawHints(s); // the hints asked for stay, said in the step's language
     }
+  }
+
+  // openedNotes names the notes (<details>) the learner opened in the
+  // step drawn now, when it is the step about to be drawn again (a
+  // language picked, Retry): they stay open, where they closed mid-read.
+  function openedNotes(l, n) {
+    const panel = $('lesson-panel');
+    if (panel.dataset.view !== 'step' || panel.dataset.lesson !== l.slug || panel.dataset.step !== String(n)) return new Set();
+    return new Set([...body().querySelectorAll('details[open][data-testid]')].map((d) => d.dataset.testid));
   }
 
   // seen reads, on a server session whose step's text quotes a revision
