@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// Every text the lab page renders comes from en.json: a key without an
-// English text would render as the key itself.
+// Every text the landing page and the lab render comes from en.json: a
+// key without an English text would render as the key itself.
 func TestEveryPageStringHasAnEnglishText(t *testing.T) {
 	loadI18n()
-	for _, path := range []string{"/lab", "/s/demo/"} {
+	for _, path := range []string{"/", "/lab", "/s/demo/"} {
 		page := body(t, get(t, Handler(), path))
 		for _, m := range regexp.MustCompile(`data-i18n="([^"]+)"`).FindAllStringSubmatch(page, -1) {
 			if _, ok := english[m[1]]; !ok {

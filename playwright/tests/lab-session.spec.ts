@@ -3,7 +3,9 @@
 // writes, conflicts and watch events live. WebSocket faults are injected
 // with Playwright's WebSocket routing.
 import { expect, test, type APIRequestContext, type Page, type TestInfo, type WebSocketRoute } from '@playwright/test';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
 import { exchange, newClass, run, serverHead } from './labhelpers';
 
 async function newSession(request: APIRequestContext): Promise<string> {
@@ -52,6 +54,40 @@ test('the landing page creates a guarded session, and a student joins it with it
   await expect(student.getByTestId('lab')).toHaveAttribute('data-ready', 'true', { timeout: 20_000 });
   await student.context().close();
 });
+
+// The landing page in the visitor's language: a student sent to join reads
+// the form, and a teacher the session list, in Chinese or Korean (the page
+// was English only); no English text of it is left, and a language picked
+// stays for the next visit.
+for (const [lang, locale] of [['zh', 'zh-CN'], ['ko', 'ko-KR']] as const) {
+  test(`the landing page in ${lang}`, async ({ browser }) => {
+    const read = (code: string): Record<string, string> => JSON.parse(readFileSync(join(__dirname, '..', '..', 'web', 'static', 'i18n', `${code}.json`), 'utf8'));
+    const en = read('en');
+    const say = read(lang);
+    const ctx = await browser.newContext({ locale });
+    const page = await ctx.newPage();
+    const id = `landing-${lang}-${Date.now().toString(36)}`;
+    await page.goto(`/?join=${id}`);
+    await expect(page.locator('html')).toHaveAttribute('lang', lang);
+    await expect(page.getByTestId('join-submit')).toHaveText(say['landing.join.submit']);
+    await page.getByTestId('session-name').fill(id);
+    await page.getByTestId('session-open').click();
+    await expect(page.getByTestId('created-code')).toHaveText(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    await expect(page.getByTestId('session-list').getByTestId('session-item').filter({ hasText: id })).toContainText(say['landing.role.teacher']);
+    await page.getByTestId('sign-in').locator('summary').click();
+    const shown = await page.getByTestId('landing').innerText();
+    const english = Object.entries(en).filter(([k, v]) => k.startsWith('landing.') && say[k] !== v && shown.includes(v.trim()));
+    expect(english).toEqual([]);
+    await expect(page.getByTestId('session-name')).toHaveAttribute('placeholder', say['landing.teach.name.placeholder']);
+    await page.getByTestId('lang').selectOption('en');
+    await expect(page.getByTestId('join-submit')).toHaveText(en['landing.join.submit']);
+    await expect(page.getByTestId('session-list').getByTestId('session-item').filter({ hasText: id })).toContainText(en['landing.role.teacher']);
+    await page.reload();
+    await expect(page.locator('html')).toHaveAttribute('lang', 'en');
+    await expect(page.getByTestId('lang')).toHaveValue('en');
+    await ctx.close();
+  });
+}
 
 test('two browsers on one session: live writes, watch events, a conflict, and the relist after compaction', async ({ browser }, testInfo) => {
   test.setTimeout(90_000);

@@ -62,7 +62,8 @@ test('every English string is used by the page or its modules', () => {
   const modules = (dir) => readdirSync(dir).filter((f) => f.endsWith('.js')).map((f) => readFileSync(new URL(f, dir), 'utf8')).join('\n');
   const src = modules(js) + modules(new URL('console/', js))
     + readFileSync(new URL('../lab.templ', import.meta.url), 'utf8')
-    + readFileSync(new URL('../dashboard.templ', import.meta.url), 'utf8');
+    + readFileSync(new URL('../dashboard.templ', import.meta.url), 'utf8')
+    + readFileSync(new URL('../landing.templ', import.meta.url), 'utf8');
   // Keys built at run time from a prefix.
   const dynamic = ['reflector.state.', 'settings.line.', 'settings.bookmarkInterval', 'settings.compactionInterval', 'settings.watchCacheDelay', 'stream.ended.', 'dash.detector.'];
   const unused = Object.keys(load('en')).filter((k) => k !== '_name' && !dynamic.some((p) => k.startsWith(p))

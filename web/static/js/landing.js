@@ -7,6 +7,9 @@
 // exist. A student's token is an HttpOnly cookie no script can read: the
 // browser keeps only the session's name.
 
+import { t, onLanguageChange } from './i18n.js';
+import { ready } from './pagelang.js';
+
 const STORE = 'rvplay.sessions';
 
 const $ = (id) => document.querySelector(`[data-testid="${id}"]`);
@@ -49,6 +52,7 @@ async function api(method, path, body, token) {
   return j;
 }
 
+// item is one session of the list; role is the key of what this browser is to it.
 function item(s, role) {
   const li = document.createElement('li');
   li.dataset.testid = 'session-item';
@@ -59,31 +63,31 @@ function item(s, role) {
   a.dataset.testid = 'session-link';
   const what = document.createElement('span');
   what.className = 'muted';
-  what.textContent = ` ${role}`;
+  what.textContent = ` ${t(role)}`;
   li.append(a, what);
   if (s.joinCode) {
     const code = document.createElement('code');
     code.textContent = s.joinCode;
     code.dataset.testid = 'session-code';
-    code.title = 'join code';
+    code.title = t('landing.joincode');
     li.append(' ', code);
   }
   if (s.teacherToken) {
     const dash = document.createElement('a');
     dash.href = `${s.url || sessionURL(s.id)}dashboard`;
-    dash.textContent = 'dashboard';
+    dash.textContent = t('landing.dashboard');
     dash.dataset.testid = 'session-dashboard';
     li.append(' ', dash);
     const end = document.createElement('button');
-    end.textContent = 'End';
-    end.title = 'End the session and delete its data';
+    end.textContent = t('landing.end');
+    end.title = t('landing.end.title');
     end.dataset.testid = 'session-end';
     end.addEventListener('click', async () => {
-      if (!confirm(`End session ${s.id}? Its data is deleted for everyone.`)) return;
+      if (!confirm(t('landing.end.confirm', { id: s.id }))) return;
       try {
         await api('DELETE', `/s/${encodeURIComponent(s.id)}`, undefined, s.teacherToken);
       } catch (err) {
-        if (err.status !== 404) { $('session-error').textContent = `could not end ${s.id}: ${err.message}`; return; }
+        if (err.status !== 404) { $('session-error').textContent = t('landing.error.end', { id: s.id, message: err.message }); return; }
       }
       forget(s.id);
       refresh();
@@ -104,15 +108,15 @@ async function refresh() {
       let visible;
       try { visible = await api('GET', '/sessions', undefined, s.teacherToken); } catch { continue; }
       if (!visible.some((v) => v.id === s.id && v.role === 'teacher')) { forget(s.id); continue; }
-      items.push(item(s, 'teacher'));
+      items.push(item(s, 'landing.role.teacher'));
     } else {
-      items.push(item(s, 'joined'));
+      items.push(item(s, 'landing.role.joined'));
     }
     shown.add(s.id);
   }
   try {
     for (const s of await api('GET', '/sessions')) {
-      if (!shown.has(s.id)) items.push(item(s, 'open session'));
+      if (!shown.has(s.id)) items.push(item(s, 'landing.role.open'));
     }
   } catch { /* no server sessions here */ }
   list.replaceChildren(...items);
@@ -134,7 +138,7 @@ $('session-form').addEventListener('submit', async (e) => {
     $('session-created').hidden = false;
     refresh();
   } catch (err) {
-    $('session-error').textContent = `could not create the session: ${err.message}`;
+    $('session-error').textContent = t('landing.error.create', { message: err.message });
   }
 });
 
@@ -148,7 +152,7 @@ $('join-form').addEventListener('submit', async (e) => {
     remember({ id, url: sessionURL(id), student: j.id });
     location.href = sessionURL(id);
   } catch (err) {
-    $('join-error').textContent = `could not join: ${err.message}`;
+    $('join-error').textContent = t('landing.error.join', { message: err.message });
   }
 });
 
@@ -173,7 +177,7 @@ $('sign-in-form').addEventListener('submit', async (e) => {
       location.href = s.url;
     }
   } catch (err) {
-    $('sign-in-error').textContent = `could not sign in: ${err.message}`;
+    $('sign-in-error').textContent = t('landing.error.signin', { message: err.message });
   }
 });
 
@@ -185,4 +189,8 @@ if (joining) {
   $('join-code').focus();
 }
 
+// The list says its roles in the page's language: drawn once the page
+// speaks it, and again in a language picked.
+await ready;
 refresh();
+onLanguageChange(() => refresh());
