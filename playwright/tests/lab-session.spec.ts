@@ -6,7 +6,7 @@ import { expect, test, type APIRequestContext, type Page, type TestInfo, type We
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { exchange, newClass, run, serverHead } from './labhelpers';
+import { brokenHangulWords, exchange, newClass, run, serverHead } from './labhelpers';
 
 async function newSession(request: APIRequestContext): Promise<string> {
   return (await newClass(request)).id;
@@ -75,6 +75,12 @@ for (const [lang, locale] of [['zh', 'zh-CN'], ['ko', 'ko-KR']] as const) {
     await expect(page.getByTestId('created-code')).toHaveText(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
     await expect(page.getByTestId('session-list').getByTestId('session-item').filter({ hasText: id })).toContainText(say['landing.role.teacher']);
     await page.getByTestId('sign-in').locator('summary').click();
+    if (lang === 'ko') {
+      for (const size of [{ width: 1440, height: 900 }, { width: 1920, height: 1080 }]) {
+        await page.setViewportSize(size);
+        await expect.poll(() => brokenHangulWords(page, '[data-testid="landing"]')).toEqual([]);
+      }
+    }
     const shown = await page.getByTestId('landing').innerText();
     const english = Object.entries(en).filter(([k, v]) => k.startsWith('landing.') && say[k] !== v && shown.includes(v.trim()));
     expect(english).toEqual([]);

@@ -67,3 +67,33 @@ export async function shownHead(page: Page, session?: string): Promise<string> {
   await expect(page.getByTestId('store-revision')).toHaveText(head);
   return head;
 }
+
+// brokenHangulWords answers the Korean words that a line break cuts in
+// two inside the element (Korean is set breaking between words): for each
+// pair of adjacent Hangul letters in its text, whether the second starts a
+// new line.
+export async function brokenHangulWords(page: Page, selector: string): Promise<string[]> {
+  return page.locator(selector).evaluate((root) => {
+    const hangul = /[\uac00-\ud7a3]/;
+    const broken: string[] = [];
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent || '';
+      const range = document.createRange();
+      let lastTop: number | null = null;
+      for (let i = 0; i < text.length; i++) {
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        const top = rect ? Math.round(rect.top) : null;
+        if (i > 0 && top !== null && lastTop !== null && top > lastTop && hangul.test(text[i]) && hangul.test(text[i - 1])) {
+          const start = text.lastIndexOf(' ', i) + 1;
+          const end = text.indexOf(' ', i);
+          broken.push(text.slice(start, end < 0 ? undefined : end));
+        }
+        if (top !== null) lastTop = top;
+      }
+    }
+    return broken;
+  });
+}

@@ -9,6 +9,7 @@ import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { attachShots, keyStep, language, lessons, locale, openLab, runStep } from './lessonlib';
+import { brokenHangulWords } from './labhelpers';
 
 const messages: Record<string, string> = JSON.parse(readFileSync(join(__dirname, '..', '..', 'web', 'static', 'i18n', `${language}.json`), 'utf8'));
 
@@ -158,6 +159,8 @@ test('the hints asked for and the finished page stay through a language switch',
     await expect(panel.getByTestId('lesson-hint-text').locator('b')).toHaveText(say(lang, 'lessons.hint.n', { n: '1', total: '2' }));
     await expect(panel.getByTestId('lesson-hint')).toHaveText(say(lang, 'lessons.hint.more', { n: '2', total: '2' }));
   }
+  // Korean wraps between words, in the text and its hints.
+  await expect.poll(() => brokenHangulWords(page, '#lesson-body')).toEqual([]);
   const last = lessons[0].steps.length;
   await page.goto(`/lab#lesson=etcd-revisions/${last}`);
   await expect(panel).toHaveAttribute('data-step', String(last));
