@@ -33,6 +33,7 @@ const DefaultRoot = "/rvplay/"
 //	<root>findings/<name>/<detector>/<exchange>   a finding (JSON)
 //	<root>settings/<name>                 the class's settings
 //	<root>created/<name>/<key>            a student's key's first creation (a revision)
+//	<root>joincodes/<name>                a join code just renewed, in clear, on a lease of 2 minutes (joincodes.go)
 //
 // Names are path-escaped, so that no prefix is another's. It is a
 // classroom.Storage and classroom.Stores.
@@ -226,7 +227,7 @@ func isNoSession(err error) bool {
 // transaction.
 func (s *Sessions) DeleteSession(name string) error {
 	ops := []clientv3.Op{clientv3.OpDelete(s.key("sessions", name)), clientv3.OpDelete(s.key("used", name)),
-		clientv3.OpDelete(s.key("settings", name))}
+		clientv3.OpDelete(s.key("settings", name)), clientv3.OpDelete(s.key("joincodes", name))}
 	for _, kind := range []string{"students", "progress", "findings", "created", "kv", "leases"} {
 		ops = append(ops, clientv3.OpDelete(s.under(kind, name), clientv3.WithPrefix()))
 	}
@@ -465,18 +466,31 @@ func (s *Sessions) AddFirstCreation(name, key string, rev int64) error {
 // each session deleted from the cluster (ended, by whichever replica)
 // after WatchEnded returned, in the order of the cluster's revisions,
 // until ctx ends: a replica learns at once that another ended a session,
-// rather than at its next sweep. A watch the cluster cuts is started again
-// where it stopped, or from the compaction that cut it (the sweep finds
-// what was compacted away).
+// rather than at its next sweep. The sweep finds what a compaction cut
+// from the watch (see follow).
 func (s *Sessions) WatchEnded(ctx context.Context, ended func(name string)) {
 	prefix := s.root + "sessions/"
+	s.follow(ctx, prefix, clientv3.WithFilterPut(), func(ev *clientv3.Event) {
+		if name, err := url.PathUnescape(strings.TrimPrefix(string(ev.Kv.Key), prefix)); err == nil && ev.Type == clientv3.EventTypeDelete {
+			ended(name)
+		}
+	})
+}
+
+// follow calls each, from a goroutine of its own, with each event under
+// prefix (filter leaves out puts or deletes) after follow returned, in
+// the order of the cluster's revisions, until ctx ends. A watch the
+// cluster cuts is started again where it stopped, or from the compaction
+// that cut it: what was compacted away is not told, and what follows
+// reads what it needs of the cluster's state some other way.
+func (s *Sessions) follow(ctx context.Context, prefix string, filter clientv3.OpOption, each func(*clientv3.Event)) {
 	var next int64 // 0: from when the watch starts, if the cluster did not answer
 	if resp, err := s.cli.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly()); err == nil {
 		next = resp.Header.Revision + 1
 	}
 	go func() {
 		for ctx.Err() == nil {
-			opts := []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithFilterPut()}
+			opts := []clientv3.OpOption{clientv3.WithPrefix(), filter}
 			if next > 0 {
 				opts = append(opts, clientv3.WithRev(next))
 			}
@@ -487,9 +501,7 @@ func (s *Sessions) WatchEnded(ctx context.Context, ended func(name string)) {
 					next = resp.Header.Revision + 1
 				}
 				for _, ev := range resp.Events {
-					if name, err := url.PathUnescape(strings.TrimPrefix(string(ev.Kv.Key), prefix)); err == nil && ev.Type == clientv3.EventTypeDelete {
-						ended(name)
-					}
+					each(ev)
 				}
 			}
 			// The client ends a watch only for a reason of the cluster's
