@@ -239,8 +239,10 @@ func run() error {
 	}
 	sweeping, stopSweeping := context.WithCancel(context.Background())
 	defer stopSweeping()
-	// Before serving: whatever another replica ends from now on ends here.
+	// Before serving: whatever another replica ends from now on ends here,
+	// and a join code another renews shows on the dashboards here.
 	reg.FollowEnded(sweeping)
+	reg.FollowJoinCodes(sweeping)
 	go reg.Run(sweeping)
 	stores.compact(sweeping, db, logger)
 

@@ -110,6 +110,8 @@ type class struct {
 	presence map[string]*Person // by principal ID
 	push     *Push
 	ended    bool
+	// toldJoinCode is the hash of the join code last told the dashboards.
+	toldJoinCode []byte
 	// version changes with every change a roster shows.
 	version atomic.Uint64
 
@@ -219,6 +221,10 @@ func (c *class) wakeTeachersLocked() {
 func (c *class) broadcast(msg []byte, want func(*channelConn) bool) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.broadcastLocked(msg, want)
+}
+
+func (c *class) broadcastLocked(msg []byte, want func(*channelConn) bool) int {
 	n := 0
 	for conn := range c.conns {
 		if want != nil && !want(conn) {
@@ -279,8 +285,17 @@ func (c *class) settingsChanged() { c.broadcast([]byte(`{"type":"settings"}`), n
 // ?roster=1) the session's new join code: the one on the projector shows
 // it, where the code it showed admits nobody any more. Nobody else gets
 // it: it is a credential, for the class to read off the teacher's screen.
+// A code told already is not told again: on a cluster the server that
+// renewed it hears of it once more from storage (shared.go).
 func (c *class) joinCodeRenewed(code string) {
-	c.broadcast(mustJSON(joinCodeMessage{Type: "joincode", JoinCode: code}), func(conn *channelConn) bool { return conn.roster })
+	hash := hashJoinCode(c.name, code)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sameHash(hash, c.toldJoinCode) {
+		return
+	}
+	c.toldJoinCode = hash
+	c.broadcastLocked(mustJSON(joinCodeMessage{Type: "joincode", JoinCode: code}), func(conn *channelConn) bool { return conn.roster })
 }
 
 type joinCodeMessage struct {

@@ -73,6 +73,21 @@ type EndedWatcher interface {
 	WatchEnded(ctx context.Context, ended func(name string))
 }
 
+// JoinCodeAnnouncer is a Stores that carries a join code just renewed to
+// the other servers on it, for a short while, so that their teachers'
+// dashboards show it too (etcdstore.Sessions: a key on a short lease,
+// which every replica watches). Storage keeps only the code's hash, which
+// no dashboard can show.
+type JoinCodeAnnouncer interface {
+	// AnnounceJoinCode tells every server watching that session name's
+	// join code is now code.
+	AnnounceJoinCode(name, code string) error
+	// WatchJoinCodes calls renewed, from another goroutine, with each code
+	// announced after it returned, until ctx ends. A notice may be stale
+	// or come twice.
+	WatchJoinCodes(ctx context.Context, renewed func(name, code string))
+}
+
 // Defaults of Options.
 const (
 	DefaultMaxSessions   = 1000
@@ -542,6 +557,15 @@ func (r *Registry) NewJoinCode(ctx context.Context, name string) (string, error)
 	r.opts.Logger.Info("join code renewed", "session", name, "principal", principalOf(ctx))
 	if c, ok := r.class(name); ok {
 		c.joinCodeRenewed(code)
+	}
+	// The other servers' dashboards of the class (the projector's may be
+	// on another replica) learn it from storage (FollowJoinCodes). The
+	// code is renewed whether or not they do: admission reads the hash
+	// from storage.
+	if a, ok := r.store.(JoinCodeAnnouncer); ok {
+		if err := a.AnnounceJoinCode(name, code); err != nil {
+			r.opts.Logger.Error("telling the other servers of a new join code failed", "session", name, "err", err)
+		}
 	}
 	return code, nil
 }

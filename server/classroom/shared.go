@@ -139,3 +139,46 @@ func (r *Registry) endedElsewhere(ctx context.Context, name string) {
 		r.opts.Logger.Error("ending a session ended elsewhere failed", "session", name, "err", err)
 	}
 }
+
+// FollowJoinCodes shows on this server's teachers' dashboards each join
+// code another server renews from now until ctx ends, as that server's
+// own dashboards show it (JoinCodeAnnouncer: replicas on an etcd
+// cluster); on other storage it does nothing.
+func (r *Registry) FollowJoinCodes(ctx context.Context) {
+	if a, ok := r.store.(JoinCodeAnnouncer); ok {
+		a.WatchJoinCodes(ctx, r.relayJoinCode)
+	}
+}
+
+// relayJoinCode tells the dashboards here of session name that its join
+// code is now code, if storage says so: a notice whose code is not the
+// one whose hash the session's record holds (one renewed again since, one
+// that comes late or twice, one written by anyone but a server) is
+// dropped, so that a dashboard never shows a code that admits nobody.
+func (r *Registry) relayJoinCode(name, code string) {
+	st, ok := r.store.(Stores)
+	if !ok || CheckName(name) != nil {
+		return
+	}
+	r.mu.Lock()
+	var c *class
+	if e := r.sessions[name]; e != nil {
+		c = e.class
+	}
+	r.mu.Unlock()
+	if c == nil {
+		return // no browser of the class here: nobody to tell
+	}
+	info, there, err := st.SessionInfo(name)
+	if err != nil {
+		r.opts.Logger.Error("reading a session from storage failed", "session", name, "err", err)
+		return
+	}
+	if !there || !info.Guarded || !sameHash(hashJoinCode(name, code), info.JoinCodeHash) {
+		return
+	}
+	r.mu.Lock()
+	r.learnLocked(info)
+	r.mu.Unlock()
+	c.joinCodeRenewed(code)
+}
