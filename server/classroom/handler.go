@@ -21,6 +21,7 @@ import (
 //
 //	GET    /sessions                   the sessions the caller may see (open ones; with a bearer token, its own)
 //	POST   /sessions                   create a guarded session ({"name": "<id>"} optional): 201 {"id", "joinCode", "url", "teacherToken"}
+//	GET    /s/<id>                     a redirect to /s/<id>/
 //	DELETE /s/<id>                     end a guarded session and delete its data (teacher)
 //	GET    /s/<id>/                    the lab page (Web); without credentials, the landing page's join form
 //	POST   /s/<id>/join                {"code", "name"}: 201 {"token", ...} and the token as a cookie
@@ -28,12 +29,14 @@ import (
 //	GET    /s/<id>/kubeconfig          a kubeconfig for the caller's token
 //	POST   /s/<id>/rvplay/v1/reset     a fresh store at revision 1 (teacher)
 //	POST   /s/<id>/rvplay/v1/join-code a new join code, the old one refused from now on (teacher): 201 {"id", "joinCode", "url"}
-//	GET    /s/<id>/rvplay/v1/channel   the session channel, a WebSocket: presence, pushes, the roster (channel.go)
-//	POST   /s/<id>/rvplay/v1/push      move the class to a lesson step (teacher; push.go)
+//	GET    /s/<id>/rvplay/v1/channel   the session channel, a WebSocket: presence, pushes; with ?roster=1 (teacher) the roster and new join codes (channel.go)
+//	POST   /s/<id>/rvplay/v1/push      move the class to a lesson step (teacher; push.go); GET: the last push
 //	GET    /s/<id>/dashboard           the teacher's dashboard page (Web; teacher)
 //	GET    /s/<id>/rvplay/v1/class     what the dashboard shows (teacher; dashboard.go)
 //	GET    /s/<id>/rvplay/v1/results.json, results.csv   the class's results (teacher; results.go)
-//	       /s/<id>/<path>              the session: /v3/... the etcd gateway, the rest the Kubernetes API
+//	       /s/<id>/<path>              the session (package session): /v3/... the etcd gateway; /rvplay/v1/...
+//	                                   its own API (settings, exchanges, lessons, misconceptions, pods/<ns>/<name>/fail;
+//	                                   changing settings is the teacher's); the rest the Kubernetes API
 //
 // On a guarded session every request carries "Authorization: Bearer
 // <token>" (on etcd's paths also etcd's own "Authorization: <token>"), a
