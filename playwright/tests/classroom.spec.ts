@@ -30,7 +30,8 @@ const longNames = ['Maximiliane Alexandra Wolkenstein-Rodenegg', '欧阳慕容·
 
 // rowsFit checks the students table at the page's size, for a class read
 // at a glance on a projector: no row is taller than two lines, no text in
-// it is smaller than 15 px (dashboard.css's promise), the findings'
+// it is smaller than 15 px (dashboard.css's promise), the count of steps
+// passed and a watch that is up to date are whole, the findings'
 // heading is not broken inside its word, a long name is cut
 // with its full text in the title, and the table stays inside its panel.
 async function rowsFit(dash: Page) {
@@ -53,6 +54,10 @@ async function rowsFit(dash: Page) {
           range.selectNodeContents(document.querySelector('[data-testid="students"] th:nth-child(5)')!);
           return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
         })(),
+        // What a teacher reads at a glance stays whole: the count of
+        // steps passed in all lessons, and a watch that is up to date.
+        cut: [...document.querySelectorAll('[data-testid="student-progress"] small, [data-testid="student-watches"] .watch.current')]
+          .filter((e) => e.scrollWidth > e.clientWidth).map((e) => e.textContent),
         smallest: Math.min(...[...document.querySelectorAll('[data-testid="students"] :is(th, td, td *)')]
           .filter((e) => [...e.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim()))
           .map((e) => parseFloat(getComputedStyle(e).fontSize))),
@@ -60,6 +65,7 @@ async function rowsFit(dash: Page) {
     });
     expect(Math.max(...m.rows)).toBeLessThanOrEqual(m.twoLines);
     expect(m.smallest).toBeGreaterThanOrEqual(15);
+    expect(m.cut).toEqual([]);
     expect(m.findingsHeadLines).toBe(1);
     expect(m.tableRight).toBeLessThanOrEqual(m.panelRight);
   }).toPass({ timeout: 10_000 });
