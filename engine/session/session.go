@@ -2,12 +2,13 @@
 // over a Backend, or any mvcc.KV: on the server, a prefix of an etcd
 // cluster), the etcd v3 JSON gateway on it, the Kubernetes API (package
 // kubeapi, or another handler given in Options) and the session's own API
-// (/rvplay/v1/...: settings, the record of exchanges, the lessons of package
-// lesson), behind one api.Handler that routes by path. It also runs what a cluster runs beside
-// its API server: kube-apiserver's automatic compaction (when the settings
-// turn it on), kube-controller-manager's controllers and a kubelet
-// (engine/controllers), ordinary clients of the session whose requests are
-// recorded like anyone's.
+// (/rvplay/v1/...: settings, the record of exchanges, a pod's failure, the
+// lessons of package lesson), behind one api.Handler that routes by path.
+// It also runs what a cluster runs beside its API server: kube-apiserver's
+// automatic compaction (every 5 minutes unless the settings say otherwise),
+// kube-controller-manager's controllers and a kubelet (engine/controllers),
+// ordinary clients of the session whose requests are recorded like
+// anyone's.
 //
 // Every request the session serves is noted in its Record (record.go):
 // who sent it, what it asked, what it got, which resourceVersion it sent

@@ -5,7 +5,8 @@
 // A session is open (named on the server's command line: everyone who
 // knows its name is its teacher) or guarded (created with POST /sessions:
 // its teacher holds the token the creation returned, and students join
-// with its join code and get tokens of their own). Every request to a
+// with its join code and get tokens of their own; the teacher may replace
+// the code, and a token signs another browser in). Every request to a
 // guarded session carries a token, as a bearer token or the session's
 // cookie; the person it names reaches the engine as the request's
 // api.Principal, and the protocols refuse what the person's role may not
@@ -23,8 +24,9 @@
 // A guarded session is a class (channel.go, push.go, dashboard.go): each
 // browser keeps a channel open on which it reports where its learner is
 // and a student's lab gets the teacher's pushes to a lesson step; the
-// teacher's dashboard reads who is connected, each student's watches,
-// progress and misconceptions, and exports the results. What a class
+// teacher's dashboard reads who is connected, where each student is and
+// since when, their watches, progress and misconceptions, and exports the
+// results. What a class
 // achieved, and the settings its teacher left, outlive the session's time
 // in memory (progress.go, findings.go, settings.go).
 //
