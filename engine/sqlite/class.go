@@ -10,13 +10,13 @@ import (
 )
 
 // What a class achieved in a session (migration 0004): the lesson steps
-// each person passed and the misconceptions found in their exchanges; and
-// the settings its teacher left (migration 0005).
-// Package server/classroom decides what they mean; this file only stores
-// them. Both survive the session's unloading, a restart and a reset of its
-// store; ending the session deletes them. And the revisions at which its
-// students' own keys were first created (migration 0007), which survive
-// the session's unloading and a restart, not a reset.
+// each person passed and the misconceptions found in their exchanges; the
+// settings its teacher left (migration 0005); and the revisions at which
+// its students' own keys were first created (migration 0007). Package
+// server/classroom decides what they mean; this file only stores them.
+// All survive the session's unloading and a restart, and all but the first
+// creations a reset of its store (its revisions start again); ending the
+// session deletes them.
 
 // PassedStep is one lesson step a person passed.
 type PassedStep struct {
