@@ -278,16 +278,24 @@ func (w *watch) ends(bound time.Duration) {
 	}
 }
 
-// A session the teacher ends through one replica ends on the other as the
-// cluster deletes it (each replica watches the cluster's registry), not
-// at its next sweep a minute later: a student's watch there ends, and the
-// session is gone there too.
-func TestASessionEndedOnOneReplicaEndsOnTheOtherAtOnce(t *testing.T) {
+// What a teacher does to a session through one replica reaches the other
+// at once, not at its next sweep a minute later: a new join code shows on
+// the dashboard the other serves (the projector's; each server follows
+// the cluster's notices from before it serves), and a session ended ends
+// there as the cluster deletes it (each replica watches the cluster's
+// registry): a student's watch there ends, and the session is gone there
+// too.
+func TestATeachersRenewalAndEndOnOneReplicaReachTheOtherAtOnce(t *testing.T) {
 	e := etcdtest.Start(t, etcdtest.Options{})
 	store := []string{"--store", "etcd://" + strings.TrimPrefix(e.URL, "http://"), "--etcd-compaction-interval", "0"}
 	a := rvplaytest.Start(t, "", store...)
 	b := rvplaytest.Start(t, "", store...)
 	teacher, student := startClass(t, a.URL, b.URL)
+	projector := channelOf(t, b.URL, teacher, true)
+	var renewed struct{ JoinCode string }
+	call(t, "POST", a.URL+"/s/class/rvplay/v1/join-code", teacher, nil, &renewed, http.StatusCreated)
+	projector.wantJoinCode(renewed.JoinCode)
+
 	cms := "/s/class/api/v1/namespaces/default/configmaps"
 	var list object
 	call(t, "GET", b.URL+cms, student, nil, &list, http.StatusOK)
