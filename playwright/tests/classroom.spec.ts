@@ -376,6 +376,13 @@ for (const [lang, locale, connected, where] of [['en', 'en-US', 'students connec
       await expect(async () => {
         const m = await big.evaluate((e) => ({ px: parseFloat(getComputedStyle(e).fontSize), fits: e.scrollWidth <= e.clientWidth }));
         expect(m.px).toBeGreaterThanOrEqual(80);
+        // The address to type, too: large, and on one line.
+        const where = await dash.getByTestId('join-code-where').evaluate((e) => ({
+          px: parseFloat(getComputedStyle(e).fontSize),
+          height: e.getBoundingClientRect().height, lineHeight: parseFloat(getComputedStyle(e).lineHeight),
+        }));
+        expect(where.px).toBeGreaterThanOrEqual(24);
+        expect(where.height).toBeLessThan(1.5 * where.lineHeight);
         expect(m.fits).toBe(true);
       }).toPass({ timeout: 10_000 });
       await shot(dash, testInfo, `new join code in ${lang} at ${size.width}x${size.height}`);
