@@ -19,7 +19,9 @@
 // few hundred bytes of access data), and a guarded session unused for
 // Options.ExpireAfter is ended and its data deleted. Random session ids,
 // tokens and join codes come from crypto/rand and only their hashes are
-// stored (credentials.go).
+// stored (credentials.go), but for a renewed join code, which replicas
+// sharing an etcd cluster pass each other in clear on a short lease
+// (shared.go).
 //
 // A guarded session is a class (channel.go, push.go, dashboard.go): each
 // browser keeps a channel open on which it reports where its learner is
