@@ -10,7 +10,9 @@ import (
 )
 
 // Credentials: session ids, tokens and join codes come from crypto/rand,
-// and only their SHA-256 hashes are kept (in memory and in SQLite). A
+// and only their SHA-256 hashes are kept (in memory and in storage; a
+// renewed join code is the one exception, on an etcd cluster for two
+// minutes so that every replica's dashboards show it: shared.go). A
 // token carries 256 random bits, so a fast hash is enough: there is no
 // password to brute-force. Hashes are compared with
 // crypto/subtle.ConstantTimeCompare, so the time a refusal takes says
