@@ -301,6 +301,17 @@ test('a watch stream shows its whole request, the resourceVersion it starts from
   await expect(request).toHaveText('/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=5&allowWatchBookmarks=true');
   const cut = await request.evaluate((c) => c.scrollWidth > c.clientWidth + 1 || c.getBoundingClientRect().right > c.closest('header')!.getBoundingClientRect().right + 1);
   expect(cut).toBe(false);
+  // Its settings are two: on one line (1920 wide), "bookmarks" and "from
+  // resourceVersion" stand apart, not read as one phrase.
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await expect(async () => {
+    const g = await page.evaluate(() => {
+      const a = document.getElementById('watch-bookmarks')!.closest('label')!.getBoundingClientRect();
+      const b = document.getElementById('watch-rv')!.closest('label')!.getBoundingClientRect();
+      return { sameLine: Math.abs(a.top - b.top) < 2, gap: b.left - a.right };
+    });
+    if (g.sameLine) expect(g.gap).toBeGreaterThanOrEqual(12);
+  }).toPass();
 });
 
 // A reflector whose watch broke resumes from its last resourceVersion; if
