@@ -73,6 +73,10 @@ for (const [lang, locale] of [['zh', 'zh-CN'], ['ko', 'ko-KR']] as const) {
     await page.getByTestId('session-name').fill(id);
     await page.getByTestId('session-open').click();
     await expect(page.getByTestId('created-code')).toHaveText(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    // Where students join reads as one sentence: Korean's particle joins
+    // the address ('…/?join=x에서'), as the other languages' words do not.
+    const where = (await page.getByTestId('created-where').textContent())!;
+    await expect(page.getByTestId('created-where').locator('..')).toHaveText(`${say['landing.created.before']} ${where}${say['landing.created.after']}`);
     await expect(page.getByTestId('session-list').getByTestId('session-item').filter({ hasText: id })).toContainText(say['landing.role.teacher']);
     await page.getByTestId('sign-in').locator('summary').click();
     if (lang === 'ko') {
