@@ -348,9 +348,11 @@ const resetPath = "/rvplay/v1/reset"
 const JoinCodePath = "/rvplay/v1/join-code"
 
 // teacherOnlyPrefixes are the session's control paths whose changes are
-// the teacher's: settings, fault injection and pushing the class to a
-// lesson step (package session serves them; reading them is free).
-var teacherOnlyPrefixes = []string{"/rvplay/v1/settings", "/rvplay/v1/faults", "/rvplay/v1/push"}
+// the teacher's: settings and pushing the class to a lesson step (package
+// session serves them; reading them is free). Failing a pod
+// (/rvplay/v1/pods/<ns>/<name>/fail) is not among them: anyone who may
+// write to the session may, as a lesson asks of every learner.
+var teacherOnlyPrefixes = []string{"/rvplay/v1/settings", "/rvplay/v1/push"}
 
 // teacherReadOnly are the session's paths that are the teacher's for every
 // method, reading included: what the class did, everyone's.

@@ -72,9 +72,9 @@ func TestEveryGuardedActionWithEveryCredential(t *testing.T) {
 		{"GET", "/rvplay/v1/settings", fixed(""), 200, 200, ""},
 		{"PUT", "/rvplay/v1/settings", fixed(`{"bookmarkInterval":"5s"}`), 403, 200,
 			`"message":"forbidden: User \"` + alice.ID + `\" cannot put path \"/rvplay/v1/settings\"","reason":"Forbidden","details":{},"code":403`},
-		{"POST", "/rvplay/v1/faults", fixed(`{}`), 403, passesAuth, `cannot post path \"/rvplay/v1/faults\"`},
-		{"DELETE", "/rvplay/v1/faults/1", fixed(``), 403, passesAuth, `cannot delete path \"/rvplay/v1/faults/1\"`},
 		{"PATCH", "/rvplay/v1/settings", fixed(`{}`), 403, passesAuth, `cannot patch path`},
+		// Failing a pod is every learner's (lesson 9), not the teacher's.
+		{"POST", "/rvplay/v1/pods/default/web-0/fail", fixed(`{}`), passesAuth, passesAuth, ""},
 		{"POST", "/rvplay/v1/push", fixed(`{}`), 403, passesAuth, `cannot post path \"/rvplay/v1/push\"`},
 		{"GET", "/kubeconfig", fixed(""), 200, 200, ""},
 		{"POST", "/rvplay/v1/join-code", fixed(""), 403, 201, `cannot post path \"/rvplay/v1/join-code\"`},
