@@ -42,6 +42,10 @@ type Exchange struct {
 	Query     url.Values
 	// ContentType is the request's (a patch's type, server-side apply's).
 	ContentType string
+	// KubectlCommand is a Kubernetes request's Kubectl-Command header, the
+	// kubectl command that sent it ("kubectl rollout status"; KEP-859): what
+	// tells a rollout status from a get that reads the same object.
+	KubectlCommand string
 	// Key, RangeEnd and RequestRevision are what an etcd request
 	// addressed: its key and range end (decoded from base64, at most
 	// MaxRecordedKey bytes) and the revision it asked for (a range's
@@ -267,6 +271,7 @@ func (e Exchange) MarshalJSON() ([]byte, error) {
 		Path       string    `json:"path"`
 		Query      string    `json:"query,omitempty"`
 		CType      string    `json:"contentType,omitempty"`
+		KubectlCmd string    `json:"kubectlCommand,omitempty"`
 		Key        string    `json:"key,omitempty"`
 		RangeEnd   string    `json:"rangeEnd,omitempty"`
 		ReqRev     int64     `json:"requestRevision,omitempty"`
@@ -282,7 +287,7 @@ func (e Exchange) MarshalJSON() ([]byte, error) {
 		DurationMS: float64(e.Duration) / float64(time.Millisecond),
 		Principal:  principal{ID: e.Principal.ID, Name: e.Principal.Name, Role: e.Principal.Role.String()},
 		UserAgent:  e.UserAgent, Protocol: e.Protocol, Verb: e.Verb(), Method: e.Method, Path: e.Path,
-		Query: e.Query.Encode(), CType: e.ContentType, Key: e.Key, RangeEnd: e.RangeEnd, ReqRev: e.RequestRevision, Status: e.Status, Reason: e.Reason, Message: e.Message,
+		Query: e.Query.Encode(), CType: e.ContentType, KubectlCmd: e.KubectlCommand, Key: e.Key, RangeEnd: e.RangeEnd, ReqRev: e.RequestRevision, Status: e.Status, Reason: e.Reason, Message: e.Message,
 		RVSent: e.RVSent, RV: e.RV, Revision: e.Revision}
 	if e.Watch != nil {
 		s := e.Watch.Summary()

@@ -619,3 +619,19 @@ func TestAnEtcdWatchRecordKeepsTheRevisionOfItsLastProgressNotification(t *testi
 		t.Fatalf("a progress notification at %d, then a put at %d: %+v", progress, s.Store.Rev(), sum)
 	}
 }
+
+func TestTheKubectlCommandHeaderIsRecordedAsTheExchangesCommand(t *testing.T) {
+	s := open(t, "t", Options{NoControllers: true})
+	serveAs(context.Background(), s, "GET", cmPath, "", "Kubectl-Command", "kubectl rollout status", "Kubectl-Session", "0a1b")
+	e := last(t, s)
+	if e.KubectlCommand != "kubectl rollout status" {
+		t.Fatalf("recorded %+v", e)
+	}
+	if b, err := e.MarshalJSON(); err != nil || !strings.Contains(string(b), `"kubectlCommand":"kubectl rollout status"`) {
+		t.Fatalf("JSON %s %v", b, err)
+	}
+	serveAs(context.Background(), s, "GET", cmPath, "")
+	if e := last(t, s); e.KubectlCommand != "" {
+		t.Fatalf("a request without the header: %+v", e)
+	}
+}

@@ -54,6 +54,9 @@ func (s *Session) record(ctx context.Context, req *api.Request, resp *api.Respon
 		}
 	}
 	if proto == ProtocolKubernetes {
+		if c := req.Header["Kubectl-Command"]; len(c) > 0 {
+			e.KubectlCommand = c[0]
+		}
 		switch req.Method {
 		case "GET":
 			e.RVSent = req.Query.Get("resourceVersion")
