@@ -27,6 +27,9 @@ type Exchange struct {
 	Path        string     `json:"path"`
 	Query       url.Values `json:"query,omitempty"`
 	ContentType string     `json:"contentType,omitempty"`
+	// KubectlCommand is the request's Kubectl-Command header, the kubectl
+	// command that sent it ("kubectl rollout status").
+	KubectlCommand string `json:"kubectlCommand,omitempty"`
 
 	Status int `json:"status"`
 	// Reason and Message are those of the Kubernetes Status answered (or of

@@ -15,6 +15,9 @@ type Match struct {
 	Client    string `json:"client,omitempty"`
 	UserAgent string `json:"userAgent,omitempty"`
 	Principal string `json:"principal,omitempty"`
+	// KubectlCommand is the kubectl command that sent it, exactly as real
+	// kubectl's Kubectl-Command header names it ("kubectl rollout status").
+	KubectlCommand string `json:"kubectlCommand,omitempty"`
 
 	// API is "kube" or "etcd"; Verb as Exchange.Verb; Write: any of
 	// create, update, patch, apply, delete (or etcd's put, deleterange,
@@ -125,6 +128,9 @@ func (m *Match) matches(st *State, i int) bool {
 		return false
 	}
 	if m.Principal != "" && e.Principal != m.Principal {
+		return false
+	}
+	if m.KubectlCommand != "" && e.KubectlCommand != m.KubectlCommand {
 		return false
 	}
 	if m.API != "" && e.API() != m.API {

@@ -128,6 +128,24 @@ func TestASuccessfulPutDoesNotPassGotA409(t *testing.T) {
 	}
 }
 
+func TestAKubectlCommandIsMatchedExactlyAsKubectlNamesIt(t *testing.T) {
+	st := &State{Store: newStore(t), Exchanges: numbered(
+		Exchange{UserAgent: "kubectl/v1.36.3", KubectlCommand: "kubectl get", Method: "GET", Path: nginx, Status: 200},
+	)}
+	const rolloutStatus = `{"exchange":{"kubectlCommand":"kubectl rollout status","resource":"deployments","success":true}}`
+	if holds(t, st, rolloutStatus) {
+		t.Fatal("a kubectl get passes a rollout status")
+	}
+	st.Exchanges = append(st.Exchanges, Exchange{Seq: 2, UserAgent: "kubectl/v1.36.3", Method: "GET", Path: nginx, Status: 200})
+	if holds(t, st, rolloutStatus) {
+		t.Fatal("a request without the header passes a rollout status")
+	}
+	st.Exchanges = append(st.Exchanges, Exchange{Seq: 3, UserAgent: "kubectl/v1.36.3", KubectlCommand: "kubectl rollout status", Method: "GET", Path: nginx, Status: 200})
+	if !holds(t, st, rolloutStatus) {
+		t.Fatal("the rollout status")
+	}
+}
+
 func TestASequenceIsInOrderAndSameClientMeansOne(t *testing.T) {
 	st := &State{Store: newStore(t), Exchanges: numbered(
 		Exchange{Client: "B", Method: "PUT", Path: nginx, Status: 409, Reason: "Conflict", SentResourceVersion: "7"},

@@ -20,7 +20,7 @@ func (s *Session) LessonExchanges(principal string) []lesson.Exchange {
 
 func lessonExchange(e *Exchange) lesson.Exchange {
 	le := lesson.Exchange{Seq: int64(e.Seq), Time: e.Time, Principal: e.Principal.ID, UserAgent: e.UserAgent,
-		Method: e.Method, Path: e.Path, Query: e.Query, ContentType: e.ContentType,
+		Method: e.Method, Path: e.Path, Query: e.Query, ContentType: e.ContentType, KubectlCommand: e.KubectlCommand,
 		Status: e.Status, Reason: e.Reason, Message: e.Message, ResourceVersion: e.RV,
 		Key: e.Key, RangeEnd: e.RangeEnd, Revision: e.RequestRevision}
 	le.Client, _ = api.LabClient(e.UserAgent)
