@@ -297,6 +297,38 @@ func TestLesson09StatusAndGeneration(t *testing.T) {
 	}
 }
 
+// Lesson 9 step 3 asks for kubectl rollout status: a kubectl get of the
+// rolled-out Deployment reads the same object but is not the command, and
+// the record tells them apart by the Kubectl-Command header the console
+// sends as real kubectl does.
+func TestLesson09AGetIsNotARolloutStatus(t *testing.T) {
+	c := catalog(t)
+	l := c.Lesson("status-and-generation")
+	r := start(t, c, l)
+	do := func(line string) {
+		if out, err := r.Do(context.Background(), lesson.Action{Run: line}); err != nil {
+			t.Fatalf("%s: %v\n%s", line, err, out)
+		}
+	}
+	for i := 1; i < 3; i++ {
+		for _, a := range l.Steps[i-1].SolutionActions() {
+			if out, err := r.Do(context.Background(), a); err != nil {
+				t.Fatalf("step %d: %v\n%s", i, err, out)
+			}
+		}
+	}
+	since := r.LastSeq()
+	do("kubectl rollout status deployment/nginx") // returns once rolled out
+	afterRollout := r.LastSeq()
+	do("kubectl get deployment nginx")
+	if res, err := r.Verify(l, 3, afterRollout); err != nil || res.Passed {
+		t.Fatalf("a get of the rolled-out deployment passes step 3: %+v %v\n%s", res, err, dump(r, afterRollout))
+	}
+	if res, err := r.Verify(l, 3, since); err != nil || !res.Passed {
+		t.Fatalf("the rollout status does not pass step 3: %+v %v\n%s", res, err, dump(r, since))
+	}
+}
+
 func TestLesson10PatchesAndApply(t *testing.T) { replay(t, "patches-and-apply") }
 
 func TestLesson11InsideUpdate(t *testing.T) { replay(t, "inside-update") }

@@ -668,6 +668,7 @@ export async function kubectlRollout(k) {
     return k.errorf('you must specify a subcommand: the lab has kubectl rollout status');
   }
   const sub = k.pos.shift();
+  k.command = 'kubectl rollout ' + sub;
   if (sub !== 'status') {
     k.note('console.note.kubectlRollout', { subcommand: JSON.stringify(sub) });
     return k.errorf(`unknown command ${JSON.stringify(sub)} for "kubectl rollout"`);

@@ -131,6 +131,14 @@ export function statusFrom(code, body) {
 
 export const isNotFound = (e) => e instanceof StatusError && e.code === 404;
 
+// consoleSession is this console's Kubectl-Session: one random ID for as
+// long as the page lives (getRandomValues: also on a plain-http page).
+let sessionID = '';
+function consoleSession() {
+  if (!sessionID) sessionID = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+  return sessionID;
+}
+
 // Run is one kubectl invocation: its flags, arguments and helpers.
 class Run {
   constructor(p, fs, verb, pos) {
@@ -138,6 +146,9 @@ class Run {
     this.p = p;
     this.fs = fs;
     this.verb = verb;
+    // command is what real kubectl sends as Kubectl-Command (KEP-859): the
+    // command's path, "kubectl get", "kubectl rollout status".
+    this.command = 'kubectl ' + verb;
     this.pos = pos;
     this.ns = 'default';
     this.nsSet = false;
@@ -158,7 +169,7 @@ class Run {
   }
 
   async do(method, path, { query, body, contentType, accept = 'application/json' } = {}) {
-    const headers = { Accept: accept };
+    const headers = { Accept: accept, ...this.commandHeaders() };
     if (contentType) headers['Content-Type'] = contentType;
     let r;
     try {
@@ -169,6 +180,10 @@ class Run {
     if (r.status < 200 || r.status > 299) throw statusFrom(r.status, r.body);
     return r.body;
   }
+
+  // commandHeaders are the headers real kubectl adds to every request:
+  // the command, and an ID that ties a session's requests together.
+  commandHeaders() { return { 'Kubectl-Command': this.command, 'Kubectl-Session': consoleSession() }; }
 
   async getObject(path, query) { return JSON.parse(await this.do('GET', path, { query })); }
 
@@ -195,7 +210,7 @@ class Run {
         try {
           if (onEvent(e.type, e.object) === 'stop') finish(() => resolve('stopped'));
         } catch (err) { finish(() => reject(err)); }
-      }, { headers: { Accept: accept }, transport: 'http', userAgent: USER_AGENT });
+      }, { headers: { Accept: accept, ...this.commandHeaders() }, transport: 'http', userAgent: USER_AGENT });
       if (done) cancel();
       this.signal.addEventListener('abort', () => finish(() => resolve('interrupted')), { once: true });
       if (this.signal.aborted) finish(() => resolve('interrupted'));
